@@ -1,0 +1,31 @@
+"""sphinx-jaxcheck: documentation about JAX that verifies itself while Sphinx builds it.
+
+Add ``"sphinx_jaxcheck"`` to ``extensions``. The Sphinx process never imports
+jax: blocks run in worker processes (see :mod:`sphinx_jaxcheck.worker`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register every component; each module sets up its own part."""
+    from .sphinx import block_directive, checking, settings
+    from .sphinx.domain import JaxcheckDomain
+
+    settings.setup_settings(app)
+    app.add_domain(JaxcheckDomain)
+    block_directive.setup_block_directive(app)
+    checking.setup_checking(app)
+    return {
+        "version": __version__,
+        "env_version": 1,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

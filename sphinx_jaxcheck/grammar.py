@@ -1,0 +1,262 @@
+"""Parse a block body: find the expected outputs written as comments (SPEC 2.1).
+
+source text --parse--> expectations + the program a worker runs. Pure: it knows
+nothing of Sphinx and never runs the code.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import io
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .model import Example, Expectation, ExpectationKind, Program
+
+PROMPT = ">>>"
+CONTINUATION = "..."
+
+
+@dataclass(frozen=True)
+class ParsedBody:
+    """Expectations found in a body and the program that produces the actual output."""
+
+    expectations: tuple[Expectation, ...]
+    program: Program
+    error: str | None = None  # bad input, with the block line it concerns
+
+    @property
+    def has_expectations(self) -> bool:
+        """Whether anything in the body says what the output should be."""
+        return bool(self.expectations)
+
+
+class BodyError(ValueError):
+    """A body that cannot be run as written; the message names the block line."""
+
+
+def comment_text(line: str) -> str:
+    """Turn an expectation comment line into the output line it stands for."""
+    text = line.lstrip()[1:]
+    return text[1:] if text.startswith(" ") else text
+
+
+def is_prompt(text: str) -> bool:
+    """``>>> stmt`` or a bare ``>>>``."""
+    return text == PROMPT or text.startswith(PROMPT + " ")
+
+
+def is_continuation(text: str) -> bool:
+    """``... more`` or a bare ``...`` directly after a prompt."""
+    return text == CONTINUATION or text.startswith(CONTINUATION + " ")
+
+
+def is_doctest(body: Sequence[str]) -> bool:
+    """A body whose first non-blank line starts with ``>>>`` is a plain doctest."""
+    first = next((line for line in body if line.strip()), "")
+    return is_prompt(first.lstrip())
+
+
+def parse_body(
+    body: Sequence[str], *, filename: str, raises: str | None = None, timeout: float = 60.0
+) -> ParsedBody:
+    """Find every expectation in ``body`` (the block's lines, dedented)."""
+    try:
+        if is_doctest(body):
+            expectations, examples = _parse_doctest(body)
+            code = ""
+        else:
+            code = "\n".join(body) + "\n"
+            expectations, examples, inline = _parse_python(body, code)
+    except BodyError as err:
+        return ParsedBody((), Program("", filename), error=str(err))
+    program = Program(
+        code=code,
+        filename=filename,
+        inline_prints=() if not code else inline,
+        examples=examples,
+        raises=raises,
+        timeout=timeout,
+    )
+    return ParsedBody(tuple(expectations), program)
+
+
+# -- Python bodies: trailing block, commented REPL, inline prints -------------
+
+
+def _parse_python(
+    body: Sequence[str], code: str
+) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
+    comments = _comment_tokens(code)
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as err:
+        line = err.lineno or 1
+        raise BodyError(
+            f"line {line} of the block is not valid Python: {err.msg}"
+            + (f": {body[line - 1].strip()!r}" if 0 < line <= len(body) else "")
+        ) from None
+    start = _trailing_start(body, comments)
+    expectations, examples = _split_trailing(body, start)
+    inline = _inline_prints(tree, comments)
+    code_lines = [line for line in body[:start] if line.strip()]
+    if not any(not line.lstrip().startswith("#") for line in code_lines) and not examples:
+        if not body or not any(line.strip() for line in body):
+            raise BodyError("the block is empty: expected Python code to run")
+        raise BodyError(
+            "the block holds only comments, so there is nothing to run: expected Python "
+            "code before the expected-output comments (or `# >>> ` statements)"
+        )
+    for first, last in inline:
+        column, text = comments[last]
+        expectations.append(
+            Expectation(
+                ExpectationKind.INLINE,
+                (comment_text(text),),
+                first=last - 1,
+                stop=last,
+                statement_line=first,
+                comment_column=column,
+            )
+        )
+    expectations.sort(key=lambda e: (e.first, e.statement_line))
+    return expectations, examples, inline
+
+
+def _comment_tokens(code: str) -> dict[int, tuple[int, str]]:
+    """Map 1-based line -> (column, text) of the comment on it, per tokenize."""
+    found: dict[int, tuple[int, str]] = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = (token.start[1], token.string)
+    except (tokenize.TokenError, SyntaxError):
+        # Unfinished code: fall back to lines that are comments as a whole;
+        # ast.parse reports the real problem.
+        for number, line in enumerate(code.splitlines(), start=1):
+            if line.lstrip().startswith("#"):
+                found[number] = (len(line) - len(line.lstrip()), line.lstrip())
+    return found
+
+
+def _trailing_start(body: Sequence[str], comments: dict[int, tuple[int, str]]) -> int:
+    """Index of the first line of the final run of column-0 comment lines."""
+    end = len(body)
+    while end and not body[end - 1].strip():
+        end -= 1
+    start = end
+    while start and body[start - 1].startswith("#") and comments.get(start, (1, ""))[0] == 0:
+        start -= 1
+    return start if start < end else len(body)
+
+
+def _split_trailing(
+    body: Sequence[str], start: int
+) -> tuple[list[Expectation], tuple[Example, ...]]:
+    """Split the trailing block into the body's output and ``# >>>`` examples."""
+    lines = [line for line in body[start:] if line.strip()]
+    if not lines:
+        return [], ()
+    end = start + len(lines)
+    texts = [comment_text(line) for line in lines]
+    prompts = [i for i, text in enumerate(texts) if is_prompt(text)]
+    first_prompt = prompts[0] if prompts else len(texts)
+    expectations = [
+        Expectation(
+            ExpectationKind.TRAILING,
+            tuple(texts[:first_prompt]),
+            first=start,
+            stop=start + first_prompt,
+            statement_line=start + 1,
+        )
+    ]
+    examples: list[Example] = []
+    for n, at in enumerate(prompts):
+        following = prompts[n + 1] if n + 1 < len(prompts) else len(texts)
+        source = [texts[at][len(PROMPT) + 1 :]]
+        want = at + 1
+        while want < following and is_continuation(texts[want]):
+            source.append(texts[want][len(CONTINUATION) + 1 :])
+            want += 1
+        statement = "\n".join(source) + "\n"
+        examples.append(Example(statement, line=start + at + 1))
+        expectations.append(
+            Expectation(
+                ExpectationKind.REPL,
+                tuple(texts[want:following]),
+                first=start + want,
+                stop=start + following,
+                statement_line=start + at + 1,
+                source=statement,
+            )
+        )
+    assert start + len(texts) == end
+    return expectations, tuple(examples)
+
+
+def _inline_prints(
+    tree: ast.Module, comments: dict[int, tuple[int, str]]
+) -> tuple[tuple[int, int], ...]:
+    """(first, last) lines of ``print(...)`` statements with a comment on their last line."""
+    last_on_line: dict[int, ast.stmt] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.end_lineno is not None:
+            current = last_on_line.get(node.end_lineno)
+            if current is None or (node.end_col_offset or 0) >= (current.end_col_offset or 0):
+                if current is None or not _contains(node, current):
+                    last_on_line[node.end_lineno] = node
+    found = []
+    for line, node in last_on_line.items():
+        comment = comments.get(line)
+        if comment is None or comment[0] < (node.end_col_offset or 0):
+            continue
+        if _is_print_call(node):
+            found.append((node.lineno, line))
+    return tuple(sorted(found))
+
+
+def _contains(outer: ast.stmt, inner: ast.stmt) -> bool:
+    return any(child is inner for child in ast.walk(outer))
+
+
+def _is_print_call(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "print"
+    )
+
+
+# -- plain doctest bodies -----------------------------------------------------
+
+
+def _parse_doctest(body: Sequence[str]) -> tuple[list[Expectation], tuple[Example, ...]]:
+    text = "\n".join(body) + "\n"
+    try:
+        parsed = doctest.DocTestParser().get_examples(text, name="block")
+    except ValueError as err:
+        raise BodyError(f"the doctest cannot be parsed: {err}") from None
+    expectations: list[Expectation] = []
+    examples: list[Example] = []
+    for example in parsed:
+        source_lines = example.source.count("\n")
+        want_lines = [
+            "" if line.strip() == "<BLANKLINE>" else line
+            for line in example.want.splitlines()
+        ]
+        first = example.lineno + source_lines
+        examples.append(Example(example.source, line=example.lineno + 1))
+        expectations.append(
+            Expectation(
+                ExpectationKind.DOCTEST,
+                tuple(want_lines),
+                first=first,
+                stop=first + len(want_lines),
+                statement_line=example.lineno + 1,
+                source=example.source,
+            )
+        )
+    return expectations, tuple(examples)

@@ -1,0 +1,204 @@
+"""Does an expected text match an actual one? (SPEC 2.2)
+
+Both sides lose trailing whitespace per line and leading/trailing blank lines;
+``...`` matches any text (also across lines); memory addresses compare equal;
+numbers may compare with a relative tolerance; jaxprs may compare up to a
+consistent renaming of variables and whitespace. Pure string functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .model import CompareMode
+
+ELLIPSIS = "..."
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+# A jaxpr binder: a variable name followed by its type, e.g. ``a:f32[3]``.
+_BINDER = re.compile(r"(?<![\w.])([A-Za-z_]\w*):(?=[A-Za-z]+\d*(?:<\w+>)?\[)")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w=])")
+_PUNCT_SPACE = re.compile(r"\s*([\[\]{}(),=;])\s*")
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """How strictly to compare: the ``:compare:`` and ``:tolerance:`` options."""
+
+    compare: CompareMode = CompareMode.TEXT
+    tolerance: float | None = None
+
+
+def normalize(lines: Sequence[str]) -> list[str]:
+    """Drop trailing whitespace on every line and leading/trailing blank lines."""
+    stripped = [line.rstrip() for line in lines]
+    while stripped and not stripped[0]:
+        stripped.pop(0)
+    while stripped and not stripped[-1]:
+        stripped.pop()
+    return stripped
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of a text as a program printed it."""
+    return text.replace("\r\n", "\n").split("\n")
+
+
+def texts_match(expected: Sequence[str], actual: Sequence[str], rules: MatchRules) -> bool:
+    """The whole expected text matches the whole actual text."""
+    want, got = normalize(expected), normalize(actual)
+    if want and want[0] == TRACEBACK_HEADER:
+        # Like doctest: only the exception lines of a traceback are compared.
+        want, got = _exception_lines(want), _exception_lines(got)
+    return _match("\n".join(want), "\n".join(got), rules)
+
+
+def _match(want: str, got: str, rules: MatchRules) -> bool:
+    want, got = _ADDRESS.sub("0x?", want), _ADDRESS.sub("0x?", got)
+    if rules.compare is CompareMode.JAXPR:
+        want, got = canonical_jaxpr(want), canonical_jaxpr(got)
+    if rules.tolerance is not None:
+        got = _adopt_close_numbers(want, got, rules.tolerance)
+    if want == got:
+        return True
+    return ELLIPSIS in want and ellipsis_match(want, got)
+
+
+def ellipsis_match(want: str, got: str) -> bool:
+    """``...`` in ``want`` matches any text of ``got``, as doctest's ELLIPSIS."""
+    pieces = want.split(ELLIPSIS)
+    head, tail = pieces[0], pieces[-1]
+    if not got.startswith(head) or not got.endswith(tail):
+        return False
+    start, end = len(head), len(got) - len(tail)
+    if start > end:
+        return False
+    for piece in pieces[1:-1]:
+        found = got.find(piece, start, end)
+        if found < 0:
+            return False
+        start = found + len(piece)
+    return True
+
+
+def _exception_lines(lines: list[str]) -> list[str]:
+    """The ``ExcType: message`` part of a formatted traceback."""
+    if not lines or lines[0] != TRACEBACK_HEADER:
+        return lines
+    rest = lines[1:]
+    while rest and (rest[0].startswith((" ", "\t")) or rest[0] == ELLIPSIS):
+        rest.pop(0)
+    return rest
+
+
+def _adopt_close_numbers(want: str, got: str, tolerance: float) -> str:
+    """Replace numbers of ``got`` by those of ``want`` where they are close enough.
+
+    Numbers are paired by position; when the counts differ nothing is adopted
+    and the texts are compared as they are.
+    """
+    wanted = _NUMBER.findall(want)
+    found = list(_NUMBER.finditer(got))
+    if len(wanted) != len(found):
+        return got
+    pieces, last = [], 0
+    for expected, match in zip(wanted, found, strict=True):
+        pieces.append(got[last : match.start()])
+        close = _close(expected, match.group(), tolerance)
+        pieces.append(expected if close else match.group())
+        last = match.end()
+    pieces.append(got[last:])
+    return "".join(pieces)
+
+
+def _close(expected: str, actual: str, tolerance: float) -> bool:
+    try:
+        a, b = float(expected), float(actual)
+    except ValueError:
+        return False
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=tolerance, abs_tol=0.0) or a == b
+
+
+def canonical_jaxpr(text: str) -> str:
+    """A jaxpr with variables renamed by first appearance and whitespace folded."""
+    protected = re.sub(r"(\{\s*lambda\b[^;{}]*?);", r"\1 \x00", text)
+    folded = _PUNCT_SPACE.sub(r"\1", " ".join(protected.replace(";", " ").split()))
+    folded = folded.replace("\x00", ";")
+    names: dict[str, str] = {}
+    for binder in _BINDER.finditer(folded):
+        name = binder.group(1)
+        if name != "_" and name not in names:
+            names[name] = f"v{len(names)}"
+
+    def rename(match: re.Match[str]) -> str:
+        return names.get(match.group(), match.group())
+
+    return _NAME.sub(rename, folded)
+
+
+# -- keeping what still matches, for ``jaxcheck update`` ------------------------
+
+
+def refreshed(expected: Sequence[str], actual: Sequence[str], rules: MatchRules) -> list[str]:
+    """New expected lines for ``actual``, keeping the expected lines that still match.
+
+    A minimal-edit alignment: each expected line is kept when it matches one
+    actual line, or (when it holds ``...``) a run of actual lines; the rest is
+    replaced by the actual lines. The result always matches ``actual``.
+    """
+    got = normalize(actual)
+    if rules.compare is CompareMode.JAXPR or len(expected) * (len(got) + 1) > 40_000:
+        return got
+    best = _align(list(expected), got, rules)
+    return best if texts_match(best, got, rules) else got
+
+
+def _align(want: list[str], got: list[str], rules: MatchRules) -> list[str]:
+    n, m = len(want), len(got)
+    # score[i][j]: most expected lines kept when aligning want[i:] with got[j:]
+    score = [[0] * (m + 1) for _ in range(n + 1)]
+    step: list[list[tuple[str, int]]] = [[("", 0)] * (m + 1) for _ in range(n + 1)]
+    for i in range(n, -1, -1):
+        for j in range(m, -1, -1):
+            options: list[tuple[int, str, int]] = []
+            if i < n:
+                options.append((score[i + 1][j], "drop", 0))
+            if j < m:
+                options.append((score[i][j + 1], "take", 0))
+            if i < n:
+                for k in _spans(want[i], got, j, rules):
+                    options.append((1 + score[i + 1][k], "keep", k))
+            if options:
+                value, kind, k = max(options, key=lambda o: (o[0], o[1] == "keep"))
+                score[i][j], step[i][j] = value, (kind, k)
+    result: list[str] = []
+    i = j = 0
+    while i < n or j < m:
+        kind, k = step[i][j]
+        if kind == "keep":
+            result.append(want[i])
+            i, j = i + 1, k
+        elif kind == "take":
+            result.append(got[j])
+            j += 1
+        else:
+            i += 1
+    return result
+
+
+def _spans(line: str, got: list[str], j: int, rules: MatchRules) -> list[int]:
+    """Ends k such that expected ``line`` matches ``got[j:k]``."""
+    if ELLIPSIS not in line:
+        return [j + 1] if j < len(got) and _match(line.rstrip(), got[j], rules) else []
+    ends = []
+    for k in range(j, len(got) + 1):
+        if _match(line.rstrip(), "\n".join(got[j:k]), rules) and (k > j or line.strip() == ELLIPSIS):
+            ends.append(k)
+    return ends

@@ -1,0 +1,197 @@
+"""The things that travel between the stages: blocks, expectations, results, verdicts.
+
+Everything here is plain data (frozen dataclasses of str, int and tuples), so it
+pickles into Sphinx's environment, crosses process boundaries as JSON, and is
+easy to build by hand in unit tests.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class OutputMode(enum.Enum):
+    """What to do with a block's output (the ``:output:`` option)."""
+
+    CHECK = "check"
+    IGNORE = "ignore"
+    SKIP = "skip"
+
+
+class CompareMode(enum.Enum):
+    """How expected and actual text are compared (the ``:compare:`` option)."""
+
+    TEXT = "text"
+    JAXPR = "jaxpr"
+
+
+class ExpectationKind(enum.Enum):
+    """The four ways an author writes an expected output."""
+
+    TRAILING = "trailing"  # the final run of ``#`` lines
+    INLINE = "inline"  # ``print(x)  # expected``
+    REPL = "repl"  # ``# >>> stmt`` inside the trailing block
+    DOCTEST = "doctest"  # a body that starts with ``>>> ``
+
+
+@dataclass(frozen=True)
+class BlockOptions:
+    """The parsed options of one ``jaxcheck`` block."""
+
+    name: str | None = None
+    session: str | None = None
+    raises: str | None = None
+    output: OutputMode = OutputMode.CHECK
+    compare: CompareMode = CompareMode.TEXT
+    tolerance: float | None = None
+    timeout: float | None = None
+    hide: bool = False
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expected output, and where its lines sit in the block body.
+
+    ``first``/``stop`` index body lines (0-based, ``stop`` exclusive) holding the
+    expected text; for an inline print both point at the print's last line.
+    ``statement_line`` is the 1-based block line of the code that produces the
+    output (the print call, the ``>>>`` statement), used to report drift.
+    """
+
+    kind: ExpectationKind
+    expected: tuple[str, ...]
+    first: int
+    stop: int
+    statement_line: int
+    source: str = ""  # the statement, for REPL and doctest examples
+    comment_column: int = -1  # where the ``#`` of an inline comment starts
+
+
+@dataclass(frozen=True)
+class Example:
+    """A REPL or doctest statement run after the block body, doctest-style."""
+
+    source: str
+    line: int  # 1-based block line of the ``>>>``
+
+
+@dataclass(frozen=True)
+class Program:
+    """What a worker runs for one block: nothing about expected outputs."""
+
+    code: str
+    filename: str
+    inline_prints: tuple[tuple[int, int], ...] = ()  # (first, last) block lines
+    examples: tuple[Example, ...] = ()
+    raises: str | None = None
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Block:
+    """One ``jaxcheck`` block as written in a document."""
+
+    docname: str
+    index: int  # position among the document's blocks
+    path: str  # the real file the body lines come from
+    body_line: int  # 1-based file line of the first body line
+    body: tuple[str, ...]
+    options: BlockOptions
+    expectations: tuple[Expectation, ...]
+    program: Program
+    error: str | None = None  # a problem found while parsing (bad syntax, ...)
+    file_digest: str = ""  # sha256 of the file when it was read (for update)
+
+    @property
+    def label(self) -> str:
+        """How reports name the block."""
+        return self.options.name or f"{self.docname}[{self.index + 1}]"
+
+    @property
+    def session_key(self) -> tuple[str, str]:
+        """Blocks with the same key share one namespace, in document order."""
+        return (self.docname, self.options.session or "")
+
+    def file_line(self, block_line: int) -> int:
+        """Turn a 1-based block line into a 1-based line of ``path``."""
+        return self.body_line + block_line - 1
+
+
+@dataclass(frozen=True)
+class RaisedException:
+    """An exception a block raised, as the worker saw it."""
+
+    type_name: str  # as Python prints it: ``ValueError``, ``jax.errors.X``
+    summary: str  # ``format_exception_only``: ``ExcType: message`` lines
+    traceback: str  # the formatted traceback, our own frames removed
+    matches_raises: bool | None = None  # is it an instance of ``:raises:``?
+    raises_problem: str | None = None  # why ``:raises:`` could not be resolved
+
+
+class FailureKind(enum.Enum):
+    """Ways a block can fail other than by producing other output."""
+
+    EXCEPTION = "exception"
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    OUTPUT_LIMIT = "output-limit"
+    NOT_RUN = "not-run"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What really happened when a worker ran one block."""
+
+    stdout: str = ""  # everything not captured by an inline print
+    inline: tuple[tuple[int, str], ...] = ()  # (print's first line, its output)
+    examples: tuple[str, ...] = ()  # doctest-style output of each example
+    exception: RaisedException | None = None
+    failure: FailureKind | None = None
+    message: str = ""  # for failures: what happened, in words
+    seconds: float = 0.0
+
+    def inline_output(self, line: int) -> str:
+        """The output of the inline print starting at block ``line``."""
+        return next((text for first, text in self.inline if first == line), "")
+
+
+class Status(enum.Enum):
+    """The verdict on one block."""
+
+    VERIFIED = "verified"
+    UNCHECKED = "unchecked"  # ran, nothing to compare (no expectation, ignore)
+    SKIPPED = "skipped"
+    DRIFT = "drift"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One expectation whose text no longer matches what really happens."""
+
+    expectation: Expectation
+    actual: tuple[str, ...]
+    diff: str  # unified diff, expected -> actual
+    line: int  # 1-based file line to report at
+    note: str = ""  # why it cannot be rewritten automatically, if so
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A failure that is not drift: an exception, a timeout, a crash, bad input."""
+
+    subtype: str  # warning subtype: error, timeout, crash, ...
+    message: str
+    line: int  # 1-based file line
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The result of comparing one block's expectations with its outcome."""
+
+    status: Status
+    drifts: tuple[Drift, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    actual_text: str = ""  # what the block printed, for the stale marker
+    seconds: float = 0.0

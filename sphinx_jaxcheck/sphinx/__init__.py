@@ -1,0 +1,1 @@
+"""Thin Sphinx adapters over the pure core: directives, roles, nodes, events."""

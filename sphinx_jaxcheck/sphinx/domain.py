@@ -1,0 +1,95 @@
+"""Per-document jaxcheck state kept in Sphinx's environment.
+
+Like ``sphinx.ext.todo``: everything is stored per docname, dropped when a
+document is re-read (``clear_doc``) and merged back from parallel readers
+(``merge_domaindata``), so incremental and ``-j N`` builds see the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Set
+from typing import Any, ClassVar
+
+from sphinx.domains import Domain
+
+from ..findings import Finding
+from ..model import Block, Verdict
+
+# Keys of per-document dictionaries; other features add their own here.
+PER_DOCUMENT = ("blocks", "verdicts", "findings", "citations", "cards")
+
+
+class JaxcheckDomain(Domain):
+    """Holds blocks, their verdicts, citations, Q&A cards and findings per document."""
+
+    name = "jaxcheck"
+    label = "jaxcheck"
+    data_version = 1
+    initial_data: ClassVar[dict[str, Any]] = {key: {} for key in PER_DOCUMENT} | {
+        "fingerprint": ""
+    }
+
+    def per_document(self, key: str) -> dict[str, list[Any]]:
+        """The ``{docname: [...]}`` store for one kind of item."""
+        store: dict[str, list[Any]] = self.data.setdefault(key, {})
+        return store
+
+    # -- blocks and verdicts ----------------------------------------------------
+
+    def add_block(self, block: Block) -> None:
+        """Remember a block read from its document (in document order)."""
+        self.per_document("blocks").setdefault(block.docname, []).append(block)
+
+    def blocks(self, docname: str) -> list[Block]:
+        """The blocks of a document, in document order."""
+        return list(self.per_document("blocks").get(docname, []))
+
+    def documents_with_blocks(self) -> list[str]:
+        """Every document that has at least one block."""
+        return sorted(doc for doc, blocks in self.per_document("blocks").items() if blocks)
+
+    def set_verdicts(self, docname: str, verdicts: list[Verdict]) -> None:
+        """Store the verdicts of a document's blocks (same order as its blocks)."""
+        self.per_document("verdicts")[docname] = verdicts
+
+    def verdict(self, docname: str, index: int) -> Verdict | None:
+        """The verdict on one block, once it has been checked."""
+        verdicts = self.per_document("verdicts").get(docname, [])
+        return verdicts[index] if index < len(verdicts) else None
+
+    def unchecked_documents(self) -> list[str]:
+        """Documents whose blocks were read but not yet checked."""
+        verdicts = self.per_document("verdicts")
+        return [doc for doc in self.documents_with_blocks() if doc not in verdicts]
+
+    def forget_verdicts(self, docnames: Iterable[str]) -> None:
+        """Make these documents be checked again."""
+        for docname in docnames:
+            self.per_document("verdicts").pop(docname, None)
+
+    # -- findings -------------------------------------------------------------
+
+    def add_finding(self, docname: str, finding: Finding) -> None:
+        """Record a problem found while reading (options, citations, quotes)."""
+        self.per_document("findings").setdefault(docname, []).append(finding)
+
+    def read_findings(self) -> Iterator[Finding]:
+        """Every problem recorded while reading, in document order."""
+        for docname in sorted(self.per_document("findings")):
+            yield from self.per_document("findings")[docname]
+
+    # -- Sphinx's protocol ------------------------------------------------------
+
+    def clear_doc(self, docname: str) -> None:
+        for key in PER_DOCUMENT:
+            self.per_document(key).pop(docname, None)
+
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
+        for key in PER_DOCUMENT:
+            mine = self.per_document(key)
+            for docname, items in otherdata.get(key, {}).items():
+                if docname in docnames:
+                    mine[docname] = items
+
+    def resolve_any_xref(self, *args: Any, **kwargs: Any) -> list[Any]:
+        return []

@@ -1,0 +1,138 @@
+"""Compare what a block really did with what its comments expect: Outcome -> Verdict.
+
+Pure: the matching rules live in ``matching``; this module decides which actual
+text each expectation is compared with, and what counts as failure.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from .matching import MatchRules, normalize, split_lines, texts_match
+from .model import (
+    Block,
+    Drift,
+    Expectation,
+    ExpectationKind,
+    FailureKind,
+    Outcome,
+    OutputMode,
+    Problem,
+    Status,
+    Verdict,
+)
+
+FAILURE_SUBTYPES = {
+    FailureKind.EXCEPTION: "error",
+    FailureKind.TIMEOUT: "timeout",
+    FailureKind.CRASH: "crash",
+    FailureKind.OUTPUT_LIMIT: "output",
+    FailureKind.NOT_RUN: "error",
+}
+
+
+def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
+    """A unified diff from the expected lines to the actual ones."""
+    lines = difflib.unified_diff(
+        normalize(expected), normalize(actual), "expected", "actual", lineterm="", n=3
+    )
+    return "\n".join(lines)
+
+
+def rules_of(block: Block) -> MatchRules:
+    """The matching rules a block's options ask for."""
+    return MatchRules(block.options.compare, block.options.tolerance)
+
+
+def judge(block: Block, outcome: Outcome | None) -> Verdict:
+    """The verdict on one block, given what happened when it ran (None: not run)."""
+    first_line = block.file_line(1)
+    if block.error:
+        return Verdict(Status.ERROR, problems=(Problem("syntax", block.error, first_line),))
+    if block.options.output is OutputMode.SKIP or outcome is None:
+        return Verdict(Status.SKIPPED)
+    failure = _failure(block, outcome)
+    if failure:
+        return Verdict(Status.ERROR, problems=(failure,), seconds=outcome.seconds)
+    if block.options.output is OutputMode.IGNORE or not block.expectations:
+        return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
+    drifts = tuple(_drifts(block, outcome))
+    status = Status.DRIFT if drifts else Status.VERIFIED
+    actual = "\n".join("\n".join(d.actual) for d in drifts)
+    return Verdict(status, drifts=drifts, actual_text=actual, seconds=outcome.seconds)
+
+
+def _failure(block: Block, outcome: Outcome) -> Problem | None:
+    line = block.file_line(1)
+    if outcome.failure is not None:
+        what = outcome.message
+        if outcome.failure is FailureKind.EXCEPTION:
+            what = f"the block raised an exception it does not expect:\n{outcome.message}"
+        return Problem(FAILURE_SUBTYPES[outcome.failure], what, line)
+    raises = block.options.raises
+    if raises is None:
+        return None
+    raised = outcome.exception
+    if raised is None:
+        return Problem("raises", f":raises: {raises} expects an exception, but the block raised none", line)
+    if raised.raises_problem:
+        return Problem("raises", raised.raises_problem, line)
+    if not raised.matches_raises:
+        return Problem(
+            "raises",
+            f":raises: {raises} expects that exception (or a subclass), but the block "
+            f"raised {raised.type_name}:\n{raised.traceback}",
+            line,
+        )
+    return None
+
+
+def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
+    rules = rules_of(block)
+    drifts = []
+    examples = iter(outcome.examples)
+    has_trailing = False
+    for expectation in block.expectations:
+        if expectation.kind is ExpectationKind.TRAILING:
+            has_trailing = True
+            actual = _trailing_actual(block, outcome)
+        elif expectation.kind is ExpectationKind.INLINE:
+            actual = split_lines(outcome.inline_output(expectation.statement_line))
+        else:
+            actual = split_lines(next(examples, ""))
+        if not texts_match(expectation.expected, actual, rules):
+            drifts.append(_drift(block, expectation, actual))
+    if not has_trailing and normalize(split_lines(outcome.stdout)):
+        # Output that no comment expects: strict, or drift would hide here.
+        end = len(block.body)
+        stray = Expectation(ExpectationKind.TRAILING, (), end, end, statement_line=end)
+        drift = _drift(block, stray, split_lines(outcome.stdout))
+        note = (
+            "the block printed output that no expectation covers; add a trailing block "
+            "of `# ` comments for it (jaxcheck update does not guess where it goes)"
+        )
+        drifts.append(Drift(drift.expectation, drift.actual, drift.diff, drift.line, note))
+    return drifts
+
+
+def _trailing_actual(block: Block, outcome: Outcome) -> list[str]:
+    lines = split_lines(outcome.stdout)
+    if block.options.raises and outcome.exception is not None:
+        lines = normalize(lines) + split_lines(outcome.exception.summary)
+    return lines
+
+
+def _drift(block: Block, expectation: Expectation, actual: list[str]) -> Drift:
+    if expectation.kind in (ExpectationKind.TRAILING,) and expectation.expected:
+        line = block.file_line(expectation.first + 1)
+    else:
+        line = block.file_line(expectation.statement_line)
+    note = ""
+    got = normalize(actual)
+    if expectation.kind is ExpectationKind.INLINE and len(got) != 1:
+        note = (
+            f"the print now writes {len(got)} lines, which an inline comment cannot hold; "
+            "move its expected output into the trailing comment block by hand"
+        )
+    return Drift(expectation, tuple(got), unified_diff(expectation.expected, got), line, note)

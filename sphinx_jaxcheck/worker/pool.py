@@ -1,0 +1,192 @@
+"""The Sphinx side of execution: start the zygote, hand it sessions, collect outcomes.
+
+Imports nothing from jax; the zygote is a separate interpreter.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, TypeVar
+
+from ..model import FailureKind, Outcome, Program
+from .protocol import encode, outcome_from_wire, program_to_wire
+
+Key = TypeVar("Key", bound=Hashable)
+READY_SECONDS = 300.0
+
+
+class WorkerStartError(RuntimeError):
+    """The worker process could not start; the message says why."""
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """How worker processes are started."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: {"JAX_PLATFORMS": "cpu"})
+    workers: int = 1
+    python: str = sys.executable
+    output_limit: int = 8 * 1024 * 1024
+    memory_limit: int | None = None
+
+    def process_env(self) -> dict[str, str]:
+        """The environment of the zygote: ours, the configured values, fixed hashing."""
+        env = dict(os.environ)
+        env.setdefault("PYTHONHASHSEED", "0")
+        env.update({key: str(value) for key, value in self.env.items()})
+        env["JAXCHECK_OUTPUT_LIMIT"] = str(self.output_limit)
+        if self.memory_limit:
+            env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
+        else:
+            env.pop("JAXCHECK_MEMORY_LIMIT", None)
+        # The zygote must import this very package, wherever it was imported from.
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        return env
+
+
+Progress = Callable[[int, int], None]
+
+
+def run_sessions(
+    sessions: Mapping[Key, Sequence[Program]],
+    settings: WorkerSettings,
+    progress: Progress | None = None,
+) -> dict[Key, list[Outcome]]:
+    """Run each session in a fresh worker; return one outcome per program."""
+    if not sessions:
+        return {}
+    with Zygote(settings) as zygote:
+        return zygote.run(sessions, progress)
+
+
+class Zygote:
+    """A running ``sphinx_jaxcheck.worker.zygote`` process."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.settings = settings
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [settings.python, "-m", "sphinx_jaxcheck.worker.zygote"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=settings.process_env(),
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+        self.preload_problem = ""
+        self.pending = b""
+
+    def __enter__(self) -> Zygote:
+        ready = self._next_event(time.monotonic() + READY_SECONDS)
+        if ready is None or ready.get("event") != "ready":
+            raise WorkerStartError(
+                f"the jaxcheck worker ({self.settings.python}) did not start: {self._stderr_tail()}"
+            )
+        self.preload_problem = ready.get("problem", "")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the zygote and with it every child; no process outlives this."""
+        try:
+            self.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.stdout.close()
+        self.stderr.close()
+
+    def run(self, sessions: Mapping[Key, Sequence[Program]], progress: Progress | None) -> dict[Key, list[Outcome]]:
+        """Send sessions, at most ``workers`` at a time; gather every outcome."""
+        keys = list(sessions)
+        ids = {str(n): key for n, key in enumerate(keys)}
+        outcomes: dict[str, dict[int, Outcome]] = {sid: {} for sid in ids}
+        waiting = list(ids)
+        running: set[str] = set()
+        total = sum(len(sessions[key]) for key in keys)
+        done = 0
+        while waiting or running:
+            while waiting and len(running) < max(1, self.settings.workers):
+                sid = waiting.pop(0)
+                programs = [program_to_wire(p) for p in sessions[ids[sid]]]
+                self.stdin.write(encode({"op": "run", "id": sid, "programs": programs}))
+                self.stdin.flush()
+                running.add(sid)
+            event = self._next_event(None)
+            if event is None:
+                self._lose(running, outcomes, sessions, ids)
+                running.clear()
+                continue
+            sid = event.get("id")
+            if sid not in running:
+                continue
+            if event["event"] == "block":
+                outcomes[sid][int(event["index"])] = outcome_from_wire(event["outcome"])
+                done += 1
+                if progress:
+                    progress(done, total)
+            elif event["event"] == "end":
+                running.discard(sid)
+        return {
+            ids[sid]: [
+                outcomes[sid].get(index)
+                or Outcome(failure=FailureKind.CRASH, message="the worker ended without running this block")
+                for index in range(len(sessions[ids[sid]]))
+            ]
+            for sid in ids
+        }
+
+    def _lose(self, running: set[str], outcomes: dict[str, dict[int, Outcome]], sessions: Mapping[Key, Sequence[Program]], ids: dict[str, Key]) -> None:
+        message = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
+        for sid in running:
+            for index in range(len(sessions[ids[sid]])):
+                outcomes[sid].setdefault(index, Outcome(failure=FailureKind.CRASH, message=message))
+
+    def _next_event(self, deadline: float | None) -> dict[str, object] | None:
+        """The next protocol line, or None when the zygote is gone (or too slow to start)."""
+        fd = self.stdout.fileno()
+        while True:
+            while b"\n" in self.pending:
+                line, self.pending = self.pending.split(b"\n", 1)
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(event, dict):
+                    return event
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            with selectors.DefaultSelector() as selector:
+                selector.register(fd, selectors.EVENT_READ)
+                if not selector.select(wait):
+                    return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.pending += chunk
+
+    def _stderr_tail(self) -> str:
+        try:
+            self.stderr.seek(0)
+            text = self.stderr.read().decode(errors="replace").strip()
+        except (OSError, ValueError):
+            text = ""
+        if self.process.poll() is not None:
+            text = f"(exit status {self.process.returncode}) {text}"
+        return text[-2000:] or "no message"

@@ -1,0 +1,66 @@
+"""The JSON-lines protocol between the pool, the zygote and its children.
+
+Requests (pool -> zygote), one JSON object a line::
+
+    {"op": "run", "id": ID, "programs": [PROGRAM, ...]}
+
+Events (zygote -> pool)::
+
+    {"id": ID, "event": "block", "index": I, "outcome": OUTCOME}
+    {"id": ID, "event": "end"}
+    {"event": "ready", "preloaded": [...], "problem": "..."}
+
+A child reports ``{"event": "start", "index": I}`` before each block so the
+zygote can time it, then ``{"event": "block", ...}`` when it is done.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from ..model import Example, FailureKind, Outcome, Program, RaisedException
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One protocol line."""
+    return (json.dumps(message, separators=(",", ":")) + "\n").encode()
+
+
+def program_to_wire(program: Program) -> dict[str, Any]:
+    """A program as JSON-ready data."""
+    return asdict(program)
+
+
+def program_from_wire(data: dict[str, Any]) -> Program:
+    """The inverse of :func:`program_to_wire`."""
+    return Program(
+        code=data["code"],
+        filename=data["filename"],
+        inline_prints=tuple((int(a), int(b)) for a, b in data["inline_prints"]),
+        examples=tuple(Example(e["source"], int(e["line"])) for e in data["examples"]),
+        raises=data["raises"],
+        timeout=float(data["timeout"]),
+    )
+
+
+def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
+    """An outcome as JSON-ready data."""
+    data = asdict(outcome)
+    data["failure"] = outcome.failure.value if outcome.failure else None
+    return data
+
+
+def outcome_from_wire(data: dict[str, Any]) -> Outcome:
+    """The inverse of :func:`outcome_to_wire`."""
+    raised = data.get("exception")
+    return Outcome(
+        stdout=data.get("stdout", ""),
+        inline=tuple((int(line), text) for line, text in data.get("inline", ())),
+        examples=tuple(data.get("examples", ())),
+        exception=RaisedException(**raised) if raised else None,
+        failure=FailureKind(data["failure"]) if data.get("failure") else None,
+        message=data.get("message", ""),
+        seconds=float(data.get("seconds", 0.0)),
+    )

@@ -1,0 +1,259 @@
+"""Run one session's programs in this process, capturing what each block prints.
+
+This module runs inside a disposable child process; it may change any global
+state (stdout, cwd, builtins) because the process ends with the session.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import importlib
+import io
+import linecache
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..model import FailureKind, Outcome, Program, RaisedException
+
+SLOT_NAME = "__jaxcheck_inline_print__"
+DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
+
+
+class OutputLimitExceeded(BaseException):
+    """Raised into the block when it prints more than the limit.
+
+    A BaseException so that ``except Exception`` in user code does not swallow it.
+    """
+
+
+class Capture(io.TextIOBase):
+    """A stdout that sends text to the current slot and stops a flood."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.slots: list[io.StringIO] = [io.StringIO()]
+        self.exceeded = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.used += len(text)
+        if self.used > self.limit:
+            self.exceeded = True
+            raise OutputLimitExceeded
+        return self.slots[-1].write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        # A block that closes stdout must not break the next block's capture.
+        pass
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[io.StringIO]:
+        """Send everything printed inside the ``with`` to a fresh buffer."""
+        buffer = io.StringIO()
+        self.slots.append(buffer)
+        try:
+            yield buffer
+        finally:
+            self.slots.pop()
+
+
+class _InlinePrints(ast.NodeTransformer):
+    """Wrap each annotated print statement in ``with SLOT(first_line):``."""
+
+    def __init__(self, lines: set[int]) -> None:
+        self.lines = lines
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(node, field, None)
+            if isinstance(statements, list):
+                setattr(node, field, [self._wrap(s) for s in statements])
+        return node
+
+    def _wrap(self, statement: Any) -> Any:
+        if not isinstance(statement, ast.stmt) or statement.lineno not in self.lines:
+            return statement
+        call = ast.Call(
+            func=ast.Name(SLOT_NAME, ast.Load()),
+            args=[ast.Constant(statement.lineno)],
+            keywords=[],
+        )
+        wrapped = ast.With(items=[ast.withitem(context_expr=call)], body=[statement])
+        ast.copy_location(wrapped, statement)
+        ast.fix_missing_locations(wrapped)
+        return wrapped
+
+
+class SessionRunner:
+    """Runs the blocks of one session, in order, in one namespace."""
+
+    def __init__(self, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> None:
+        self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+        self.output_limit = output_limit
+
+    def run(self, program: Program) -> Outcome:
+        """Run one block and return what happened; never raises."""
+        started = time.perf_counter()
+        capture = Capture(self.output_limit)
+        inline: dict[int, io.StringIO] = {}
+
+        @contextlib.contextmanager
+        def inline_print(line: int) -> Iterator[None]:
+            with capture.slot() as buffer:
+                yield
+            inline.setdefault(line, io.StringIO()).write(buffer.getvalue())
+
+        setattr(builtins, SLOT_NAME, inline_print)
+        linecache.cache[program.filename] = (
+            len(program.code),
+            None,
+            program.code.splitlines(keepends=True),
+            program.filename,
+        )
+        saved = sys.stdout, sys.stderr, sys.displayhook
+        sys.stdout = capture
+        sys.displayhook = sys.__displayhook__
+        raised: RaisedException | None = None
+        examples: list[str] = []
+        failure: FailureKind | None = None
+        message = ""
+        try:
+            if program.code.strip():
+                raised = self._run_body(program)
+            if raised is None:
+                examples = [self._run_example(program, e.source, e.line, capture) for e in program.examples]
+        except OutputLimitExceeded:
+            failure = FailureKind.OUTPUT_LIMIT
+            message = (
+                f"the block printed more than {self.output_limit // (1024 * 1024)} MB "
+                "and was stopped"
+            )
+        finally:
+            sys.stdout, sys.stderr, sys.displayhook = saved
+        if capture.exceeded and failure is None:
+            failure = FailureKind.OUTPUT_LIMIT
+            message = "the block printed more than the output limit (and caught the error)"
+        if raised is not None and program.raises is None:
+            failure, message = FailureKind.EXCEPTION, raised.traceback
+        return Outcome(
+            stdout=capture.slots[0].getvalue(),
+            inline=tuple((line, buffer.getvalue()) for line, buffer in sorted(inline.items())),
+            examples=tuple(examples),
+            exception=raised,
+            failure=failure,
+            message=message,
+            seconds=time.perf_counter() - started,
+        )
+
+    def _run_body(self, program: Program) -> RaisedException | None:
+        tree = ast.parse(program.code, program.filename)
+        tree = _InlinePrints({first for first, _ in program.inline_prints}).visit(tree)
+        code = compile(tree, program.filename, "exec")
+        try:
+            exec(code, self.namespace)
+        except OutputLimitExceeded:
+            raise
+        except BaseException as error:  # noqa: BLE001 - SystemExit too is the block's doing
+            return self._describe(error, program.raises)
+        return None
+
+    def _run_example(self, program: Program, source: str, line: int, capture: Capture) -> str:
+        with capture.slot() as buffer:
+            try:
+                tree = ast.parse(source, program.filename, mode="single")
+                ast.increment_lineno(tree, line - 1)
+                exec(compile(tree, program.filename, "single"), self.namespace)
+            except OutputLimitExceeded:
+                raise
+            except BaseException as error:  # noqa: BLE001 - doctest shows any exception
+                summary = "".join(traceback.format_exception_only(type(error), error))
+                buffer.write(f"Traceback (most recent call last):\n    ...\n{summary}")
+        return buffer.getvalue()
+
+    def _describe(self, error: BaseException, raises: str | None) -> RaisedException:
+        own = __file__
+        frames = traceback.extract_tb(error.__traceback__)
+        shown = traceback.StackSummary.from_list([f for f in frames if f.filename != own])
+        text = "Traceback (most recent call last):\n" + "".join(shown.format())
+        text += "".join(traceback.format_exception_only(type(error), error))
+        summary = "".join(traceback.format_exception_only(type(error), error))
+        matches, problem = None, None
+        if raises is not None:
+            try:
+                expected = resolve_exception_class(raises, self.namespace)
+                matches = isinstance(error, expected)
+            except LookupError as lookup:
+                problem = str(lookup)
+        return RaisedException(
+            type_name=summary.split(":", 1)[0].strip(),
+            summary=summary.rstrip("\n"),
+            traceback=text.rstrip("\n"),
+            matches_raises=matches,
+            raises_problem=problem,
+        )
+
+
+def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseException]:
+    """Find the class ``:raises:`` names: a builtin, a name in the session, or dotted."""
+    head, *rest = name.split(".")
+    found: Any
+    if head in namespace:
+        found = namespace[head]
+    elif hasattr(builtins, head):
+        found = getattr(builtins, head)
+    else:
+        found = None
+        for cut in range(len(rest), -1, -1):
+            module_name = ".".join([head, *rest[:cut]])
+            try:
+                found = importlib.import_module(module_name)
+            except ImportError:
+                continue
+            rest = rest[cut:]
+            break
+        if found is None:
+            raise LookupError(f":raises: names {name!r}, which is not a builtin, a name of the session or an importable class")
+    for part in rest:
+        found = getattr(found, part, None)
+    if not (isinstance(found, type) and issubclass(found, BaseException)):
+        raise LookupError(f":raises: names {name!r}, which is not an exception class")
+    return found
+
+
+def run_session(
+    programs: list[Program],
+    emit: Callable[[dict[str, Any]], None],
+    *,
+    quiet_before: int = 0,
+    skip: frozenset[int] = frozenset(),
+    output_limit: int = DEFAULT_OUTPUT_LIMIT,
+) -> None:
+    """Run every program in order; report each one from ``quiet_before`` on.
+
+    Blocks before ``quiet_before`` are re-run to rebuild the namespace after an
+    earlier child crashed; ``skip`` holds the blocks that crashed it.
+    """
+    from .protocol import outcome_to_wire
+
+    runner = SessionRunner(output_limit)
+    for index, program in enumerate(programs):
+        if index in skip:
+            continue
+        emit({"event": "start", "index": index, "timeout": program.timeout})
+        outcome = runner.run(program)
+        if index >= quiet_before:
+            emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcome)})

@@ -1,0 +1,261 @@
+"""The worker supervisor: imports jax once, then forks a fresh child per session.
+
+Run as ``python -m sphinx_jaxcheck.worker.zygote``. It reads run requests on
+stdin and writes events on stdout (see ``protocol``). Each child runs in its own
+process group, so a block that forks cannot leave processes behind; the zygote
+times every block, kills a child that overruns, and turns any way a child can
+die (signal, ``os._exit``, memory) into a message about the block it was
+running. After a child dies, the rest of its session is re-run in a new child,
+so one bad block fails alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import json
+import os
+import resource
+import selectors
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import FailureKind, Outcome, Program
+from .protocol import encode, outcome_to_wire, program_from_wire
+
+PR_SET_PDEATHSIG = 1
+POLL_SECONDS = 0.05
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (no orphans)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+@dataclass
+class Child:
+    """One forked child running (part of) a session."""
+
+    request: str
+    pid: int
+    fd: int
+    programs: list[Program]
+    quiet_before: int
+    skip: frozenset[int]
+    buffer: bytes = b""
+    current: int | None = None
+    deadline: float = float("inf")
+    started: float = 0.0
+    reported: set[int] = field(default_factory=set)
+    timed_out: bool = False
+
+
+class Zygote:
+    """Forks children, watches their clocks and reports their events."""
+
+    def __init__(self, out_fd: int, output_limit: int, memory_limit: int | None) -> None:
+        self.out_fd = out_fd
+        self.output_limit = output_limit
+        self.memory_limit = memory_limit
+        self.selector = selectors.DefaultSelector()
+        self.children: dict[int, Child] = {}  # by pipe fd
+        self.stdin_buffer = b""
+        self.stdin_open = True
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = encode(message)
+        while data:
+            data = data[os.write(self.out_fd, data) :]
+
+    # -- the loop ---------------------------------------------------------------
+
+    def serve(self) -> None:
+        self.selector.register(0, selectors.EVENT_READ, None)
+        while self.stdin_open or self.children:
+            for key, _ in self.selector.select(POLL_SECONDS):
+                if key.fd == 0:
+                    self._read_requests()
+                else:
+                    self._read_child(self.children[key.fd])
+            self._enforce_deadlines()
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        for child in list(self.children.values()):
+            self._kill(child)
+            self._finish(child)
+
+    def _read_requests(self) -> None:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            self.stdin_open = False
+            self.selector.unregister(0)
+            # The pool is gone: nobody wants the remaining results.
+            for child in list(self.children.values()):
+                self._kill(child)
+            return
+        self.stdin_buffer += chunk
+        while b"\n" in self.stdin_buffer:
+            line, self.stdin_buffer = self.stdin_buffer.split(b"\n", 1)
+            request = json.loads(line)
+            if request.get("op") == "run":
+                programs = [program_from_wire(p) for p in request["programs"]]
+                self._fork(request["id"], programs, 0, frozenset())
+
+    # -- children ---------------------------------------------------------------
+
+    def _fork(self, request: str, programs: list[Program], quiet_before: int, skip: frozenset[int]) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            os.close(read_fd)
+            self._become_child(write_fd, programs, quiet_before, skip)
+        os.close(write_fd)
+        child = Child(request, pid, read_fd, programs, quiet_before, skip)
+        self.children[read_fd] = child
+        self.selector.register(read_fd, selectors.EVENT_READ, None)
+
+    def _become_child(self, fd: int, programs: list[Program], quiet_before: int, skip: frozenset[int]) -> None:
+        status = 0
+        try:
+            os.setpgid(0, 0)
+            die_with_parent()
+            for listened in list(self.children):
+                os.close(listened)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for std in (0, 1, 2):
+                os.dup2(devnull, std)
+            os.close(self.out_fd)
+            if self.memory_limit:
+                resource.setrlimit(resource.RLIMIT_AS, (self.memory_limit, self.memory_limit))
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            from .runner import run_session
+
+            def emit(message: dict[str, Any]) -> None:
+                data = encode(message)
+                while data:
+                    data = data[os.write(fd, data) :]
+
+            run_session(programs, emit, quiet_before=quiet_before, skip=skip, output_limit=self.output_limit)
+        except BaseException:  # noqa: BLE001 - the zygote reports a silent death
+            status = 70
+        finally:
+            os._exit(status)
+
+    def _read_child(self, child: Child) -> None:
+        try:
+            chunk = os.read(child.fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._finish(child)
+            return
+        child.buffer += chunk
+        while b"\n" in child.buffer:
+            line, child.buffer = child.buffer.split(b"\n", 1)
+            event = json.loads(line)
+            index = event["index"]
+            if event["event"] == "start":
+                child.current = index
+                child.started = time.monotonic()
+                child.deadline = child.started + float(event["timeout"])
+            elif event["event"] == "block":
+                child.current, child.deadline = None, float("inf")
+                child.reported.add(index)
+                self.send({"id": child.request, "event": "block", "index": index, "outcome": event["outcome"]})
+
+    def _enforce_deadlines(self) -> None:
+        now = time.monotonic()
+        for child in list(self.children.values()):
+            if child.current is not None and now > child.deadline and not child.timed_out:
+                child.timed_out = True
+                self._kill(child)
+
+    def _kill(self, child: Child) -> None:
+        for kill in (os.killpg, os.kill):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                kill(child.pid, signal.SIGKILL)
+
+    def _finish(self, child: Child) -> None:
+        """A child's pipe closed: reap it, report its death, go on with the session."""
+        self.selector.unregister(child.fd)
+        os.close(child.fd)
+        del self.children[child.fd]
+        _, status = os.waitpid(child.pid, 0)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
+        failed = child.current
+        if failed is not None and self.stdin_open:
+            if failed < child.quiet_before:
+                # Re-running the earlier blocks failed: the rest cannot run.
+                for index in range(child.quiet_before, len(child.programs)):
+                    if index not in child.skip:
+                        lost = Outcome(failure=FailureKind.NOT_RUN, message=(
+                            "not run: re-running the earlier blocks of its session "
+                            f"failed at block {failed + 1}"))
+                        self.send({"id": child.request, "event": "block", "index": index,
+                                   "outcome": outcome_to_wire(lost)})
+            else:
+                outcome = self._death(child, status, child.programs[failed])
+                self.send({"id": child.request, "event": "block", "index": failed,
+                           "outcome": outcome_to_wire(outcome)})
+                if any(i not in child.skip for i in range(failed + 1, len(child.programs))):
+                    self._fork(child.request, child.programs, failed + 1, child.skip | {failed})
+                    return
+        if self.stdin_open:
+            self.send({"id": child.request, "event": "end"})
+
+    def _death(self, child: Child, status: int, program: Program) -> Outcome:
+        seconds = time.monotonic() - child.started
+        if child.timed_out:
+            return Outcome(
+                failure=FailureKind.TIMEOUT,
+                message=f"the block ran longer than its timeout of {program.timeout:g} s and was stopped",
+                seconds=seconds,
+            )
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            name = signal.Signals(number).name if number in signal.Signals.__members__.values() else str(number)
+            hint = " (out of memory?)" if number == signal.SIGKILL else ""
+            what = f"the worker process was killed by signal {name}{hint}"
+        else:
+            what = f"the worker process exited with status {os.WEXITSTATUS(status)} (os._exit?)"
+        return Outcome(failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds)
+
+
+def preload() -> tuple[list[str], str]:
+    """Import jax before forking, so each child starts warm."""
+    loaded, problems = [], []
+    for name in ("jax", "jax.numpy"):
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except Exception as error:  # noqa: BLE001 - reported to the pool
+            problems.append(f"{name}: {type(error).__name__}: {error}")
+    return loaded, "; ".join(problems)
+
+
+def main() -> None:
+    """Entry point of the zygote process."""
+    die_with_parent()
+    # Keep the protocol on a private descriptor; stray prints go to stderr.
+    out_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(8 * 1024 * 1024)))
+    memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
+    loaded, problem = preload()
+    zygote = Zygote(out_fd, output_limit, int(memory) if memory else None)
+    zygote.send({"event": "ready", "preloaded": loaded, "problem": problem})
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    zygote.serve()
+
+
+if __name__ == "__main__":
+    main()
