@@ -1,0 +1,48 @@
+"""Sphinx configuration of demo_docs: the showcase of sphinx-jaxcheck.
+
+Every ``jaxcheck`` block in these pages runs while the docs build, and every
+citation of JAX source is checked against the pinned release.
+"""
+
+from __future__ import annotations
+
+project = "sphinx-jaxcheck"
+author = "the sphinx-jaxcheck authors"
+copyright = "2025, the sphinx-jaxcheck authors"
+
+extensions = [
+    "myst_parser",
+    "sphinx_copybutton",
+    "sphinx_jaxcheck",
+]
+
+source_suffix = {
+    ".rst": "restructuredtext",
+    ".md": "markdown",
+}
+root_doc = "index"
+exclude_patterns = ["_build"]
+
+# MyST: ``:::`` fences for the Q&A cards, and ``{role}`` syntax everywhere.
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# -- the JAX these docs are pinned to ------------------------------------------
+jaxcheck_jax_version = "0.10.2"
+jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+
+# -- HTML ----------------------------------------------------------------------
+html_theme = "furo"
+html_title = "sphinx-jaxcheck"
+html_static_path = ["_static"]
+html_theme_options = {
+    "source_repository": "https://github.com/sphinx-jaxcheck/sphinx-jaxcheck",
+    "source_branch": "main",
+    "source_directory": "demo_docs/",
+}
+
+# Copy buttons copy code only: in doctest blocks, the ``>>> `` / ``... ``
+# statements without their prompts and without the expected output. Other
+# blocks are copied whole; their expected output is comments, so it still runs.
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
