@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every component; each module sets up its own part."""
-    from .sphinx import block_directive, checking, settings
+    from .sphinx import block_directive, checking, rendering, settings
     from .sphinx.domain import JaxcheckDomain
 
     settings.setup_settings(app)
     app.add_domain(JaxcheckDomain)
     block_directive.setup_block_directive(app)
     checking.setup_checking(app)
+    rendering.setup_rendering(app)
     return {
         "version": __version__,
         "env_version": 1,

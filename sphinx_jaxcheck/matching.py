@@ -128,7 +128,7 @@ def _close(expected: str, actual: str, tolerance: float) -> bool:
 
 def canonical_jaxpr(text: str) -> str:
     """A jaxpr with variables renamed by first appearance and whitespace folded."""
-    protected = re.sub(r"(\{\s*lambda\b[^;{}]*?);", r"\1 \x00", text)
+    protected = re.sub(r"(\{\s*lambda\b[^;{}]*?);", lambda m: m.group(1) + " \x00", text)
     folded = _PUNCT_SPACE.sub(r"\1", " ".join(protected.replace(";", " ").split()))
     folded = folded.replace("\x00", ";")
     names: dict[str, str] = {}

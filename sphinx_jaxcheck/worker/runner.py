@@ -180,8 +180,7 @@ class SessionRunner:
             except OutputLimitExceeded:
                 raise
             except BaseException as error:  # noqa: BLE001 - doctest shows any exception
-                summary = "".join(traceback.format_exception_only(type(error), error))
-                buffer.write(f"Traceback (most recent call last):\n    ...\n{summary}")
+                buffer.write(f"Traceback (most recent call last):\n    ...\n{exception_summary(error)}\n")
         return buffer.getvalue()
 
     def _describe(self, error: BaseException, raises: str | None) -> RaisedException:
@@ -190,7 +189,7 @@ class SessionRunner:
         shown = traceback.StackSummary.from_list([f for f in frames if f.filename != own])
         text = "Traceback (most recent call last):\n" + "".join(shown.format())
         text += "".join(traceback.format_exception_only(type(error), error))
-        summary = "".join(traceback.format_exception_only(type(error), error))
+        summary = exception_summary(error)
         matches, problem = None, None
         if raises is not None:
             try:
@@ -205,6 +204,19 @@ class SessionRunner:
             matches_raises=matches,
             raises_problem=problem,
         )
+
+
+def exception_summary(error: BaseException) -> str:
+    """``ExcType: message`` as Python prints it, without notes added to the exception.
+
+    (JAX adds a note about its traceback filtering; it is not the message.)
+    """
+    kind = type(error)
+    name = kind.__qualname__
+    if kind.__module__ not in ("builtins", "__main__"):
+        name = f"{kind.__module__}.{name}"
+    message = str(error)
+    return f"{name}: {message}" if message else name
 
 
 def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseException]:

@@ -1,0 +1,99 @@
+"""Group blocks into sessions, run them (or take them from the cache), judge them.
+
+blocks --run--> outcomes --compare--> verdicts, for a set of documents. Pure of
+Sphinx: the Sphinx adapter and the command line both call :func:`check_documents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .cache import OutcomeCache, session_key
+from .findings import Finding, Subtype
+from .model import Block, Outcome, OutputMode, Status, Verdict
+from .verdict import judge
+from .worker.pool import WorkerSettings, run_sessions
+
+SessionKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Verdicts per document, and how the work was done."""
+
+    verdicts: dict[str, list[Verdict]]
+    sessions_run: int
+    sessions_cached: int
+
+
+def sessions_of(blocks: Sequence[Block]) -> dict[SessionKey, list[Block]]:
+    """Blocks that run, grouped by session, in document order."""
+    grouped: dict[SessionKey, list[Block]] = {}
+    for block in blocks:
+        if block.error is None and block.options.output is not OutputMode.SKIP:
+            grouped.setdefault(block.session_key, []).append(block)
+    return grouped
+
+
+def check_documents(
+    documents: Mapping[str, Sequence[Block]],
+    settings: WorkerSettings,
+    *,
+    cache: OutcomeCache | None = None,
+    fingerprint: str = "",
+    progress: Callable[[int, int], None] | None = None,
+) -> CheckReport:
+    """Run every session of these documents and judge every block."""
+    sessions: dict[SessionKey, list[Block]] = {}
+    for blocks in documents.values():
+        sessions.update(sessions_of(blocks))
+    outcomes: dict[tuple[str, int], Outcome] = {}
+    to_run: dict[SessionKey, list[Block]] = {}
+    keys: dict[SessionKey, str] = {}
+    for key, blocks in sessions.items():
+        keys[key] = session_key([b.program for b in blocks], fingerprint)
+        cached = cache.get(keys[key]) if cache else None
+        if cached is not None and len(cached) == len(blocks):
+            outcomes.update({(b.docname, b.index): o for b, o in zip(blocks, cached, strict=True)})
+        else:
+            to_run[key] = blocks
+    programs = {key: [b.program for b in blocks] for key, blocks in to_run.items()}
+    for key, results in run_sessions(programs, settings, progress).items():
+        blocks = to_run[key]
+        outcomes.update({(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)})
+        if cache:
+            cache.put(keys[key], results)
+    verdicts = {
+        docname: [judge(b, outcomes.get((b.docname, b.index))) for b in blocks]
+        for docname, blocks in documents.items()
+    }
+    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run))
+
+
+def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
+    """The problems a verdict reports, as located findings."""
+    found = [
+        Finding(Subtype(problem.subtype), f"block {block.label!r}: {problem.message}", block.path, problem.line, block.docname)
+        for problem in verdict.problems
+    ]
+    for drift in verdict.drifts:
+        what = {
+            "trailing": "the expected output at the end of the block",
+            "inline": "the output of this print",
+            "repl": "the output of this `# >>>` statement",
+            "doctest": "the output of this `>>>` statement",
+        }[drift.expectation.kind.value]
+        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}"
+        if drift.note:
+            message += f"\n({drift.note})"
+        found.append(Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True))
+    return found
+
+
+def tally(verdicts: Sequence[Verdict]) -> dict[Status, int]:
+    """How many blocks have each status."""
+    counts = dict.fromkeys(Status, 0)
+    for verdict in verdicts:
+        counts[verdict.status] += 1
+    return counts

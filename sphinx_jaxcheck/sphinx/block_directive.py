@@ -1,0 +1,154 @@
+"""The ``jaxcheck`` directive: read a block, remember it for checking, render its code.
+
+The block runs later, once every document has been read (see ``checking``);
+here it is only parsed and stored in the environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Any, ClassVar
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.directives.code import container_wrapper
+from sphinx.util.docutils import SphinxDirective
+
+from ..findings import Finding, Subtype
+from ..grammar import parse_body
+from ..model import Block, BlockOptions
+from ..options import block_option_spec, block_options, problems_in
+from .domain import JaxcheckDomain
+from .nodes import jaxcheck_block
+from .settings import settings_of
+
+
+def setup_block_directive(app: Sphinx) -> None:
+    """Register the ``jaxcheck`` directive."""
+    app.add_directive("jaxcheck", JaxcheckDirective)
+
+
+def file_digest(path: str) -> str:
+    """sha256 of a file's bytes; empty when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _is_myst(directive: SphinxDirective) -> bool:
+    try:
+        from myst_parser.mocking import MockStateMachine
+    except ImportError:  # pragma: no cover - myst-parser is a dependency
+        return False
+    return isinstance(directive.state_machine, MockStateMachine)
+
+
+def _real_path(source: str | None, document: os.PathLike[str] | str) -> str:
+    """An absolute path for a docutils source name (``include`` may leave it relative)."""
+    if not source:
+        return os.path.abspath(document)
+    if os.path.isabs(source):
+        return source
+    beside = os.path.join(os.path.dirname(os.path.abspath(document)), source)
+    return beside if os.path.exists(beside) else os.path.abspath(source)
+
+
+class JaxcheckDirective(SphinxDirective):
+    """``.. jaxcheck::`` / ```{jaxcheck}``: a Python block whose comments state its output."""
+
+    has_content = True
+    required_arguments = 0
+    optional_arguments = 0
+    final_argument_whitespace = False
+    option_spec: ClassVar[dict[str, Any]] = block_option_spec()  # type: ignore[misc]
+
+    def run(self) -> list[nodes.Node]:
+        domain = self.env.get_domain("jaxcheck")
+        assert isinstance(domain, JaxcheckDomain)
+        docname = self.env.docname
+        path, body_line = self._body_location()
+        problems = problems_in(self.options)
+        if problems:
+            for problem in problems:
+                domain.add_finding(
+                    docname,
+                    Finding(Subtype.OPTION, problem.message(), path, self.lineno, docname),
+                )
+            options = BlockOptions()
+        else:
+            options = block_options(self.options)
+        index = len(domain.blocks(docname))
+        body = tuple(self.content)
+        settings = settings_of(self.config)
+        filename = f"<{options.name}>" if options.name else f"<{docname}[{index + 1}]>"
+        parsed = parse_body(
+            body,
+            filename=filename,
+            raises=options.raises,
+            timeout=options.timeout or settings.timeout,
+        )
+        error = parsed.error
+        if problems:
+            error = "not run: fix the options above first"
+        block = Block(
+            docname=docname,
+            index=index,
+            path=path,
+            body_line=body_line,
+            body=body,
+            options=options,
+            expectations=parsed.expectations,
+            program=parsed.program,
+            error=error,
+            file_digest=file_digest(path),
+        )
+        domain.add_block(block)
+        return self._render(block)
+
+    def _body_location(self) -> tuple[str, int]:
+        """The real file and the 1-based line of the first body line."""
+        source, _ = self.get_source_info()
+        if _is_myst(self):
+            # MyST: content_offset counts from the line after the opening fence.
+            return _real_path(source, self.env.doc2path(self.env.docname)), self.lineno + 1 + self.content_offset
+        if self.content:
+            # reStructuredText: every content line knows its file and 0-based
+            # offset, also inside an ``include``d file.
+            item_source, offset = self.content.info(0)
+            if item_source and offset is not None:
+                return _real_path(item_source, self.env.doc2path(self.env.docname)), offset + 1
+        return _real_path(source, self.env.doc2path(self.env.docname)), self.content_offset + 1
+
+    def _render(self, block: Block) -> list[nodes.Node]:
+        container = jaxcheck_block(docname=block.docname, index=block.index, hidden=block.options.hide)
+        if block.options.hide:
+            return [container]
+        code = "\n".join(block.body)
+        literal: nodes.Element = nodes.literal_block(code, code, language="python")
+        literal["classes"] += ["jaxcheck-code", *self.options.get("class", "").split()]
+        if "linenos" in self.options or "lineno-start" in self.options:
+            literal["linenos"] = True
+        highlight_args: dict[str, Any] = {}
+        if "lineno-start" in self.options:
+            highlight_args["linenostart"] = int(self.options["lineno-start"])
+        if "emphasize-lines" in self.options:
+            from sphinx.util import parselinenos
+
+            try:
+                lines = parselinenos(self.options["emphasize-lines"], len(block.body))
+                highlight_args["hl_lines"] = [n + 1 for n in lines]
+            except ValueError as err:
+                return [self.state.document.reporter.warning(str(err), line=self.lineno)]
+        if highlight_args:
+            literal["highlight_args"] = highlight_args
+        self.set_source_info(literal)
+        if "caption" in self.options:
+            literal = container_wrapper(self, literal, self.options["caption"])
+        if block.options.name:
+            self.options["name"] = block.options.name
+            self.add_name(literal)
+        container += literal
+        return [container]

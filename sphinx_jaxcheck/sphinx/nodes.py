@@ -1,0 +1,13 @@
+"""Docutils nodes of jaxcheck blocks; post-transforms turn them into standard nodes."""
+
+from __future__ import annotations
+
+from docutils import nodes
+
+
+class jaxcheck_block(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
+    """A rendered block; holds its code until its verdict is known at write time.
+
+    Attributes: ``docname`` and ``index`` locate the block's verdict in the
+    environment; ``hidden`` blocks render nothing.
+    """
