@@ -80,12 +80,12 @@ def recorded_commit(version_file: Path) -> str | None:
         return None
     for statement in tree.body:
         target: ast.expr | None = None
+        value: ast.expr | None = None
         if isinstance(statement, ast.AnnAssign):
-            target = statement.target
+            target, value = statement.target, statement.value
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0]
+            target, value = statement.targets[0], statement.value
         if isinstance(target, ast.Name) and target.id == "_git_hash":
-            value = statement.value
             if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
                 return value.value
     return None
