@@ -52,7 +52,7 @@ class RenderVerdicts(SphinxPostTransform):
     def run(self, **kwargs: Any) -> None:
         domain = domain_of(self.env)
         version = domain.data.get("jax_version") or "?"
-        is_html = self.app.builder.format == "html"
+        is_html = self.env._builder_cls.format == "html"
         for node in list(self.document.findall(jaxcheck_block)):
             if node.get("hidden"):
                 node.parent.remove(node)

@@ -1,0 +1,99 @@
+"""Run real Sphinx builds of test projects and read back what they reported."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+from sphinx.testing.util import SphinxTestApp
+
+ROOTS = Path(__file__).parent / "roots"
+WARNING = re.compile(
+    r"^(?P<path>\S+?):(?P<line>\d+): WARNING: (?P<message>.*?) \[jaxcheck\.(?P<subtype>[\w-]+)\]$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One jaxcheck warning as the build printed it."""
+
+    file: str
+    line: int
+    subtype: str
+    message: str
+
+
+@dataclass
+class Build:
+    """The result of one build."""
+
+    status: int
+    warnings: str
+    log: str
+    app: SphinxTestApp
+
+    @property
+    def reported(self) -> list[Reported]:
+        """Every jaxcheck warning, in order."""
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", self.warnings)
+        return [
+            Reported(Path(m["path"]).name, int(m["line"]), m["subtype"], m["message"])
+            for m in WARNING.finditer(plain)
+        ]
+
+    def subtypes(self) -> list[str]:
+        """The subtypes of the jaxcheck warnings, in order."""
+        return [r.subtype for r in self.reported]
+
+
+def copy_root(name: str, tmp_path: Path) -> Path:
+    """A private copy of ``tests/roots/test-<name>`` to build and edit."""
+    target = tmp_path / name
+    shutil.copytree(ROOTS / f"test-{name}", target)
+    return target
+
+
+def build(srcdir: Path, buildername: str = "html", *, fresh: bool = False, **overrides: Any) -> Build:
+    """Build ``srcdir`` in this process, as sphinx-build would."""
+    status, warning = StringIO(), StringIO()
+    parallel = overrides.pop("parallel", 0)
+    app = SphinxTestApp(
+        buildername,
+        srcdir=srcdir,
+        freshenv=fresh,
+        confoverrides=overrides,
+        status=status,
+        warning=warning,
+        parallel=parallel,
+    )
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return Build(app.statuscode, warning.getvalue(), status.getvalue(), app)
+
+
+def write_project(root: Path, files: dict[str, str], conf: str = "") -> Path:
+    """A small Sphinx project: conf.py plus the given documents."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "conf.py").write_text(
+        'extensions = ["myst_parser", "sphinx_jaxcheck"]\n'
+        'source_suffix = {".rst": "restructuredtext", ".md": "markdown"}\n'
+        'exclude_patterns = ["_build"]\n'
+        "jaxcheck_cache = False\n" + conf,
+        encoding="utf-8",
+    )
+    docs = [name.rsplit(".", 1)[0] for name in files if name.endswith((".rst", ".md"))]
+    if "index.rst" not in files and "index.md" not in files:
+        toctree = "\n".join(f"   {doc}" for doc in docs)
+        (root / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}\n", "utf-8")
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -1,0 +1,53 @@
+"""The shared conformance corpus: fresh passes, stale fails at exactly six blocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from buildkit import build, copy_root
+
+STALE = [
+    ("forms_md.md", 13, "md-trailing"),
+    ("forms_md.md", 22, "md-inline"),
+    ("forms_md.md", 35, "md-repl"),
+    ("forms_md.md", 62, "md-raises"),
+    ("forms_rst.rst", 13, "rst-trailing"),
+    ("forms_rst.rst", 50, "rst-doctest"),
+]
+
+
+def test_fresh_corpus_builds_with_exit_status_zero_and_no_warnings(tmp_path: Path) -> None:
+    result = build(copy_root("conformance-fresh", tmp_path))
+    assert result.reported == []
+    assert result.status == 0
+    assert "jaxcheck: 18 block(s): 15 verified, 0 stale, 0 failed" in result.log
+
+
+def test_stale_corpus_fails_without_w_reporting_exactly_six_blocks(tmp_path: Path) -> None:
+    srcdir = copy_root("conformance-stale", tmp_path)
+    result = build(srcdir)
+    assert result.status == 1
+    found = [(r.file, r.line, r.message.split("'")[1]) for r in result.reported]
+    assert found == STALE
+    assert result.subtypes() == ["drift"] * 6
+
+    again = build(srcdir)  # incremental: nothing is re-read
+    assert "0 source files that are out of date" in again.log or "no targets are out of date" in again.log
+    assert again.status == 1
+    assert [(r.file, r.line) for r in again.reported] == [(f, n) for f, n, _ in STALE]
+
+
+def test_stale_corpus_with_on_drift_warning_passes_and_marks_blocks_stale(tmp_path: Path) -> None:
+    srcdir = copy_root("conformance-stale", tmp_path)
+    result = build(srcdir, jaxcheck_on_drift="warning")
+    assert result.status == 0
+    assert len(result.reported) == 6
+    page = (srcdir / "_build" / "html" / "forms_md.html").read_text("utf-8")
+    assert page.count("jaxcheck-status-stale") == 4
+    assert "[0 2 4]" in page  # the actual output, in the collapsible
+
+
+def test_stale_corpus_with_on_drift_ignore_reports_nothing(tmp_path: Path) -> None:
+    result = build(copy_root("conformance-stale", tmp_path), jaxcheck_on_drift="ignore")
+    assert result.status == 0
+    assert result.reported == []
