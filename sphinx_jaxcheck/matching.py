@@ -176,7 +176,7 @@ def _align(want: list[str], got: list[str], rules: MatchRules) -> list[str]:
                 for k in _spans(want[i], got, j, rules):
                     options.append((1 + score[i + 1][k], "keep", k))
             if options:
-                value, kind, k = max(options, key=lambda o: (o[0], o[1] == "keep"))
+                value, kind, k = max(options, key=lambda o: (o[0], o[1] == "keep", o[2]))
                 score[i][j], step[i][j] = value, (kind, k)
     result: list[str] = []
     i = j = 0

@@ -246,21 +246,26 @@ def _closest(
         return QuoteResult(False, _passage(lines, first, min(first, last)), 0.0)
     windows: list[tuple[int, int, str]] = []
     for index, begin in enumerate(numbers):
-        text, stop = "", begin
+        # From each line, enough lines to hold the quote, plus one: a quote may start mid-line.
+        text, stop, extra = "", begin, 1
         for number in numbers[index:]:
             text += per_line[number]
             stop = number
             if len(text) >= len(wanted):
-                break
+                if extra == 0:
+                    break
+                extra -= 1
         windows.append((begin, stop, text))
 
     def rough(window: tuple[int, int, str]) -> float:
         return difflib.SequenceMatcher(None, wanted, window[2], autojunk=False).quick_ratio()
 
-    shortlist = sorted(windows, key=rough, reverse=True)[:40]
-    scored = [
-        (difflib.SequenceMatcher(None, wanted, text, autojunk=False).ratio(), begin, stop)
-        for begin, stop, text in shortlist
-    ]
-    ratio, begin, stop = max(scored, key=lambda s: (s[0], -s[1]))
+    def covered(text: str) -> float:
+        # How much of the quote the passage holds, in order; extra passage text is no fault.
+        matcher = difflib.SequenceMatcher(None, wanted, text, autojunk=False)
+        return sum(block.size for block in matcher.get_matching_blocks()) / max(1, len(wanted))
+
+    shortlist = sorted(windows, key=rough, reverse=True)[:60]
+    scored = [(covered(text), -(stop - begin), -begin, begin, stop) for begin, stop, text in shortlist]
+    ratio, _, _, begin, stop = max(scored)
     return QuoteResult(False, _passage(lines, begin, stop), ratio)

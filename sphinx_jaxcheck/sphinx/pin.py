@@ -1,0 +1,63 @@
+"""Stop the build when the installed jax is not the pinned one; give roles the pin."""
+
+from __future__ import annotations
+
+import functools
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ConfigError
+
+from ..pin import Installed, Pin, PinMismatch, installed, resolve_pin
+from .settings import settings_of
+
+
+def setup_pin(app: Sphinx) -> None:
+    """Check the pin once the config is read (after the settings are validated)."""
+    app.connect("config-inited", _check_pin, priority=600)
+
+
+def _check_pin(app: Sphinx, config: Config) -> None:
+    try:
+        pin_of(config)
+    except PinMismatch as mismatch:
+        raise ConfigError(f"jaxcheck: {mismatch}") from None
+
+
+def pin_of(config: Config) -> Pin:
+    """The pin links use; raises :class:`PinMismatch` when the installed jax differs."""
+    settings = settings_of(config)
+    overrides = config.overrides
+    return _resolve(
+        settings.jax_version,
+        settings.jax_commit,
+        settings.jax_repo,
+        "jaxcheck_jax_version" in overrides,
+        "jaxcheck_jax_commit" in overrides,
+        _installed(),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _installed() -> Installed:
+    # The installed jax does not change while a process runs.
+    return installed()
+
+
+@functools.lru_cache(maxsize=8)
+def _resolve(
+    version: str | None,
+    commit: str | None,
+    repo: str,
+    version_overridden: bool,
+    commit_overridden: bool,
+    found: Installed,
+) -> Pin:
+    return resolve_pin(
+        version,
+        commit,
+        repo,
+        found,
+        version_overridden=version_overridden,
+        commit_overridden=commit_overridden,
+    )

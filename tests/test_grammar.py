@@ -1,0 +1,119 @@
+"""The comment grammar (SPEC 2.1), on plain strings."""
+
+from __future__ import annotations
+
+from sphinx_jaxcheck.grammar import parse_body
+from sphinx_jaxcheck.model import ExpectationKind
+
+
+def parse(text: str):  # type: ignore[no-untyped-def]
+    return parse_body(text.strip("\n").split("\n"), filename="<t>")
+
+
+def test_trailing_block_strips_hash_space_and_keeps_indentation_after_it() -> None:
+    parsed = parse(
+        """
+print(x)
+
+# { lambda ; a:f32[]. let
+#     b:f32[] = sin a
+#
+#   in (b,) }
+"""
+    )
+    (trailing,) = parsed.expectations
+    assert trailing.kind is ExpectationKind.TRAILING
+    assert trailing.expected == ("{ lambda ; a:f32[]. let", "    b:f32[] = sin a", "", "  in (b,) }")
+    assert (trailing.first, trailing.stop) == (2, 6)
+
+
+def test_inline_comment_on_print_is_an_expectation_but_not_on_other_statements() -> None:
+    parsed = parse(
+        """
+y = 1  # just a comment
+print(y)  # 1
+show(y)  # shapes disagree
+"""
+    )
+    assert [(e.kind, e.expected, e.statement_line) for e in parsed.expectations] == [
+        (ExpectationKind.INLINE, ("1",), 2)
+    ]
+    assert parsed.program.inline_prints == ((2, 2),)
+
+
+def test_inline_comment_on_last_line_of_a_multiline_print() -> None:
+    parsed = parse(
+        """
+print(
+    1 + 1,
+)  # 2
+"""
+    )
+    assert parsed.program.inline_prints == ((1, 3),)
+    assert parsed.expectations[0].statement_line == 1
+    assert parsed.expectations[0].first == 2
+
+
+def test_commented_repl_statements_run_after_body_with_continuations() -> None:
+    parsed = parse(
+        """
+x = 2
+# before
+# >>> def double(v):
+# ...     return 2 * v
+# >>> double(x)
+# 4
+"""
+    )
+    kinds = [(e.kind, e.expected) for e in parsed.expectations]
+    assert kinds == [
+        (ExpectationKind.TRAILING, ("before",)),
+        (ExpectationKind.REPL, ()),
+        (ExpectationKind.REPL, ("4",)),
+    ]
+    assert [e.source for e in parsed.program.examples] == ["def double(v):\n    return 2 * v\n", "double(x)\n"]
+    assert [e.line for e in parsed.program.examples] == [3, 5]
+
+
+def test_plain_doctest_body_uses_doctest_parsing() -> None:
+    parsed = parse(
+        """
+>>> 1 + 1
+2
+>>> print('a\\n\\nb')
+a
+<BLANKLINE>
+b
+"""
+    )
+    assert [(e.kind, e.expected, e.first, e.stop) for e in parsed.expectations] == [
+        (ExpectationKind.DOCTEST, ("2",), 1, 2),
+        (ExpectationKind.DOCTEST, ("a", "", "b"), 3, 6),
+    ]
+    assert parsed.program.code == ""
+
+
+def test_comment_inside_a_string_at_the_end_is_not_an_expectation() -> None:
+    parsed = parse('s = """\n# not output\n"""\nprint(s)')
+    assert parsed.expectations == ()
+
+
+def test_indented_comment_lines_do_not_form_the_trailing_block() -> None:
+    parsed = parse("def f():\n    return 1\n    # commented out")
+    assert parsed.expectations == ()
+
+
+def test_block_without_expectations_is_still_run() -> None:
+    parsed = parse("x = 1\nprint(x)")
+    assert parsed.expectations == () and parsed.error is None
+    assert "print(x)" in parsed.program.code
+
+
+def test_syntax_error_names_the_block_line() -> None:
+    parsed = parse("x = 1\nprint(x\n# 1")
+    assert parsed.error is not None and "line 2" in parsed.error
+
+
+def test_only_comments_and_empty_bodies_are_errors() -> None:
+    assert "only comments" in (parse("# 1\n# 2").error or "")
+    assert "empty" in (parse("").error or "")

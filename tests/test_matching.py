@@ -1,0 +1,75 @@
+"""Matching rules (SPEC 2.2) and the minimal refresh used by update."""
+
+from __future__ import annotations
+
+from sphinx_jaxcheck.matching import (
+    MatchRules,
+    canonical_jaxpr,
+    ellipsis_match,
+    refreshed,
+    texts_match,
+)
+from sphinx_jaxcheck.model import CompareMode
+
+TEXT = MatchRules()
+
+
+def test_trailing_whitespace_and_surrounding_blank_lines_do_not_matter() -> None:
+    assert texts_match(["", "a  ", "b"], ["a", "b   ", "", ""], TEXT)
+    assert not texts_match(["a", "", "b"], ["a", "b"], TEXT)
+
+
+def test_ellipsis_matches_within_and_across_lines() -> None:
+    assert texts_match(["jax ... on cpu"], ["jax 0.10.2 on cpu"], TEXT)
+    assert texts_match(["start", "...", "end"], ["start", "x", "y", "end"], TEXT)
+    assert not texts_match(["start ... end"], ["start x"], TEXT)
+    assert ellipsis_match("a...a", "aa") is True
+    assert ellipsis_match("aa...aa", "aaa") is False
+
+
+def test_memory_addresses_compare_equal() -> None:
+    assert texts_match(["<object at 0x7f0000000000>"], ["<object at 0x7fa81c2b3d90>"], TEXT)
+
+
+def test_tolerance_compares_numbers_relatively() -> None:
+    rules = MatchRules(tolerance=1e-4)
+    assert texts_match(["2.71828"], ["2.718281828459045"], rules)
+    assert not texts_match(["2.7"], ["2.718281828459045"], rules)
+    assert not texts_match(["2.71828"], ["2.718281828459045"], TEXT)
+    assert texts_match(["[1.0 2.0]"], ["[1.00001 1.99999]"], rules)
+
+
+def test_jaxpr_comparison_is_up_to_consistent_renaming_and_whitespace() -> None:
+    rules = MatchRules(CompareMode.JAXPR)
+    actual = ["{ lambda ; a:f32[] b:f32[]. let c:f32[] = mul a b; d:f32[] = add c a in (d,) }"]
+    assert texts_match(
+        ["{ lambda ; x:f32[] y:f32[]. let t:f32[] = mul x y; u:f32[] = add t x in (u,) }"], actual, rules
+    )
+    multi = ["{ lambda ; x:f32[] y:f32[]. let", "    t:f32[] = mul x y", "    u:f32[] = add t x", "  in (u,) }"]
+    assert texts_match(multi, actual, rules)
+    # Not consistent: y used where a would be.
+    assert not texts_match(
+        ["{ lambda ; x:f32[] y:f32[]. let t:f32[] = mul y x; u:f32[] = add t x in (u,) }"], actual, rules
+    )
+    assert canonical_jaxpr("{ lambda a:f32[]; b:f32[]. let  in (a,) }") != canonical_jaxpr(
+        "{ lambda ; a:f32[] b:f32[]. let  in (a,) }"
+    )
+
+
+def test_doctest_tracebacks_compare_only_the_exception_lines() -> None:
+    expected = ["Traceback (most recent call last):", "    ...", "ValueError: bad"]
+    actual = ["Traceback (most recent call last):", '  File "x", line 1', "ValueError: bad"]
+    assert texts_match(expected, actual, TEXT)
+    assert not texts_match(expected, actual[:2] + ["ValueError: other"], TEXT)
+
+
+def test_refresh_keeps_lines_that_still_match_including_ellipsis() -> None:
+    expected = ["jax ... on cpu", "a = 1", "b = 2", "tail"]
+    actual = ["jax 0.10.2 on cpu", "a = 1", "b = 3", "tail"]
+    assert refreshed(expected, actual, TEXT) == ["jax ... on cpu", "a = 1", "b = 3", "tail"]
+
+
+def test_refresh_keeps_a_multiline_ellipsis_and_inserts_new_lines() -> None:
+    expected = ["head", "...", "end"]
+    actual = ["head", "x", "y", "end", "new"]
+    assert refreshed(expected, actual, TEXT) == ["head", "...", "end", "new"]
