@@ -23,6 +23,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(JaxcheckDomain)
     block_directive.setup_block_directive(app)
     checking.setup_checking(app)
+    setup_pinned_source(app)
     rendering.setup_rendering(app)
     return {
         "version": __version__,
@@ -30,3 +31,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }
+
+
+def setup_pinned_source(app: Sphinx) -> None:
+    """The pin check, the citation roles and the Q&A cards (SPEC sections 3 and 4)."""
+    from .sphinx import citations, pin, qa
+
+    pin.setup_pin(app)
+    citations.setup_citations(app)
+    qa.setup_qa(app)

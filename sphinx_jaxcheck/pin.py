@@ -85,9 +85,14 @@ def recorded_commit(version_file: Path) -> str | None:
             target, value = statement.target, statement.value
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target, value = statement.targets[0], statement.value
-        if isinstance(target, ast.Name) and target.id == "_git_hash":
-            if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
-                return value.value
+        if (
+            isinstance(target, ast.Name)
+            and target.id == "_git_hash"
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+            and value.value
+        ):
+            return value.value
     return None
 
 

@@ -1,0 +1,173 @@
+"""The ``jaxsrc`` and ``jaxquote`` roles and the ``jaxcheck-quote`` directive.
+
+Each checks its citation with :func:`sphinx_jaxcheck.citation.check_citation`,
+keeps it in the environment (so incremental and ``-j`` builds still know it),
+records a finding when it does not hold, and renders a link to the pinned lines.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from ..citation import Citation, check_citation, source_lines, split_title
+from ..findings import Finding, Subtype
+from .domain import JaxcheckDomain
+from .pin import pin_of
+
+
+def setup_citations(app: Sphinx) -> None:
+    """Register the roles and the directive."""
+    app.add_role("jaxsrc", JaxSourceRole())
+    app.add_role("jaxquote", JaxQuoteRole())
+    app.add_directive("jaxcheck-quote", JaxcheckQuoteDirective)
+
+
+@dataclass(frozen=True)
+class CitedAt:
+    """A citation as kept in the environment: what was checked, and where it was written."""
+
+    citation: Citation
+    docname: str
+    path: str
+    line: int
+
+
+def check_and_record(
+    env: BuildEnvironment, target: str, path: str | None, line: int | None, quote: str | None = None
+) -> Citation:
+    """Check a citation written at ``path:line`` of the current document and remember it.
+
+    A citation that does not hold becomes a finding (subtype ``citation``); a
+    quote that is no longer in the source is drift. Cards and other features
+    call this too.
+    """
+    docname = env.docname
+    where = path or str(env.doc2path(docname))
+    citation = check_citation(target, pin_of(env.config), quote)
+    domain = env.get_domain("jaxcheck")
+    assert isinstance(domain, JaxcheckDomain)
+    domain.per_document("citations").setdefault(docname, []).append(
+        CitedAt(citation, docname, where, line or 0)
+    )
+    if citation.problem:
+        kind = "quote" if quote is not None else "source citation"
+        message = f"{kind} {target!r}: {citation.problem}"
+        domain.add_finding(
+            docname,
+            Finding(Subtype.CITATION, message, os.fspath(where), line or 0, docname, citation.is_drift),
+        )
+    return citation
+
+
+def link_title(citation: Citation) -> str:
+    """The tooltip of a link: what it points to, and at which JAX."""
+    location = citation.location
+    if location is None or citation.start is None:
+        return location.path if location else citation.target
+    if citation.start == citation.end:
+        return f"{location.path}, line {citation.start}"
+    return f"{location.path}, lines {citation.start}-{citation.end}"
+
+
+def citation_link(citation: Citation, *children: nodes.Node, classes: list[str]) -> nodes.Element:
+    """A link to the cited lines; plain inline text (class ``jaxcheck-broken``) when it names nothing."""
+    if citation.url is None:
+        return nodes.inline("", "", *children, classes=[*classes, "jaxcheck-broken"])
+    return nodes.reference(
+        "", "", *children, refuri=citation.url, reftitle=link_title(citation), classes=classes
+    )
+
+
+class JaxSourceRole(SphinxRole):
+    """``:jaxsrc:`loops.py::_check_carry_type``` or ``:jaxsrc:`the check <target>```."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        title, target = split_title(self.text)
+        path, line = self.get_source_info()
+        citation = check_and_record(self.env, target, path, line)
+        shown: nodes.Node = nodes.Text(title) if title else nodes.literal(target, target)
+        return [citation_link(citation, shown, classes=["jaxcheck-src"])], []
+
+
+class JaxQuoteRole(SphinxRole):
+    """``:jaxquote:`quoted text <target>```: the quote must occur in the target."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        quote, target = split_title(self.text)
+        path, line = self.get_source_info()
+        if quote is None:
+            # No ``<target>``: nothing to check against; say how to write it.
+            citation = Citation(
+                target, target, None, None, None, None,
+                problem="expected `quoted text <path::symbol>`, found no <target>",
+            )
+            quote = target
+            record_problem(self.env, citation, path, line)
+        else:
+            citation = check_and_record(self.env, target, path, line, quote)
+        text = nodes.inline(quote, quote, classes=["jaxcheck-quote-text"])
+        return [citation_link(citation, text, classes=["jaxcheck-quote"])], []
+
+
+def record_problem(env: BuildEnvironment, citation: Citation, path: str | None, line: int | None) -> None:
+    """Record a malformed citation (one that could not even be checked) as a finding."""
+    domain = env.get_domain("jaxcheck")
+    assert isinstance(domain, JaxcheckDomain)
+    where = os.fspath(path or env.doc2path(env.docname))
+    message = f"citation {citation.target!r}: {citation.problem}"
+    domain.add_finding(env.docname, Finding(Subtype.CITATION, message, where, line or 0, env.docname))
+
+
+class JaxcheckQuoteDirective(SphinxDirective):
+    """``.. jaxcheck-quote:: path`` with ``:symbol:`` and the quoted text as content.
+
+    Renders the quoted source lines as a code block captioned with a link to
+    them at the pinned commit.
+    """
+
+    has_content = True
+    required_arguments = 1
+    optional_arguments = 0
+    final_argument_whitespace = False
+    option_spec: ClassVar[dict[str, Any]] = {
+        "symbol": directives.unchanged_required,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        target = self.arguments[0]
+        if "symbol" in self.options:
+            target = f"{target}::{self.options['symbol'].strip()}"
+        quote = "\n".join(self.content)
+        path, _ = self.get_source_info()
+        citation = check_and_record(self.env, target, path, self.lineno, quote)
+        if citation.location is not None and citation.start is not None and citation.ok:
+            assert citation.end is not None
+            code = textwrap.dedent(source_lines(citation.location, citation.start, citation.end))
+            language = "python"
+        else:
+            code, language = quote, "text"  # unverified: show what was claimed
+        block = nodes.literal_block(code, code, language=language)
+        block["force"] = True  # a quoted fragment (a docstring line) need not lex as Python
+        block["classes"] += ["jaxcheck-quote-code"]
+        self.set_source_info(block)
+        caption_text = link_title(citation)
+        caption = nodes.caption(
+            "", "", citation_link(citation, nodes.Text(caption_text), classes=["jaxcheck-quote-link"])
+        )
+        self.set_source_info(caption)
+        wrapper = nodes.container(
+            "", caption, block, literal_block=True,
+            classes=["literal-block-wrapper", "jaxcheck-quote-block", *self.options.get("class", [])],
+        )
+        self.set_source_info(wrapper)
+        return [wrapper]
