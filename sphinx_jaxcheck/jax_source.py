@@ -216,7 +216,7 @@ class SourceIndex:
             )
         )
         hint = f"; closest: {', '.join(module + '.' + c for c in candidates)}" if candidates else ""
-        raise TargetError(f"{dotted!r}: {path} neither defines nor imports {head!r}{hint}", candidates)
+        raise TargetError(f"{path} neither defines nor imports {head!r}{hint}", candidates)
 
 
 # -- parsing ------------------------------------------------------------------

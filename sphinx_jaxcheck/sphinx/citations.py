@@ -59,8 +59,10 @@ def check_and_record(
         CitedAt(citation, docname, where, line or 0)
     )
     if citation.problem:
-        kind = "quote" if quote is not None else "source citation"
-        message = f"{kind} {target!r}: {citation.problem}"
+        if citation.is_drift:
+            message = citation.problem  # already names the target and shows the diff
+        else:
+            message = f"citation {target!r} does not resolve: {citation.problem}"
         domain.add_finding(
             docname,
             Finding(Subtype.CITATION, message, os.fspath(where), line or 0, docname, citation.is_drift),

@@ -46,6 +46,12 @@ def renders_details(builder_name: str, builder_format: str) -> bool:
     return builder_format == "html" and not builder_name.startswith("epub")
 
 
+def builder_of(transform: SphinxPostTransform) -> tuple[str, str]:
+    """The current builder's name and format, without Sphinx 9's deprecated ``transform.app``."""
+    builder = getattr(transform.env, "_builder_cls", None) or transform.app.builder
+    return builder.name, builder.format
+
+
 # -- HTML -----------------------------------------------------------------------
 
 
@@ -99,10 +105,11 @@ class PlainCards(SphinxPostTransform):
     default_priority = 199
 
     def run(self, **kwargs: Any) -> None:
-        if renders_details(self.app.builder.name, self.app.builder.format):
+        if renders_details(*builder_of(self)):
             return
         for card in list(self.document.findall(jaxcheck_qa)):
-            card.replace_self(plain_card(card))
+            # parent.replace, not replace_self: that would copy the anchor onto the container too.
+            card.parent.replace(card, plain_card(card))
 
 
 def plain_card(card: jaxcheck_qa) -> nodes.container:
@@ -110,8 +117,10 @@ def plain_card(card: jaxcheck_qa) -> nodes.container:
     plain = nodes.container("", classes=["jaxcheck-qa", *card.get("classes", [])])
     for child in card.children:
         if isinstance(child, jaxcheck_qa_question):
-            # The anchor goes on the heading so that :ref: lands on the question.
-            plain += nodes.rubric("", "", *child.children, ids=list(card["ids"]))
+            # A target just before the heading, so :ref: lands on the question
+            # (LaTeX writes no label for a rubric's own ids).
+            plain += nodes.target("", "", ids=list(card["ids"]))
+            plain += nodes.rubric("", "", *child.children)
         elif isinstance(child, jaxcheck_qa_answer):
             plain.extend(child.children)
         elif isinstance(child, jaxcheck_qa_sources):
