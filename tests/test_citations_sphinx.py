@@ -1,0 +1,153 @@
+"""The citation roles and directive in real Sphinx builds, from rST and MyST alike."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+from sphinx.testing.util import SphinxTestApp
+
+from sphinx_jaxcheck.findings import Subtype
+from sphinx_jaxcheck.sphinx.citations import CitedAt
+from sphinx_jaxcheck.sphinx.domain import JaxcheckDomain
+
+ROOTS = Path(__file__).parent / "roots"
+COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+BLOB = f"https://github.com/jax-ml/jax/blob/{COMMIT}/jax/_src/lax/control_flow/loops.py"
+
+
+def _domain(app: SphinxTestApp) -> JaxcheckDomain:
+    domain = app.env.get_domain("jaxcheck")
+    assert isinstance(domain, JaxcheckDomain)
+    return domain
+
+
+def _normalized(doctree: nodes.document) -> str:
+    """A doctree's shape without what legitimately differs between parsers (file, line)."""
+    doctree = doctree.deepcopy()
+    for node in doctree.findall(nodes.Element):
+        for attribute in ("source", "line", "translatable"):
+            node.attributes.pop(attribute, None)
+    # Soft line breaks become separate Text nodes in MyST; what a reader sees is the same.
+    for element in list(doctree.findall(nodes.TextElement)):
+        merged: list[nodes.Node] = []
+        for child in element.children:
+            if isinstance(child, nodes.Text) and merged and isinstance(merged[-1], nodes.Text):
+                merged[-1] = nodes.Text(merged[-1] + child)
+            else:
+                merged.append(child)
+        element.children = []
+        element.extend(
+            nodes.Text(re.sub(r"\s+", " ", c)) if isinstance(c, nodes.Text) else c for c in merged
+        )
+    return doctree.pformat()
+
+
+def _build(root: str, tmp_path: Path, builder: str = "html", **kwargs: object) -> SphinxTestApp:
+    srcdir = tmp_path / root
+    if not srcdir.exists():
+        shutil.copytree(ROOTS / f"test-{root}", srcdir)
+    app = SphinxTestApp(builder, srcdir=srcdir, builddir=srcdir / "_build", **kwargs)  # type: ignore[arg-type]
+    app.build()
+    return app
+
+
+def test_rst_and_myst_give_identical_doctrees(tmp_path: Path) -> None:
+    rst = _build("forms-rst", tmp_path)
+    md = _build("forms-md", tmp_path)
+    try:
+        assert _normalized(rst.env.get_doctree("index")) == _normalized(md.env.get_doctree("index"))
+        assert not list(_domain(rst).read_findings()) and not list(_domain(md).read_findings())
+    finally:
+        rst.cleanup()
+        md.cleanup()
+
+
+@pytest.mark.parametrize("root", ["forms-rst", "forms-md"])
+def test_jaxsrc_links_to_the_pinned_lines(tmp_path: Path, root: str) -> None:
+    app = _build(root, tmp_path)
+    try:
+        html = (app.outdir / "index.html").read_text()
+        assert f'href="{BLOB}#L537-L621"' in html  # loops.py::_check_carry_type
+        assert f'href="{BLOB}#L10-L20"' in html
+        scan = re.search(rf'href="{re.escape(BLOB)}#L(\d+)-L(\d+)"[^>]*>the scan</a>', html)
+        assert scan, "jax.lax.scan resolves into loops.py"
+        cited = [c for items in _domain(app).per_document("citations").values() for c in items]
+        assert all(isinstance(c, CitedAt) and c.citation.ok for c in cited)
+        quote = next(c for c in cited if c.citation.quote and "pytree" in c.citation.quote)
+        assert f'href="{quote.citation.url}"' in html
+    finally:
+        app.cleanup()
+
+
+def test_jaxcheck_quote_renders_the_quoted_source_lines_with_a_linked_caption(tmp_path: Path) -> None:
+    app = _build("forms-rst", tmp_path)
+    try:
+        doctree = app.env.get_doctree("index")
+        wrapper = next(n for n in doctree.findall(nodes.container) if "jaxcheck-quote-block" in n["classes"])
+        caption, block = wrapper.children
+        link = next(caption.findall(nodes.reference))
+        assert "conditionals.py#L" in link["refuri"] and COMMIT in link["refuri"]
+        start = int(link["refuri"].rsplit("#L", 1)[1].split("-")[0])
+        source = Path(app.env.config.jaxcheck_jax_version and _jax_file("conditionals.py")).read_text()
+        assert block.astext().strip() == source.splitlines()[start - 1].strip()
+        assert "clamped to within bounds" in block.astext()
+    finally:
+        app.cleanup()
+
+
+def _jax_file(name: str) -> str:
+    from sphinx_jaxcheck.citation import installed_index
+
+    index = installed_index()
+    return str(index.root / index.find_path(name))
+
+
+def test_bad_targets_and_stale_quotes_are_findings_at_their_lines(tmp_path: Path) -> None:
+    app = _build("citations-broken", tmp_path)
+    try:
+        findings = list(_domain(app).read_findings())
+        assert all(f.subtype is Subtype.CITATION for f in findings)
+        by_place = {(Path(f.path).name, f.line): f for f in findings}
+        assert "closest: _check_carry_type" in by_place["index.rst", 8].message
+        assert "ambiguous" in by_place["index.rst", 10].message
+        assert "refused" in by_place["index.rst", 12].message
+        stale = by_place["index.rst", 14]
+        assert stale.is_drift and "--- quoted" in stale.message and "+++ jax/_src" in stale.message
+        assert not by_place["index.rst", 8].is_drift
+        assert by_place["broken_md.md", 3].message == by_place["index.rst", 8].message
+        assert by_place["broken_md.md", 5].is_drift
+        assert any("jax.lax.scan" in f.message and "scann" in f.message for f in findings)
+        # The broken citation is rendered without a link (and the build goes on).
+        html = (app.outdir / "index.html").read_text()
+        assert 'class="jaxcheck-src jaxcheck-broken"' in html
+    finally:
+        app.cleanup()
+
+
+def test_findings_survive_an_incremental_build_that_reads_nothing(tmp_path: Path) -> None:
+    first = _build("citations-broken", tmp_path)
+    count = len(list(_domain(first).read_findings()))
+    first.cleanup()
+    second = _build("citations-broken", tmp_path)
+    try:
+        assert "0 added, 0 changed, 0 removed" in second.status.getvalue()
+        assert len(list(_domain(second).read_findings())) == count > 0
+    finally:
+        second.cleanup()
+
+
+def test_parallel_build_keeps_every_finding_and_citation(tmp_path: Path) -> None:
+    serial = _build("citations-broken", tmp_path / "serial")
+    parallel = _build("citations-broken", tmp_path / "parallel", parallel=2)
+    try:
+        def places(app: SphinxTestApp) -> list[tuple[str, int, bool]]:
+            return sorted((Path(f.path).name, f.line, f.is_drift) for f in _domain(app).read_findings())
+
+        assert places(parallel) == places(serial)
+    finally:
+        serial.cleanup()
+        parallel.cleanup()
