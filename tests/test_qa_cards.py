@@ -1,0 +1,114 @@
+"""Q&A cards: HTML details with anchors, refs and JSON-LD; plain structure for other builders."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from sphinx.testing.util import SphinxTestApp
+
+from sphinx_jaxcheck.sphinx.qa import Card, card_anchor, faq_json_ld
+
+ROOTS = Path(__file__).parent / "roots"
+COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+
+
+def _build(tmp_path: Path, builder: str = "html") -> SphinxTestApp:
+    srcdir = tmp_path / "cards"
+    if not srcdir.exists():
+        shutil.copytree(ROOTS / "test-cards", srcdir)
+    app = SphinxTestApp(builder, srcdir=srcdir, builddir=tmp_path / "out")
+    app.build()
+    return app
+
+
+@pytest.fixture(scope="module")
+def html_app(tmp_path_factory: pytest.TempPathFactory) -> SphinxTestApp:
+    app = _build(tmp_path_factory.mktemp("html"))
+    yield app  # type: ignore[misc]
+    app.cleanup()
+
+
+def test_card_is_details_with_summary_anchor_permalink_and_sources(html_app: SphinxTestApp) -> None:
+    html = (html_app.outdir / "cards_rst.html").read_text()
+    card = re.search(r'<details class="jaxcheck-qa" id="qa-carry">(.*?)</details>', html, re.S)
+    assert card, "a :name: gives the card its anchor"
+    body = card.group(1)
+    assert "<summary" in body and "What does scan check about the carry?" in body
+    assert 'href="#qa-carry"' in body  # permalink
+    sources = body.split('class="jaxcheck-qa-sources"', 1)[1]
+    assert f"/blob/{COMMIT}/jax/_src/lax/control_flow/loops.py#L537-L621" in sources
+    assert "jaxcheck-qa-answer" in body and "same pytree structure" in body
+
+
+def test_open_option_and_derived_anchor(html_app: SphinxTestApp) -> None:
+    html = (html_app.outdir / "cards_rst.html").read_text()
+    anchor = card_anchor("Why does scan check the carry type?")
+    assert anchor == "qa-why-does-scan-check-the-carry-type"
+    assert f'<details class="jaxcheck-qa" id="{anchor}" open="open">' in html
+    assert '<details class="jaxcheck-qa" id="qa-carry">' in html  # not open
+
+
+def test_cards_are_ref_targets_and_listed_by_the_index(html_app: SphinxTestApp) -> None:
+    html = (html_app.outdir / "index.html").read_text()
+    assert 'href="cards_rst.html#qa-carry"' in html
+    assert 'href="cards_rst.html#qa-why-does-scan-check-the-carry-type"' in html
+    indexes = re.findall(r'<ul class="jaxcheck-qa-index simple">(.*?)</ul>', html, re.S)
+    everything, only_md = indexes
+    assert everything.count("<li>") == 3 and "cards_md.html#qa-while-grad" in everything
+    assert only_md.count("<li>") == 1 and "cards_md.html#qa-while-grad" in only_md
+    cards = html_app.env.get_domain("jaxcheck").per_document("cards")  # type: ignore[attr-defined]
+    assert [c.anchor for c in cards["cards_rst"] if isinstance(c, Card)] == [
+        "qa-carry", "qa-why-does-scan-check-the-carry-type"
+    ]
+
+
+def test_pages_with_cards_carry_faq_json_ld(html_app: SphinxTestApp) -> None:
+    html = (html_app.outdir / "cards_rst.html").read_text()
+    raw = re.search(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    assert raw
+    data = json.loads(raw.group(1))
+    assert data["@type"] == "FAQPage"
+    names = [q["name"] for q in data["mainEntity"]]
+    assert names == ["What does scan check about the carry?", "Why does scan check the carry type?"]
+    assert "Because a loop carry must keep one type." in data["mainEntity"][1]["acceptedAnswer"]["text"]
+    assert "ld+json" not in (html_app.outdir / "index.html").read_text()  # no cards there
+    assert (html_app.outdir / "_static" / "jaxcheck-qa.css").exists()
+    assert "jaxcheck-qa.css" in html
+
+
+def test_json_ld_cannot_close_its_script_element() -> None:
+    text = faq_json_ld([("Q</script><script>alert(1)", "A </script>")])
+    assert "</" not in text
+    assert json.loads(text)["mainEntity"][0]["name"] == "Q</script><script>alert(1)"
+
+
+@pytest.mark.parametrize("builder", ["text", "latex", "man", "epub", "dummy", "singlehtml", "texinfo"])
+def test_other_builders_render_question_answer_and_sources(tmp_path: Path, builder: str) -> None:
+    app = _build(tmp_path, builder)
+    try:
+        output = "\n".join(
+            p.read_text(errors="replace") for p in app.outdir.rglob("*") if p.suffix in
+            {".txt", ".tex", ".1", ".xhtml", ".html", ".texi"}
+        )
+        if builder == "dummy":
+            assert output == ""
+            return
+        assert "What does scan check about the carry?" in output
+        assert "Because a loop carry must keep one type." in output
+        assert "Sources" in output
+        if builder in ("text", "latex", "man", "epub", "texinfo"):
+            assert "<details" not in output
+        if builder == "singlehtml":
+            assert '<details class="jaxcheck-qa" id="qa-carry">' in output
+        if builder == "latex":
+            assert r"\label{\detokenize{cards_rst:qa-carry}}" in output
+            assert r"\hyperref[\detokenize{cards_rst:qa-carry}]" in output
+        if builder == "epub":
+            assert output.count('id="qa-carry"') == 1
+            assert "ld+json" not in output
+    finally:
+        app.cleanup()
