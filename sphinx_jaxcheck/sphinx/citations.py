@@ -129,6 +129,14 @@ def record_problem(env: BuildEnvironment, citation: Citation, path: str | None, 
     domain.add_finding(env.docname, Finding(Subtype.CITATION, message, where, line or 0, env.docname))
 
 
+def lexes_as_python(code: str) -> bool:
+    """Whether Pygments reads ``code`` as Python without errors (a docstring line may not)."""
+    from pygments.lexers import PythonLexer
+    from pygments.token import Error
+
+    return not any(kind in Error for kind, _ in PythonLexer().get_tokens(code))
+
+
 class JaxcheckQuoteDirective(SphinxDirective):
     """``.. jaxcheck-quote:: path`` with ``:symbol:`` and the quoted text as content.
 
@@ -155,11 +163,10 @@ class JaxcheckQuoteDirective(SphinxDirective):
         if citation.location is not None and citation.start is not None and citation.ok:
             assert citation.end is not None
             code = textwrap.dedent(source_lines(citation.location, citation.start, citation.end))
-            language = "python"
+            language = "python" if lexes_as_python(code) else "text"
         else:
             code, language = quote, "text"  # unverified: show what was claimed
         block = nodes.literal_block(code, code, language=language)
-        block["force"] = True  # a quoted fragment (a docstring line) need not lex as Python
         block["classes"] += ["jaxcheck-quote-code"]
         self.set_source_info(block)
         caption_text = link_title(citation)
