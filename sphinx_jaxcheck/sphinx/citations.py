@@ -131,8 +131,8 @@ def record_problem(env: BuildEnvironment, citation: Citation, path: str | None, 
 
 def lexes_as_python(code: str) -> bool:
     """Whether Pygments reads ``code`` as Python without errors (a docstring line may not)."""
-    from pygments.lexers import PythonLexer
-    from pygments.token import Error
+    from pygments.lexers import PythonLexer  # type: ignore[import-untyped, unused-ignore]
+    from pygments.token import Error  # type: ignore[import-untyped, unused-ignore]
 
     return not any(kind in Error for kind, _ in PythonLexer().get_tokens(code))
 
