@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import functools
 import importlib
 import io
 import linecache
@@ -22,6 +23,16 @@ from ..model import FailureKind, Outcome, Program, RaisedException
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
+# Builtins as they were before any block ran: our own code runs with these, so a
+# block that monkeypatches ``len`` or ``print`` breaks only its own session.
+PRISTINE_BUILTINS = dict(vars(builtins))
+_len, _isinstance, _str, _type = len, isinstance, str, type
+
+
+def _install_builtins(state: dict[str, Any]) -> None:
+    namespace = vars(builtins)
+    namespace.clear()
+    namespace.update(state)
 
 
 class OutputLimitExceeded(BaseException):
@@ -44,9 +55,9 @@ class Capture(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.used += len(text)
+        if not _isinstance(text, _str):
+            raise TypeError(f"write() argument must be str, not {_type(text).__name__}")
+        self.used += _len(text)
         if self.used > self.limit:
             self.exceeded = True
             raise OutputLimitExceeded
@@ -104,9 +115,24 @@ class SessionRunner:
     def __init__(self, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> None:
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.output_limit = output_limit
+        self.user_builtins: dict[str, Any] | None = None  # as the last block left them
 
     def run(self, program: Program) -> Outcome:
         """Run one block and return what happened; never raises."""
+        return self._run(program)
+
+    @contextlib.contextmanager
+    def _users_turn(self, inline_print: Any) -> Iterator[None]:
+        """Run user code with the builtins it left behind; ours run with pristine ones."""
+        _install_builtins(self.user_builtins or PRISTINE_BUILTINS)
+        setattr(builtins, SLOT_NAME, inline_print)
+        try:
+            yield
+        finally:
+            self.user_builtins = dict(vars(builtins))
+            _install_builtins(PRISTINE_BUILTINS)
+
+    def _run(self, program: Program) -> Outcome:
         started = time.perf_counter()
         capture = Capture(self.output_limit)
         inline: dict[int, io.StringIO] = {}
@@ -117,7 +143,7 @@ class SessionRunner:
                 yield
             inline.setdefault(line, io.StringIO()).write(buffer.getvalue())
 
-        setattr(builtins, SLOT_NAME, inline_print)
+        turn = functools.partial(self._users_turn, inline_print)
         linecache.cache[program.filename] = (
             len(program.code),
             None,
@@ -133,9 +159,12 @@ class SessionRunner:
         message = ""
         try:
             if program.code.strip():
-                raised = self._run_body(program)
+                raised = self._run_body(program, turn)
             if raised is None:
-                examples = [self._run_example(program, e.source, e.line, capture) for e in program.examples]
+                examples = [
+                    self._run_example(program, e.source, e.line, capture, turn)
+                    for e in program.examples
+                ]
         except OutputLimitExceeded:
             failure = FailureKind.OUTPUT_LIMIT
             message = (
@@ -159,24 +188,29 @@ class SessionRunner:
             seconds=time.perf_counter() - started,
         )
 
-    def _run_body(self, program: Program) -> RaisedException | None:
+    def _run_body(self, program: Program, turn: Callable[[], Any]) -> RaisedException | None:
         tree = ast.parse(program.code, program.filename)
         tree = _InlinePrints({first for first, _ in program.inline_prints}).visit(tree)
         code = compile(tree, program.filename, "exec")
         try:
-            exec(code, self.namespace)
+            with turn():
+                exec(code, self.namespace)
         except OutputLimitExceeded:
             raise
         except BaseException as error:  # noqa: BLE001 - SystemExit too is the block's doing
             return self._describe(error, program.raises)
         return None
 
-    def _run_example(self, program: Program, source: str, line: int, capture: Capture) -> str:
+    def _run_example(
+        self, program: Program, source: str, line: int, capture: Capture, turn: Callable[[], Any]
+    ) -> str:
         with capture.slot() as buffer:
             try:
                 tree = ast.parse(source, program.filename, mode="single")
                 ast.increment_lineno(tree, line - 1)
-                exec(compile(tree, program.filename, "single"), self.namespace)
+                code = compile(tree, program.filename, "single")
+                with turn():
+                    exec(code, self.namespace)
             except OutputLimitExceeded:
                 raise
             except BaseException as error:  # noqa: BLE001 - doctest shows any exception

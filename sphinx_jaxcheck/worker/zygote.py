@@ -54,6 +54,7 @@ class Child:
     started: float = 0.0
     reported: set[int] = field(default_factory=set)
     timed_out: bool = False
+    status: int | None = None  # wait status, once reaped
 
 
 class Zygote:
@@ -81,8 +82,9 @@ class Zygote:
             for key, _ in self.selector.select(POLL_SECONDS):
                 if key.fd == 0:
                     self._read_requests()
-                else:
+                elif key.fd in self.children:
                     self._read_child(self.children[key.fd])
+            self._reap_exited()
             self._enforce_deadlines()
         self.shutdown()
 
@@ -90,6 +92,17 @@ class Zygote:
         for child in list(self.children.values()):
             self._kill(child)
             self._finish(child)
+
+    def _reap_exited(self) -> None:
+        """Finish children that exited, even if a process they forked keeps their pipe open."""
+        for child in list(self.children.values()):
+            pid, status = os.waitpid(child.pid, os.WNOHANG)
+            if pid:
+                child.status = status
+                os.set_blocking(child.fd, False)
+                self._read_child(child, until_empty=True)
+                if child.fd in self.children:
+                    self._finish(child)
 
     def _read_requests(self) -> None:
         chunk = os.read(0, 1 << 16)
@@ -148,14 +161,22 @@ class Zygote:
         finally:
             os._exit(status)
 
-    def _read_child(self, child: Child) -> None:
-        try:
-            chunk = os.read(child.fd, 1 << 16)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._finish(child)
-            return
+    def _read_child(self, child: Child, until_empty: bool = False) -> None:
+        while True:
+            try:
+                chunk = os.read(child.fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._finish(child)
+                return
+            self._take_events(child, chunk)
+            if not until_empty:
+                return
+
+    def _take_events(self, child: Child, chunk: bytes) -> None:
         child.buffer += chunk
         while b"\n" in child.buffer:
             line, child.buffer = child.buffer.split(b"\n", 1)
@@ -187,7 +208,7 @@ class Zygote:
         self.selector.unregister(child.fd)
         os.close(child.fd)
         del self.children[child.fd]
-        _, status = os.waitpid(child.pid, 0)
+        status = child.status if child.status is not None else os.waitpid(child.pid, 0)[1]
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
         failed = child.current
