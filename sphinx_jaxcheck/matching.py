@@ -147,20 +147,28 @@ def canonical_jaxpr(text: str) -> str:
 
 
 def refreshed(expected: Sequence[str], actual: Sequence[str], rules: MatchRules) -> list[str]:
-    """New expected lines for ``actual``, keeping the expected lines that still match.
+    """New expected lines for ``actual``, keeping the expected lines that still match."""
+    return [text for text, _ in refreshed_lines(expected, actual, rules)]
+
+
+def refreshed_lines(
+    expected: Sequence[str], actual: Sequence[str], rules: MatchRules
+) -> list[tuple[str, int | None]]:
+    """Like :func:`refreshed`, each line with the index of the expected line it keeps.
 
     A minimal-edit alignment: each expected line is kept when it matches one
     actual line, or (when it holds ``...``) a run of actual lines; the rest is
-    replaced by the actual lines. The result always matches ``actual``.
+    replaced by the actual lines (origin None). The result always matches ``actual``.
     """
     got = normalize(actual)
+    fresh: list[tuple[str, int | None]] = [(line, None) for line in got]
     if rules.compare is CompareMode.JAXPR or len(expected) * (len(got) + 1) > 40_000:
-        return got
+        return fresh
     best = _align(list(expected), got, rules)
-    return best if texts_match(best, got, rules) else got
+    return best if texts_match([text for text, _ in best], got, rules) else fresh
 
 
-def _align(want: list[str], got: list[str], rules: MatchRules) -> list[str]:
+def _align(want: list[str], got: list[str], rules: MatchRules) -> list[tuple[str, int | None]]:
     n, m = len(want), len(got)
     # score[i][j]: most expected lines kept when aligning want[i:] with got[j:]
     score = [[0] * (m + 1) for _ in range(n + 1)]
@@ -178,15 +186,15 @@ def _align(want: list[str], got: list[str], rules: MatchRules) -> list[str]:
             if options:
                 value, kind, k = max(options, key=lambda o: (o[0], o[1] == "keep", o[2]))
                 score[i][j], step[i][j] = value, (kind, k)
-    result: list[str] = []
+    result: list[tuple[str, int | None]] = []
     i = j = 0
     while i < n or j < m:
         kind, k = step[i][j]
         if kind == "keep":
-            result.append(want[i])
+            result.append((want[i], i))
             i, j = i + 1, k
         elif kind == "take":
-            result.append(got[j])
+            result.append((got[j], None))
             j += 1
         else:
             i += 1

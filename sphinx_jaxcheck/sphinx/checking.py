@@ -13,8 +13,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -23,8 +22,9 @@ from sphinx.util import logging
 from ..cache import OutcomeCache, environment_fingerprint, installed_version
 from ..config import Settings
 from ..findings import Finding, Subtype
-from ..model import Problem, Status, Verdict
+from ..model import Block, Problem, Status, Verdict
 from ..sessions import check_documents, findings_of, tally
+from ..update import describe, update_sources
 from ..worker.pool import WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
 from .settings import settings_of
@@ -90,7 +90,11 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
         cache = OutcomeCache(cache_directory(app, settings)) if settings.cache else None
         try:
             report = check_documents(
-                documents, worker_settings(settings), cache=cache, fingerprint=fingerprint
+                documents,
+                worker_settings(settings),
+                cache=cache,
+                fingerprint=fingerprint,
+                progress=_progress_logger(),
             )
             verdicts = report.verdicts
             if report.sessions_cached:
@@ -110,6 +114,7 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
             domain.set_verdicts(docname, found)
     domain.data["fingerprint"] = fingerprint
     domain.data["jax_version"] = settings.jax_version or installed_version("jax")
+    domain.data["rewritten"] = _update_sources(domain) if settings.update else set()
     for finding in all_findings(domain):
         if finding.is_drift and settings.on_drift == "ignore":
             continue
@@ -119,28 +124,56 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
     return []
 
 
-def all_findings(domain: JaxcheckDomain) -> Iterator[Finding]:
-    """Every problem of every document: from reading, and from the verdicts."""
-    yield from domain.read_findings()
+def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
+    """Every block that has a verdict, with it, in document order."""
     for docname in domain.documents_with_blocks():
         for block in domain.blocks(docname):
             verdict = domain.verdict(docname, block.index)
             if verdict is not None:
-                yield from findings_of(block, verdict)
+                yield block, verdict
+
+
+def _progress_logger() -> Callable[[int, int], None]:
+    """Log progress in tenths, so long runs show they are alive without flooding."""
+    shown = [0]
+
+    def progress(done: int, total: int) -> None:
+        tenth = done * 10 // max(total, 1)
+        if total >= 20 and tenth > shown[0]:
+            shown[0] = tenth
+            logger.info("jaxcheck: [%3d%%] %d/%d blocks run", tenth * 10, done, total)
+
+    return progress
+
+
+def all_findings(domain: JaxcheckDomain) -> Iterator[Finding]:
+    """Every problem still open: from reading, and from verdicts (less what update fixed)."""
+    yield from domain.read_findings()
+    rewritten = domain.data.get("rewritten", set())
+    for block, verdict in checked_blocks(domain):
+        for finding in findings_of(block, verdict):
+            if not (finding.is_drift and (finding.path, finding.line) in rewritten):
+                yield finding
+
+
+def _update_sources(domain: JaxcheckDomain) -> set[tuple[str, int]]:
+    """``jaxcheck_update``: rewrite stale expectations now; report what could not be."""
+    report = update_sources(checked_blocks(domain))
+    for path, line, why in report.refused:
+        logger.warning(
+            "cannot update this expectation: %s", why,
+            location=f"{path}:{line}", type="jaxcheck", subtype=Subtype.UPDATE.value,
+        )
+    logger.info(describe(report)[-1] + ("; build again to render the new text" if report.written else ""))
+    return report.rewritten_at
 
 
 def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
-    """The one-line summary of the build, and whether anything failed."""
-    verdicts = [
-        v
-        for doc in domain.documents_with_blocks()
-        for b in domain.blocks(doc)
-        if (v := domain.verdict(doc, b.index)) is not None
-    ]
+    """The one-line summary of the build, and whether anything is still failing."""
+    verdicts = [verdict for _, verdict in checked_blocks(domain)]
     counts = tally(verdicts)
-    other = [f for f in domain.read_findings()]
-    citation_drift = sum(1 for f in other if f.is_drift)
-    other_errors = len(other) - citation_drift
+    read = list(domain.read_findings())
+    stale_quotes = sum(1 for f in read if f.is_drift)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.DRIFT]} stale",
@@ -150,9 +183,9 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
         parts.append(f"{counts[Status.UNCHECKED]} run unchecked")
     if counts[Status.SKIPPED]:
         parts.append(f"{counts[Status.SKIPPED]} skipped")
-    if other:
-        parts.append(f"{citation_drift} stale quote(s), {other_errors} other problem(s)")
-    failed = bool(counts[Status.DRIFT] or counts[Status.ERROR] or other)
+    if read:
+        parts.append(f"{stale_quotes} stale quote(s), {len(read) - stale_quotes} other problem(s)")
+    failed = any(True for _ in all_findings(domain))
     version = domain.data.get("jax_version") or "?"
     line = f"jaxcheck: {len(verdicts)} block(s): " + ", ".join(parts) + f" (jax {version})"
     return line, failed
@@ -166,12 +199,9 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
     line, failed = summary(domain)
     if failed and settings.on_drift != "ignore":
         hint = f" Run `jaxcheck update {os.path.relpath(app.srcdir)}` to accept new outputs."
-        logger.info(line + ("." + hint if any(_drifts(domain)) else ""))
+        drifted = any(f.subtype is Subtype.DRIFT for f in all_findings(domain))
+        logger.info(line + ("." + hint if drifted else ""))
     else:
         logger.info(line)
     if failed and settings.on_drift == "error":
         app.statuscode = 1
-
-
-def _drifts(domain: JaxcheckDomain) -> Iterator[Any]:
-    return (f for f in all_findings(domain) if f.subtype is Subtype.DRIFT)

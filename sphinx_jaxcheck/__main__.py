@@ -1,0 +1,7 @@
+"""``python -m sphinx_jaxcheck`` is the ``jaxcheck`` command."""
+
+from __future__ import annotations
+
+from .cli import main
+
+raise SystemExit(main())
