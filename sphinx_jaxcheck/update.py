@@ -121,6 +121,10 @@ def plan_edit(source: SourceText, block: Block, drift: Drift) -> Edit:
             (prefix + ("# " + text if text else "#")).rstrip()
             for text, origin in kept
         ]
+        repl_follows = any(e.kind is ExpectationKind.REPL for e in block.expectations)
+        if not new and expectation.kind is ExpectationKind.TRAILING and not repl_follows:
+            # The block now prints nothing: a bare "#" keeps it checked (expects no output).
+            new = [(prefix + "#").rstrip()]
     return Edit(start + first, start + stop, tuple(new))
 
 
