@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every component; each module sets up its own part."""
-    from .sphinx import block_directive, checking, rendering, settings
+    from .sphinx import block_directive, checking, rendering, settings, status_page
     from .sphinx.domain import JaxcheckDomain
 
     settings.setup_settings(app)
@@ -25,6 +25,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     checking.setup_checking(app)
     setup_pinned_source(app)
     rendering.setup_rendering(app)
+    status_page.setup_status_page(app)
     return {
         "version": __version__,
         "env_version": 1,

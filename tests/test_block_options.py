@@ -108,3 +108,24 @@ def test_named_block_can_be_referenced(tmp_path: Path) -> None:
     assert result.status == 0
     html = (root / "_build" / "html" / "page.html").read_text("utf-8")
     assert 'href="#target-block"' in html
+
+
+def test_status_table_lists_every_block_with_its_verdict_and_link(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path,
+        {
+            "a.md": "# A\n\n```{jaxcheck}\n:name: first\n\nprint(1)  # 1\n```\n\n```{jaxcheck}\nprint(2)  # 3\n```\n",
+            "status.rst": "Status\n======\n\n.. jaxcheck-status::\n",
+        },
+        conf='jaxcheck_on_drift = "warning"\n',
+    )
+    assert build(root).status == 0
+    html = (root / "_build" / "html" / "status.html").read_text("utf-8")
+    assert "2 blocks: 1 verified, 1 stale." in html
+    assert 'href="a.html#first"' in html and "✓ verified" in html
+    assert "a[2]" in html and "⚠ stale" in html
+    # The table follows the verdicts even when only another page changed.
+    (root / "a.md").write_text((root / "a.md").read_text().replace("# 3", "# 2"))
+    assert build(root).status == 0
+    html = (root / "_build" / "html" / "status.html").read_text("utf-8")
+    assert "2 blocks: 2 verified." in html

@@ -71,7 +71,9 @@ def _recheck_when_environment_changes(
     fingerprint = environment_fingerprint(settings_of(app.config).env)
     stored = domain.data.get("fingerprint", "")
     if stored and stored != fingerprint:
-        return [doc for doc in domain.documents_with_blocks() if doc not in removed]
+        # Blocks must run again, and citations must be resolved against the new source.
+        citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
+        return sorted(citing - removed)
     return []
 
 

@@ -16,7 +16,7 @@ from ..findings import Finding
 from ..model import Block, Verdict
 
 # Keys of per-document dictionaries; other features add their own here.
-PER_DOCUMENT = ("blocks", "verdicts", "findings", "citations", "cards")
+PER_DOCUMENT = ("blocks", "verdicts", "findings", "citations", "cards", "status_pages")
 
 
 class JaxcheckDomain(Domain):

@@ -1,0 +1,119 @@
+"""``jaxcheck-status``: a table of every block in the project with its verdict.
+
+The table depends on every document, so pages holding it are rewritten on
+every build (returned from ``env-updated``) and filled in at write time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.docutils import SphinxDirective
+
+from ..model import Status
+from ..sessions import tally
+from .checking import checked_blocks, domain_of
+
+LABELS = {
+    Status.VERIFIED: "✓ verified",
+    Status.DRIFT: "⚠ stale",
+    Status.ERROR: "✗ failed",
+    Status.UNCHECKED: "ran, not compared",
+    Status.SKIPPED: "not run",
+}
+IN_SUMMARY = {
+    Status.VERIFIED: "verified",
+    Status.DRIFT: "stale",
+    Status.ERROR: "failed",
+    Status.UNCHECKED: "run without comparing output",
+    Status.SKIPPED: "not run",
+}
+
+
+class jaxcheck_status_table(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
+    """Placeholder for the table; replaced at write time."""
+
+
+def setup_status_page(app: Sphinx) -> None:
+    """Register the directive, its placeholder node and the rewrite-every-build rule."""
+    app.add_directive("jaxcheck-status", StatusDirective)
+    app.add_node(jaxcheck_status_table)
+    app.add_post_transform(FillStatusTable)
+    app.connect("env-updated", _pages_with_status_tables, priority=600)
+
+
+class StatusDirective(SphinxDirective):
+    """List every ``jaxcheck`` block of the project, with links and verdicts."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        domain = domain_of(self.env)
+        domain.per_document("status_pages").setdefault(self.env.docname, []).append(True)
+        return [jaxcheck_status_table()]
+
+
+def _pages_with_status_tables(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    return sorted(domain_of(env).per_document("status_pages"))
+
+
+class FillStatusTable(SphinxPostTransform):
+    """Build the table from the verdicts in the environment (before references resolve)."""
+
+    default_priority = 5
+
+    def run(self, **kwargs: Any) -> None:
+        for placeholder in list(self.document.findall(jaxcheck_status_table)):
+            placeholder.replace_self(self._table(self.env.docname))
+
+    def _table(self, here: str) -> list[nodes.Node]:
+        checked = list(checked_blocks(domain_of(self.env)))
+        counts = tally([verdict for _, verdict in checked])
+        summary = ", ".join(f"{counts[s]} {IN_SUMMARY[s]}" for s in Status if counts[s])
+        intro = nodes.paragraph(text=f"{len(checked)} blocks: {summary}.")
+        table = nodes.table(classes=["jaxcheck-status-table"])
+        group = nodes.tgroup(cols=4)
+        table += group
+        for width in (30, 30, 20, 20):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        head += _row([nodes.Text(t) for t in ("Block", "Page", "Status", "Seconds")])
+        group += head
+        body = nodes.tbody()
+        for block, verdict in checked:
+            if block.options.name:
+                target = addnodes.pending_xref(
+                    "", refdomain="std", reftype="ref", reftarget=block.options.name.lower(),
+                    refexplicit=True, refwarn=False, refdoc=here,
+                )
+            else:
+                target = addnodes.pending_xref(
+                    "", refdomain="std", reftype="doc", reftarget="/" + block.docname,
+                    refexplicit=True, refwarn=False, refdoc=here,
+                )
+            target += nodes.literal(text=block.label)
+            page = addnodes.pending_xref(
+                "", refdomain="std", reftype="doc", reftarget="/" + block.docname,
+                refexplicit=False, refwarn=False, refdoc=here,
+            )
+            page += nodes.inline(text=block.docname)
+            cells = [target, page, nodes.Text(LABELS[verdict.status]), nodes.Text(f"{verdict.seconds:.2f}")]
+            body += _row(cells)
+        group += body
+        return [intro, table]
+
+
+def _row(cells: list[nodes.Node]) -> nodes.row:
+    row = nodes.row()
+    for content in cells:
+        entry = nodes.entry()
+        paragraph = nodes.paragraph()
+        paragraph += content
+        entry += paragraph
+        row += entry
+    return row
