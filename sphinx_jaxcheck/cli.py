@@ -14,10 +14,13 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .reports import FORMATS, colour_diff, format_findings, write_junit
 from .update import describe, update_sources
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -131,7 +134,7 @@ class _ConfigurationError(RuntimeError):
     """conf.py, a -D value or the pin is wrong: exit status 2."""
 
 
-def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[object, str]:
+def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sphinx, str]:
     """A dummy-builder Sphinx build of ``srcdir``; returns the app and its warnings."""
     from sphinx.application import Sphinx
     from sphinx.errors import ConfigError, ExtensionError, SphinxError

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import doctest
 import io
+import re
 import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ class ParsedBody:
     expectations: tuple[Expectation, ...]
     program: Program
     error: str | None = None  # bad input, with the block line it concerns
+    error_line: int = 1  # 1-based block line the error points at
 
     @property
     def has_expectations(self) -> bool:
@@ -35,6 +37,10 @@ class ParsedBody:
 
 class BodyError(ValueError):
     """A body that cannot be run as written; the message names the block line."""
+
+    def __init__(self, message: str, line: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 def comment_text(line: str) -> str:
@@ -71,7 +77,7 @@ def parse_body(
             code = "\n".join(body) + "\n"
             expectations, examples, inline = _parse_python(body, code)
     except BodyError as err:
-        return ParsedBody((), Program("", filename), error=str(err))
+        return ParsedBody((), Program("", filename), error=str(err), error_line=err.line)
     program = Program(
         code=code,
         filename=filename,
@@ -93,10 +99,11 @@ def _parse_python(
     try:
         tree = ast.parse(code)
     except SyntaxError as err:
-        line = err.lineno or 1
+        line = min(max(err.lineno or 1, 1), max(len(body), 1))
         raise BodyError(
             f"line {line} of the block is not valid Python: {err.msg}"
-            + (f": {body[line - 1].strip()!r}" if 0 < line <= len(body) else "")
+            + (f": {body[line - 1].strip()!r}" if 0 < line <= len(body) else ""),
+            line,
         ) from None
     start = _trailing_start(body, comments)
     expectations, examples = _split_trailing(body, start)
@@ -204,9 +211,11 @@ def _inline_prints(
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and node.end_lineno is not None:
             current = last_on_line.get(node.end_lineno)
-            if current is None or (node.end_col_offset or 0) >= (current.end_col_offset or 0):
-                if current is None or not _contains(node, current):
-                    last_on_line[node.end_lineno] = node
+            if current is None or (
+                (node.end_col_offset or 0) >= (current.end_col_offset or 0)
+                and not _contains(node, current)
+            ):
+                last_on_line[node.end_lineno] = node
     found = []
     for line, node in last_on_line.items():
         comment = comments.get(line)
@@ -238,7 +247,10 @@ def _parse_doctest(body: Sequence[str]) -> tuple[list[Expectation], tuple[Exampl
     try:
         parsed = doctest.DocTestParser().get_examples(text, name="block")
     except ValueError as err:
-        raise BodyError(f"the doctest cannot be parsed: {err}") from None
+        # doctest says "line N of the docstring for block ...": point at that line.
+        found = re.search(r"line (\d+) of the docstring", str(err))
+        line = min(int(found.group(1)), max(len(body), 1)) if found else 1
+        raise BodyError(f"the doctest cannot be parsed: {err}", line) from None
     expectations: list[Expectation] = []
     examples: list[Example] = []
     for example in parsed:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
+import itertools
 import os
 import re
 import tempfile
@@ -103,7 +104,7 @@ def apply_edits(source: SourceText, edits: Sequence[Edit]) -> SourceText:
 
 def _check_overlaps(edits: Sequence[Edit]) -> None:
     ordered = sorted(edits, key=lambda e: (e.start, e.stop))
-    for before, after in zip(ordered, ordered[1:], strict=False):
+    for before, after in itertools.pairwise(ordered):
         if after.start < before.stop:
             raise ValueError(f"edits {before.start}:{before.stop} and {after.start}:{after.stop} overlap")
 

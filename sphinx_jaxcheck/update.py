@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 
 from .matching import refreshed_lines
 from .model import Block, Drift, ExpectationKind, Verdict
-from .rewrite import Edit, FileChanged, SourceText, apply_edits, digest, parse_source, render_source, write_atomically
+from .rewrite import (
+    Edit,
+    FileChanged,
+    SourceText,
+    apply_edits,
+    digest,
+    parse_source,
+    render_source,
+    write_atomically,
+)
 from .verdict import rules_of
 
 BLANKLINE = "<BLANKLINE>"

@@ -60,7 +60,7 @@ def test_doctest_tracebacks_compare_only_the_exception_lines() -> None:
     expected = ["Traceback (most recent call last):", "    ...", "ValueError: bad"]
     actual = ["Traceback (most recent call last):", '  File "x", line 1', "ValueError: bad"]
     assert texts_match(expected, actual, TEXT)
-    assert not texts_match(expected, actual[:2] + ["ValueError: other"], TEXT)
+    assert not texts_match(expected, [*actual[:2], "ValueError: other"], TEXT)
 
 
 def test_refresh_keeps_lines_that_still_match_including_ellipsis() -> None:

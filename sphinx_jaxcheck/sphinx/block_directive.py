@@ -63,7 +63,7 @@ class JaxcheckDirective(SphinxDirective):
     required_arguments = 0
     optional_arguments = 0
     final_argument_whitespace = False
-    option_spec: ClassVar[dict[str, Any]] = block_option_spec()  # type: ignore[misc]
+    option_spec: ClassVar[dict[str, Any]] = block_option_spec()
 
     def run(self) -> list[nodes.Node]:
         domain = self.env.get_domain("jaxcheck")
@@ -90,9 +90,12 @@ class JaxcheckDirective(SphinxDirective):
             raises=options.raises,
             timeout=options.timeout or settings.timeout,
         )
-        error = parsed.error
-        if problems:
-            error = "not run: fix the options above first"
+        error, error_line, error_subtype = parsed.error, parsed.error_line, "syntax"
+        unclosed = self._unclosed_fence(path, body_line, body)
+        if unclosed:
+            error, error_line = unclosed, self.lineno - body_line + 1
+        elif problems:
+            error, error_line, error_subtype = "not run: fix the options above first", 1, "option"
         block = Block(
             docname=docname,
             index=index,
@@ -104,9 +107,34 @@ class JaxcheckDirective(SphinxDirective):
             program=parsed.program,
             error=error,
             file_digest=file_digest(path),
+            error_line=error_line,
+            error_subtype=error_subtype,
         )
         domain.add_block(block)
         return self._render(block)
+
+    def _unclosed_fence(self, path: str, body_line: int, body: tuple[str, ...]) -> str | None:
+        """Why a MyST fence that runs to the end of the file is not run, or None.
+
+        An unclosed fence swallows the rest of the document as code; running that
+        prose would only produce a confusing syntax error somewhere below.
+        """
+        if not _is_myst(self):
+            return None
+        try:
+            with open(path, encoding="utf-8-sig", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except OSError:
+            return None
+        if any(line.strip() for line in lines[body_line - 1 + len(body) :]):
+            return None  # the closing fence (or more document) follows the body
+        opening = lines[self.lineno - 1].strip() if 0 < self.lineno <= len(lines) else "```{jaxcheck}"
+        fence = opening[: len(opening) - len(opening.lstrip("`~:"))] or "```"
+        return (
+            f"the fence {opening!r} opened at line {self.lineno} is never closed, so "
+            f"everything after it, to the end of the file, became this block; expected a "
+            f"closing {fence!r} line after the block's last line: add it"
+        )
 
     def _body_location(self) -> tuple[str, int]:
         """The real file and the 1-based line of the first body line."""

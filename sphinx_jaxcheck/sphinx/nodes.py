@@ -5,7 +5,7 @@ from __future__ import annotations
 from docutils import nodes
 
 
-class jaxcheck_block(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
+class jaxcheck_block(nodes.General, nodes.Element):  # type: ignore[misc]
     """A rendered block; holds its code until its verdict is known at write time.
 
     Attributes: ``docname`` and ``index`` locate the block's verdict in the

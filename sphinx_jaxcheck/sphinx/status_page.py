@@ -35,7 +35,7 @@ IN_SUMMARY = {
 }
 
 
-class jaxcheck_status_table(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
+class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
     """Placeholder for the table; replaced at write time."""
 
 

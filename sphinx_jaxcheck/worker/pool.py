@@ -5,6 +5,7 @@ Imports nothing from jax; the zygote is a separate interpreter.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -14,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from ..model import FailureKind, Outcome, Program
 from .protocol import encode, outcome_from_wire, program_to_wire
@@ -73,7 +74,7 @@ class Zygote:
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         self.process = subprocess.Popen(
             [settings.python, "-m", "sphinx_jaxcheck.worker.zygote"],
             stdin=subprocess.PIPE,
@@ -101,10 +102,8 @@ class Zygote:
 
     def close(self) -> None:
         """Stop the zygote and with it every child; no process outlives this."""
-        try:
+        with contextlib.suppress(OSError):
             self.stdin.close()
-        except OSError:
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -134,7 +133,7 @@ class Zygote:
                 self._lose(running, outcomes, sessions, ids)
                 running.clear()
                 continue
-            sid = event.get("id")
+            sid = str(event.get("id"))
             if sid not in running:
                 continue
             if event["event"] == "block":
@@ -159,7 +158,7 @@ class Zygote:
             for index in range(len(sessions[ids[sid]])):
                 outcomes[sid].setdefault(index, Outcome(failure=FailureKind.CRASH, message=message))
 
-    def _next_event(self, deadline: float | None) -> dict[str, object] | None:
+    def _next_event(self, deadline: float | None) -> dict[str, Any] | None:
         """The next protocol line, or None when the zygote is gone (or too slow to start)."""
         fd = self.stdout.fileno()
         while True:

@@ -197,7 +197,7 @@ class SessionRunner:
                 exec(code, self.namespace)
         except OutputLimitExceeded:
             raise
-        except BaseException as error:  # noqa: BLE001 - SystemExit too is the block's doing
+        except BaseException as error:  # SystemExit too is the block's doing
             return self._describe(error, program.raises)
         return None
 
@@ -213,7 +213,7 @@ class SessionRunner:
                     exec(code, self.namespace)
             except OutputLimitExceeded:
                 raise
-            except BaseException as error:  # noqa: BLE001 - doctest shows any exception
+            except BaseException as error:  # doctest shows any exception
                 buffer.write(f"Traceback (most recent call last):\n    ...\n{exception_summary(error)}\n")
         return buffer.getvalue()
 

@@ -156,7 +156,7 @@ class Zygote:
                     data = data[os.write(fd, data) :]
 
             run_session(programs, emit, quiet_before=quiet_before, skip=skip, output_limit=self.output_limit)
-        except BaseException:  # noqa: BLE001 - the zygote reports a silent death
+        except BaseException:  # the zygote reports the silent death of the child
             status = 70
         finally:
             os._exit(status)
@@ -257,7 +257,7 @@ def preload() -> tuple[list[str], str]:
         try:
             importlib.import_module(name)
             loaded.append(name)
-        except Exception as error:  # noqa: BLE001 - reported to the pool
+        except Exception as error:
             problems.append(f"{name}: {type(error).__name__}: {error}")
     return loaded, "; ".join(problems)
 
