@@ -51,3 +51,21 @@ def test_stale_corpus_with_on_drift_ignore_reports_nothing(tmp_path: Path) -> No
     result = build(copy_root("conformance-stale", tmp_path), jaxcheck_on_drift="ignore")
     assert result.status == 0
     assert result.reported == []
+
+
+def test_a_different_jax_in_the_environment_rechecks_every_document_with_blocks(tmp_path: Path) -> None:
+    """An environment pickled under another JAX (fingerprint differs) re-reads and re-runs."""
+    import pickle
+
+    srcdir = copy_root("conformance-fresh", tmp_path)
+    assert build(srcdir).status == 0
+    pickled = srcdir / "_build" / "doctrees" / "environment.pickle"
+    env = pickle.loads(pickled.read_bytes())
+    env.domaindata["jaxcheck"]["fingerprint"] = "built with another jax"
+    pickled.write_bytes(pickle.dumps(env, pickle.HIGHEST_PROTOCOL))
+
+    again = build(srcdir)
+    assert again.status == 0
+    assert "jaxcheck: running 18 block(s) of 2 document(s)" in again.log
+    untouched = build(srcdir)
+    assert "jaxcheck: running" not in untouched.log
