@@ -124,7 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     findings = list(all_findings(domain))
     line, failed = summary(domain)
-    print(format_findings(findings, args.format, sys.stdout.isatty(), summary=line, sourcedir=args.sourcedir), end="")
+    text = format_findings(
+        findings,
+        args.format,
+        sys.stdout.isatty(),
+        summary=line,
+        sourcedir=args.sourcedir,
+        checked=list(checked_blocks(domain)),
+    )
+    print(text, end="")
     if args.junit:
         write_junit(args.junit, checked_blocks(domain), domain.read_findings())
     return EXIT_FAILED if failed else EXIT_OK

@@ -40,12 +40,29 @@ def _relative(path: str) -> str:
 
 
 def format_findings(
-    findings: Sequence[Finding], style: str, colour: bool, *, summary: str, sourcedir: str
+    findings: Sequence[Finding],
+    style: str,
+    colour: bool,
+    *,
+    summary: str,
+    sourcedir: str,
+    checked: Sequence[tuple[Block, Verdict]] = (),
 ) -> str:
     """All findings and the summary, in one of :data:`FORMATS`."""
     if style == "json":
         return json.dumps(
             {
+                "blocks": [
+                    {
+                        "document": block.docname,
+                        "name": block.label,
+                        "path": _relative(block.path),
+                        "line": block.body_line,
+                        "status": verdict.status.value,
+                        "seconds": round(verdict.seconds, 3),
+                    }
+                    for block, verdict in checked
+                ],
                 "findings": [
                     {
                         "path": _relative(f.path),

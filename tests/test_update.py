@@ -126,6 +126,8 @@ def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> N
 
     report = json.loads(jaxcheck("check", str(stale), "--format", "json").stdout)
     assert [(Path(f["path"]).name, f["line"]) for f in report["findings"]][:2] == [("forms_md.md", 13), ("forms_md.md", 22)]
+    statuses = {b["name"]: b["status"] for b in report["blocks"]}
+    assert len(statuses) == 18 and statuses["md-trailing"] == "drift" and statuses["md-doctest"] == "verified"
 
     junit = tmp_path / "junit.xml"
     assert jaxcheck("check", str(stale), "--junit", str(junit)).returncode == 1
