@@ -11,6 +11,7 @@ import doctest
 import io
 import re
 import tokenize
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -97,7 +98,10 @@ def _parse_python(
 ) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
     comments = _comment_tokens(code)
     try:
-        tree = ast.parse(code)
+        with warnings.catch_warnings():
+            # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
     except SyntaxError as err:
         line = min(max(err.lineno or 1, 1), max(len(body), 1))
         raise BodyError(

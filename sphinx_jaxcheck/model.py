@@ -102,6 +102,8 @@ class Block:
     program: Program
     error: str | None = None  # a problem found while parsing (bad syntax, ...)
     file_digest: str = ""  # sha256 of the file when it was read (for update)
+    error_line: int = 1  # block line ``error`` points at (<= 0: the directive line above the body)
+    error_subtype: str = "syntax"  # warning subtype of ``error``
 
     @property
     def label(self) -> str:

@@ -47,9 +47,9 @@ def rules_of(block: Block) -> MatchRules:
 
 def judge(block: Block, outcome: Outcome | None) -> Verdict:
     """The verdict on one block, given what happened when it ran (None: not run)."""
-    first_line = block.file_line(1)
     if block.error:
-        return Verdict(Status.ERROR, problems=(Problem("syntax", block.error, first_line),))
+        where = block.file_line(block.error_line)
+        return Verdict(Status.ERROR, problems=(Problem(block.error_subtype, block.error, where),))
     if block.options.output is OutputMode.SKIP or outcome is None:
         return Verdict(Status.SKIPPED)
     failure = _failure(block, outcome)

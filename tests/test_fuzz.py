@@ -1,0 +1,252 @@
+"""Fuzzing the pure core with hypothesis: no input makes our own code raise.
+
+* the comment grammar reports bad bodies as ``ParsedBody.error``, never by raising;
+* the matcher (ellipsis, tolerance, jaxpr renaming) accepts any text, and what
+  ``refreshed_lines`` proposes always matches the actual output;
+* the rewriter round-trips any bytes and changes only the lines it edits, and
+  ``update_sources`` never touches a byte outside expectation lines.
+
+Example counts are modest so the default run stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from sphinx_jaxcheck.grammar import parse_body
+from sphinx_jaxcheck.matching import (
+    MatchRules,
+    canonical_jaxpr,
+    normalize,
+    refreshed_lines,
+    texts_match,
+)
+from sphinx_jaxcheck.model import (
+    Block,
+    BlockOptions,
+    CompareMode,
+    ExpectationKind,
+    Outcome,
+    Status,
+)
+from sphinx_jaxcheck.rewrite import Edit, apply_edits, digest, parse_source, render_source
+from sphinx_jaxcheck.update import update_sources
+from sphinx_jaxcheck.verdict import judge
+
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Lines made of the characters the grammar cares about, plus anything else.
+GRAMMAR_ALPHABET = st.sampled_from(
+    ["#", " ", "\t", ">>>", "...", "print(", ")", "(", "'", '"', "x", "=", "1", ":", "\\", "`", "\f", "\x00", "é", "if x:", "    ", '"""']
+)
+GRAMMAR_LINE = st.one_of(
+    st.lists(GRAMMAR_ALPHABET, max_size=8).map("".join),
+    st.text(max_size=30).map(lambda s: s.replace("\n", " ").replace("\r", " ")),
+)
+BODY = st.lists(GRAMMAR_LINE, max_size=12)
+
+
+@FUZZ
+@given(BODY, st.sampled_from([None, "ValueError", "no such class"]))
+@example(["print(1)  # 1"], None)
+@example(["# >>> 1 +", "# 2"], None)
+@example([">>> print(1)", "1", ">>> x = (", "..."], None)
+@example(["\x00"], None)
+@example(["def f():", "\treturn 1", "        return 2"], None)
+def test_parse_body_never_raises_and_reports_errors_as_data(body: list[str], raises: str | None) -> None:
+    parsed = parse_body(tuple(body), filename="<fuzz>", raises=raises)
+    if parsed.error is not None:
+        assert isinstance(parsed.error, str) and parsed.error
+        assert parsed.expectations == ()
+        assert 1 <= parsed.error_line <= max(1, len(body))
+        return
+    for expectation in parsed.expectations:
+        assert 0 <= expectation.first <= expectation.stop <= len(body)
+        assert 1 <= expectation.statement_line <= len(body)
+        if expectation.kind is ExpectationKind.INLINE:
+            assert expectation.stop == expectation.first + 1
+            assert body[expectation.first][expectation.comment_column] == "#"
+
+
+@FUZZ
+@given(BODY)
+def test_a_body_that_parses_can_be_judged_on_any_outcome(body: list[str]) -> None:
+    parsed = parse_body(tuple(body), filename="<fuzz>")
+    block = Block("doc", 0, "/nowhere/doc.md", 3, tuple(body), BlockOptions(), parsed.expectations, parsed.program, parsed.error, error_line=parsed.error_line)
+    verdict = judge(block, Outcome(stdout="\n".join(body), inline=((1, "x\n"),)))
+    assert verdict.status in set(Status)
+    for problem in verdict.problems:
+        assert block.body_line <= problem.line <= block.body_line + max(0, len(body) - 1)
+
+
+# -- the matcher ------------------------------------------------------------------
+
+MATCH_ALPHABET = st.sampled_from(
+    ["...", ".", " ", "a", "b", "x", ":", "f32[3]", "1", "1.0", "-2e-3", "0x7fabcdef12", "{", "}", ";", "lambda", "let", "in", "=", "(", ")", "nan", "inf", "é", "\t"]
+)
+MATCH_LINE = st.one_of(st.lists(MATCH_ALPHABET, max_size=8).map("".join), st.text(max_size=15).map(lambda s: s.replace("\n", " ")))
+MATCH_LINES = st.lists(MATCH_LINE, max_size=6)
+RULES = st.builds(
+    MatchRules,
+    st.sampled_from(list(CompareMode)),
+    st.one_of(st.none(), st.floats(min_value=1e-12, max_value=10.0)),
+)
+
+
+@FUZZ
+@given(MATCH_LINES, MATCH_LINES, RULES)
+def test_texts_match_and_canonical_jaxpr_accept_any_text(expected: list[str], actual: list[str], rules: MatchRules) -> None:
+    assert texts_match(expected, actual, rules) in (True, False)
+    assert isinstance(canonical_jaxpr("\n".join(actual)), str)
+
+
+@FUZZ
+@given(MATCH_LINES, RULES)
+def test_text_matches_itself(lines: list[str], rules: MatchRules) -> None:
+    assert texts_match(lines, lines, rules)
+
+
+@FUZZ
+@given(MATCH_LINES, MATCH_LINES, RULES)
+@example(["...", "b"], ["a", "b"], MatchRules())
+@example(["x ... y"], ["x 1 y", "z"], MatchRules(tolerance=1e-3))
+@example(["{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }"], ["{ lambda ; c:f32[]. let d:f32[] = neg c in (d,) }"], MatchRules(CompareMode.JAXPR))
+def test_refreshed_lines_always_match_the_actual_output(expected: list[str], actual: list[str], rules: MatchRules) -> None:
+    kept = refreshed_lines(expected, actual, rules)
+    assert texts_match([text for text, _ in kept], actual, rules)
+    for text, origin in kept:
+        if origin is not None:
+            assert expected[origin] == text
+
+
+# -- the rewriter ----------------------------------------------------------------
+
+LINE_TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n"), max_size=12)
+ENDING = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@st.composite
+def source_bytes(draw: st.DrawFn) -> bytes:
+    """Text with any mix of line endings, maybe a BOM, maybe no final newline."""
+    lines = draw(st.lists(st.tuples(LINE_TEXT, ENDING), max_size=10))
+    text = "".join(line + ending for line, ending in lines)
+    if lines and draw(st.booleans()):
+        text = text[: -len(lines[-1][1])]
+    if draw(st.booleans()):
+        text = "\ufeff" + text
+    return text.encode("utf-8")
+
+
+@FUZZ
+@given(source_bytes())
+@example(b"")
+@example(b"\r")
+@example(b"\r\r\n\n")
+@example(b"\xef\xbb\xbf")
+@example(b"a\rb")
+def test_parse_then_render_is_the_identity(data: bytes) -> None:
+    assert render_source(parse_source(data)) == data
+
+
+@st.composite
+def edited(draw: st.DrawFn) -> tuple[bytes, list[Edit]]:
+    data = draw(source_bytes())
+    count = len(parse_source(data).lines)
+    cuts = sorted(draw(st.lists(st.integers(0, count), max_size=6)))
+    edits = []
+    for start, stop in zip(cuts[::2], cuts[1::2], strict=False):
+        edits.append(Edit(start, stop, tuple(draw(st.lists(LINE_TEXT, max_size=3)))))
+    return data, edits
+
+
+def _unedited(source_lines: tuple[str, ...], endings: tuple[str, ...], edits: list[Edit]) -> list[tuple[str, str]]:
+    touched = {n for e in edits for n in range(max(0, e.start - 1), e.stop + 1)}
+    return [(line, end) for n, (line, end) in enumerate(zip(source_lines, endings, strict=True)) if n not in touched]
+
+
+@FUZZ
+@given(edited())
+def test_apply_edits_keeps_every_line_it_does_not_edit(case: tuple[bytes, list[Edit]]) -> None:
+    data, edits = case
+    source = parse_source(data)
+    result = apply_edits(source, edits)
+    assert result.bom == source.bom
+    new_data = render_source(result)
+    assert parse_source(new_data) == result or render_source(parse_source(new_data)) == new_data
+    # Lines before the first edit are byte for byte the same.
+    first = min((e.start for e in edits), default=len(source.lines))
+    head = "".join(line + end for line, end in zip(source.lines[: max(0, first - 1)], source.endings, strict=False))
+    assert new_data.decode("utf-8").lstrip("\ufeff").startswith(head)
+    # Every untouched line survives in order, with its own ending.
+    before = _unedited(source.lines, source.endings, edits)
+    after_text = new_data.decode("utf-8")
+    position = 0
+    for line, end in before:
+        found = after_text.find(line + end, position)
+        assert found >= 0
+        position = found + len(line)
+    # Empty edit list: nothing changes at all.
+    assert render_source(apply_edits(source, [])) == data
+
+
+# -- update_sources over arbitrary documents ----------------------------------------
+
+NOISE_LINE = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n`"), max_size=20)
+PRINTED = st.text(st.characters(min_codepoint=33, max_codepoint=0x24F, blacklist_characters="\\#`'"), min_size=1, max_size=8)
+
+
+@st.composite
+def stale_document(draw: st.DrawFn) -> tuple[bytes, int, tuple[str, ...], list[str]]:
+    """Random text around one fenced block with a stale trailing expectation."""
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    before = draw(st.lists(NOISE_LINE, max_size=4))
+    after = draw(st.lists(NOISE_LINE, max_size=4))
+    printed = draw(st.lists(PRINTED, min_size=1, max_size=3))
+    expected = draw(st.lists(PRINTED, min_size=1, max_size=3))
+    assume(normalize(expected) != normalize(printed))
+    body = (f"for line in {printed!r}:", "    print(line)", "", *[f"# {e}" for e in expected])
+    lines = [*before, "```{jaxcheck}", *body, "```", *after]
+    text = newline.join(lines) + (newline if draw(st.booleans()) else "")
+    data = text.encode()
+    if draw(st.booleans()):
+        data = b"\xef\xbb\xbf" + data
+    return data, len(before) + 2, body, printed
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(stale_document())
+def test_update_sources_changes_only_expectation_lines(tmp_path: Path, document: tuple[bytes, int, tuple[str, ...], list[str]]) -> None:
+    data, body_line, body, printed = document
+    path = tmp_path / "doc.md"
+    path.write_bytes(data)
+    parsed = parse_body(body, filename="<doc>")
+    block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(data))
+    verdict = judge(block, Outcome(stdout="\n".join(printed) + "\n"))
+    assert verdict.status is Status.DRIFT
+    report = update_sources([(block, verdict)])
+    assert not report.refused
+    new = path.read_bytes()
+    old_lines, new_lines = data.splitlines(keepends=True), new.splitlines(keepends=True)
+    first_expectation = body_line - 1 + 3  # after the two code lines and the blank line
+    stop = body_line - 1 + len(body)
+    assert new_lines[:first_expectation] == old_lines[:first_expectation]
+    tail = len(old_lines) - stop
+    assert new_lines[len(new_lines) - tail :] == old_lines[stop:]
+    rewritten = [line.decode().rstrip("\r\n") for line in new_lines[first_expectation : len(new_lines) - tail]]
+    assert rewritten == [f"# {p}" for p in normalize(printed)]
+
+
+@pytest.mark.parametrize("data", [b"\xff\xfe not utf-8 \x80\n", b"caf\xe9\n"])
+def test_update_refuses_undecodable_files_and_leaves_them_alone(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "doc.md"
+    path.write_bytes(data)
+    parsed = parse_body(("print(1)", "", "# 2"), filename="<doc>")
+    block = Block("doc", 0, str(path), 1, ("print(1)", "", "# 2"), BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(data))
+    verdict = judge(block, Outcome(stdout="1\n"))
+    report = update_sources([(block, verdict)])
+    assert report.refused and "not UTF-8" in report.refused[0][2]
+    assert path.read_bytes() == data
