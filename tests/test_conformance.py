@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from buildkit import build, copy_root
 
 STALE = [
@@ -69,3 +70,21 @@ def test_a_different_jax_in_the_environment_rechecks_every_document_with_blocks(
     assert "jaxcheck: running 18 block(s) of 2 document(s)" in again.log
     untouched = build(srcdir)
     assert "jaxcheck: running" not in untouched.log
+
+
+@pytest.mark.parametrize("builder", ["dirhtml", "singlehtml", "latex", "text", "linkcheck", "man", "epub"])
+def test_every_builder_passes_fresh_and_fails_stale(tmp_path: Path, builder: str) -> None:
+    fresh = build(copy_root("conformance-fresh", tmp_path), builder)
+    assert fresh.status == 0, fresh.warnings
+    stale = build(copy_root("conformance-stale", tmp_path), builder)
+    assert stale.status == 1
+    assert stale.subtypes() == ["drift"] * 6
+
+
+def test_text_builder_shows_the_code_and_the_actual_output_of_stale_blocks(tmp_path: Path) -> None:
+    srcdir = copy_root("conformance-stale", tmp_path)
+    assert build(srcdir, "text", jaxcheck_on_drift="warning").status == 0
+    text = (srcdir / "_build" / "text" / "forms_md.txt").read_text("utf-8")
+    assert "print(y)  # [0 2 5]" in text  # the block as written
+    assert "Stale: with jax 0.10.2 this block prints:" in text
+    assert "[0 2 4]" in text
