@@ -37,6 +37,9 @@ def test_tolerance_compares_numbers_relatively() -> None:
     assert not texts_match(["2.7"], ["2.718281828459045"], rules)
     assert not texts_match(["2.71828"], ["2.718281828459045"], TEXT)
     assert texts_match(["[1.0 2.0]"], ["[1.00001 1.99999]"], rules)
+    # Array column padding follows the digits; with a tolerance it does not count.
+    assert texts_match(["[ 1.        2.7182817 7.389056 ]"], ["[1.        2.718282  7.3890557]"], rules)
+    assert not texts_match(["[1. 2.7182817]"], ["[1. 2.7182817 7.3]"], rules)
 
 
 def test_jaxpr_comparison_is_up_to_consistent_renaming_and_whitespace() -> None:
