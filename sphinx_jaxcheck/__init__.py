@@ -16,11 +16,12 @@ if TYPE_CHECKING:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every component; each module sets up its own part."""
-    from .sphinx import block_directive, checking, rendering, settings, status_page
+    from .sphinx import block_directive, checking, rendering, settings, source_files, status_page
     from .sphinx.domain import JaxcheckDomain
 
     settings.setup_settings(app)
     app.add_domain(JaxcheckDomain)
+    source_files.setup_source_files(app)
     block_directive.setup_block_directive(app)
     checking.setup_checking(app)
     setup_pinned_source(app)

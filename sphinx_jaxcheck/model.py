@@ -129,6 +129,7 @@ class RaisedException:
     traceback: str  # the formatted traceback, our own frames removed
     matches_raises: bool | None = None  # is it an instance of ``:raises:``?
     raises_problem: str | None = None  # why ``:raises:`` could not be resolved
+    out_of_memory: bool = False  # MemoryError, or XLA's RESOURCE_EXHAUSTED
 
 
 class FailureKind(enum.Enum):
@@ -138,6 +139,7 @@ class FailureKind(enum.Enum):
     TIMEOUT = "timeout"
     CRASH = "crash"
     OUTPUT_LIMIT = "output-limit"
+    OUT_OF_MEMORY = "out-of-memory"
     NOT_RUN = "not-run"
 
 

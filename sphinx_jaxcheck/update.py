@@ -146,6 +146,12 @@ def _prefixes(source: SourceText, block: Block) -> list[str]:
         if index >= len(source.lines):
             raise CannotRewrite(f"block {block.label!r} extends past the end of the file")
         raw = source.lines[index]
+        if body_line.strip() and not raw.endswith(body_line) and "\t" in raw:
+            raise CannotRewrite(
+                f"line {index + 1} holds tabs, which reStructuredText expands to spaces, so "
+                "jaxcheck cannot rewrite the block byte for byte; indent it with spaces, or "
+                "rewrite this expectation by hand"
+            )
         if body_line.strip() and not raw.endswith(body_line):
             raise CannotRewrite(
                 f"line {index + 1} does not hold the block line {body_line!r} (tabs, or the file "

@@ -28,6 +28,7 @@ FAILURE_SUBTYPES = {
     FailureKind.TIMEOUT: "timeout",
     FailureKind.CRASH: "crash",
     FailureKind.OUTPUT_LIMIT: "output",
+    FailureKind.OUT_OF_MEMORY: "memory",
     FailureKind.NOT_RUN: "error",
 }
 

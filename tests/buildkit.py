@@ -13,7 +13,8 @@ from sphinx.testing.util import SphinxTestApp
 
 ROOTS = Path(__file__).parent / "roots"
 WARNING = re.compile(
-    r"^(?P<path>\S+?):(?P<line>\d+): WARNING: (?P<message>.*?) \[jaxcheck\.(?P<subtype>[\w-]+)\]$",
+    # A message may span lines, but never into the next warning (Sphinx's own included).
+    r"^(?P<path>\S+?):(?P<line>\d+): WARNING: (?P<message>(?:(?!\n\S*:? ?WARNING: ).)*?) \[jaxcheck\.(?P<subtype>[\w-]+)\]$",
     re.MULTILINE | re.DOTALL,
 )
 

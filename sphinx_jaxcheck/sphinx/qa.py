@@ -128,7 +128,7 @@ class QACardDirective(SphinxDirective):
         self.state.document.ids[anchor] = card
 
         title_nodes, messages = self.state.inline_text(question, self.lineno)
-        card += jaxcheck_qa_question(question, "", *title_nodes)
+        card += jaxcheck_qa_question(question, "", *[_as_text(node) for node in title_nodes])
         cites, content, offset = self._cites_and_answer()
         answer = jaxcheck_qa_answer()
         self.state.nested_parse(content, offset, answer)
@@ -284,6 +284,16 @@ def _documents_with_index(app: Sphinx, env: BuildEnvironment) -> list[str]:
 # -- HTML: JSON-LD and the stylesheet ---------------------------------------------------
 
 
+def _as_text(node: nodes.Node) -> nodes.Node:
+    """A question is text and inline markup, never raw HTML (MyST passes ``<tags>`` through)."""
+    if isinstance(node, nodes.raw):
+        return nodes.Text(node.astext())
+    if isinstance(node, nodes.Element):
+        for raw in list(node.findall(nodes.raw)):
+            raw.replace_self(nodes.Text(raw.astext()))
+    return node
+
+
 def faq_json_ld(cards: list[tuple[str, str]]) -> str:
     """schema.org FAQPage JSON for ``(question, answer)`` pairs, safe inside ``<script>``."""
     data = {
@@ -298,8 +308,10 @@ def faq_json_ld(cards: list[tuple[str, str]]) -> str:
             for question, answer in cards
         ],
     }
-    # "</" would end the script element early (e.g. "</script>" inside an answer).
-    return json.dumps(data, ensure_ascii=False, indent=1).replace("</", "<\\/")
+    # "</script>" would end the script element early and "<!--" confuses HTML parsers:
+    # JSON lets us write <, > and & as escapes, so none of them appears literally.
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _add_faq_json_ld(

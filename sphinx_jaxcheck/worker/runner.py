@@ -13,6 +13,7 @@ import functools
 import importlib
 import io
 import linecache
+import os
 import sys
 import time
 import traceback
@@ -178,6 +179,8 @@ class SessionRunner:
             message = "the block printed more than the output limit (and caught the error)"
         if raised is not None and program.raises is None:
             failure, message = FailureKind.EXCEPTION, raised.traceback
+        if raised is not None and raised.out_of_memory and not raised.matches_raises:
+            failure, message = FailureKind.OUT_OF_MEMORY, out_of_memory_message(raised)
         return Outcome(
             stdout=capture.slots[0].getvalue(),
             inline=tuple((line, buffer.getvalue()) for line, buffer in sorted(inline.items())),
@@ -237,7 +240,32 @@ class SessionRunner:
             traceback=text.rstrip("\n"),
             matches_raises=matches,
             raises_problem=problem,
+            out_of_memory=is_out_of_memory(error),
         )
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """A failed allocation: Python's MemoryError, or XLA's RESOURCE_EXHAUSTED."""
+    if _isinstance(error, MemoryError):
+        return True
+    try:
+        text = _str(error)
+    except Exception:  # a block's exception may fail to print itself
+        return False
+    return "RESOURCE_EXHAUSTED" in text and "memory" in text.lower()
+
+
+def out_of_memory_message(raised: RaisedException) -> str:
+    """What a block that ran out of memory did, and what limits it."""
+    limit = os.environ.get("JAXCHECK_MEMORY_LIMIT")
+    if limit:
+        cap = (
+            f"each worker may use at most {int(limit) // (1024 * 1024)} MB "
+            "(jaxcheck_memory_limit_mb); make the block smaller, or raise the limit"
+        )
+    else:
+        cap = "the machine had no more to give; set jaxcheck_memory_limit_mb to bound each worker"
+    return f"the block ran out of memory ({cap}):\n{raised.traceback}"
 
 
 def exception_summary(error: BaseException) -> str:
@@ -249,7 +277,10 @@ def exception_summary(error: BaseException) -> str:
     name = kind.__qualname__
     if kind.__module__ not in ("builtins", "__main__"):
         name = f"{kind.__module__}.{name}"
-    message = str(error)
+    try:
+        message = str(error)
+    except Exception:  # as Python's own traceback printer does
+        message = "<exception str() failed>"
     return f"{name}: {message}" if message else name
 
 

@@ -28,6 +28,10 @@ from ..model import FailureKind, Outcome, Program
 from .protocol import encode, outcome_to_wire, program_from_wire
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+# Exit status of a child whose own code failed, e.g. because the block closed the
+# pipe it reports on: the result is lost.
+EXIT_LOST = 70
 POLL_SECONDS = 0.05
 
 
@@ -36,6 +40,35 @@ def die_with_parent() -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def adopt_orphans() -> None:
+    """Become the parent of every orphaned descendant (Linux "child subreaper").
+
+    A block may start a process in a new session (``start_new_session=True``,
+    ``setsid``), which killing the child's process group misses. As subreaper the
+    zygote inherits such orphans and kills them (``Zygote.kill_strays``).
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def children_of(parent: int) -> list[int]:
+    """Pids of the processes (zombies too) whose parent is ``parent``, from /proc."""
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.append(int(entry.name))
+    return found
 
 
 @dataclass
@@ -92,6 +125,22 @@ class Zygote:
         for child in list(self.children.values()):
             self._kill(child)
             self._finish(child)
+        self.kill_strays()
+
+    def kill_strays(self) -> None:
+        """Kill and reap adopted orphans: processes that blocks started and that outlived their child."""
+        ours = {child.pid for child in self.children.values()}
+        for _ in range(20):  # a killed stray's own children are adopted in turn
+            strays = [pid for pid in children_of(os.getpid()) if pid not in ours]
+            if not strays:
+                return
+            for pid in strays:
+                for kill in (os.killpg, os.kill):
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        kill(pid, signal.SIGKILL)
+            for pid in strays:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
 
     def _reap_exited(self) -> None:
         """Finish children that exited, even if a process they forked keeps their pipe open."""
@@ -157,7 +206,7 @@ class Zygote:
 
             run_session(programs, emit, quiet_before=quiet_before, skip=skip, output_limit=self.output_limit)
         except BaseException:  # the zygote reports the silent death of the child
-            status = 70
+            status = EXIT_LOST
         finally:
             os._exit(status)
 
@@ -211,6 +260,7 @@ class Zygote:
         status = child.status if child.status is not None else os.waitpid(child.pid, 0)[1]
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
+        self.kill_strays()  # ... also in a session of its own
         failed = child.current
         if failed is not None and self.stdin_open:
             if failed < child.quiet_before:
@@ -244,7 +294,19 @@ class Zygote:
             number = os.WTERMSIG(status)
             name = signal.Signals(number).name if number in signal.Signals.__members__.values() else str(number)
             hint = " (out of memory?)" if number == signal.SIGKILL else ""
+            if self.memory_limit and number in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
+                hint = (
+                    f" (out of memory? each worker may use at most {self.memory_limit // (1024 * 1024)} MB, "
+                    "jaxcheck_memory_limit_mb, and XLA may crash rather than raise when it is too small)"
+                )
             what = f"the worker process was killed by signal {name}{hint}"
+        elif os.WEXITSTATUS(status) == EXIT_LOST:
+            message = (
+                "the worker process lost its connection to jaxcheck while running this block, "
+                "so its result is lost (did the block close file descriptors it did not open, "
+                "e.g. os.closerange?)"
+            )
+            return Outcome(failure=FailureKind.CRASH, message=message, seconds=seconds)
         else:
             what = f"the worker process exited with status {os.WEXITSTATUS(status)} (os._exit?)"
         return Outcome(failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds)
@@ -265,6 +327,7 @@ def preload() -> tuple[list[str], str]:
 def main() -> None:
     """Entry point of the zygote process."""
     die_with_parent()
+    adopt_orphans()
     # Keep the protocol on a private descriptor; stray prints go to stderr.
     out_fd = os.dup(1)
     os.dup2(2, 1)
