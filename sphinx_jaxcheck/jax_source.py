@@ -101,7 +101,12 @@ class SourceIndex:
                 tuple(matches),
             )
         candidates = tuple(self._close_paths(path))
-        hint = f"; did you mean {', '.join(candidates)}?" if candidates else ""
+        hint = (
+            f"; did you mean {', '.join(candidates)}?"
+            if candidates
+            else "; expected a path relative to site-packages, such as "
+            "jax/_src/lax/control_flow/loops.py, or a unique suffix of one, such as loops.py"
+        )
         raise TargetError(
             f"no file {written!r} in the installed jax (looked under {self.root}){hint}",
             candidates,
