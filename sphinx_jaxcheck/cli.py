@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app, warnings = run_build(srcdir, overrides, args.jobs or 0)
     except _ConfigurationError as error:
-        print(f"jaxcheck: {error}", file=sys.stderr)
+        print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
     from .sphinx.checking import all_findings, checked_blocks, domain_of, summary
 

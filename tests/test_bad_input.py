@@ -245,6 +245,7 @@ def test_a_pin_to_a_version_that_is_not_installed_stops_with_both_versions_and_n
     done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "check", str(root)], capture_output=True, text=True)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("jaxcheck: installed jax ")
     assert "0.0.1" in done.stderr and "pip install jax==0.0.1" in done.stderr
     assert "-D jaxcheck_jax_version=" in done.stderr
 
