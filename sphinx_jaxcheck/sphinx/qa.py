@@ -12,7 +12,6 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from docutils import nodes
@@ -23,10 +22,10 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
-from sphinx.util.fileutil import copy_asset_file
 from sphinx.util.osutil import SEP
 
 from ..citation import split_title
+from .assets import add_stylesheet
 from .citations import check_and_record, citation_link
 from .domain import JaxcheckDomain
 from .qa_nodes import (
@@ -39,7 +38,6 @@ from .qa_nodes import (
 )
 
 CSS_FILE = "jaxcheck-qa.css"
-STATIC = Path(__file__).parent.parent / "static"
 
 
 @dataclass(frozen=True)
@@ -70,8 +68,7 @@ def setup_qa(app: Sphinx) -> None:
     app.add_post_transform(ResolveQAIndex)
     app.connect("env-updated", _documents_with_index)
     app.connect("html-page-context", _add_faq_json_ld)
-    app.connect("builder-inited", _add_stylesheet)
-    app.connect("build-finished", _copy_stylesheet)
+    add_stylesheet(app, CSS_FILE)
 
 
 def card_anchor(question: str) -> str:
@@ -333,12 +330,3 @@ def _child_text(card: jaxcheck_qa, kind: type[nodes.Element]) -> str:
     return " ".join(" ".join(texts).split())
 
 
-def _add_stylesheet(app: Sphinx) -> None:
-    if app.builder.format == "html":
-        app.add_css_file(CSS_FILE)
-
-
-def _copy_stylesheet(app: Sphinx, exception: Exception | None) -> None:
-    # Copied by hand rather than via html_static_path, which would change the config.
-    if exception is None and app.builder.format == "html":
-        copy_asset_file(STATIC / CSS_FILE, Path(app.outdir) / "_static", force=True)

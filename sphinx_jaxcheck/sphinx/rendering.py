@@ -9,39 +9,25 @@ collapsible; other formats show only stale or failed blocks' actual output.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.util.fileutil import copy_asset_file
 
 from ..model import Status, Verdict
+from .assets import add_stylesheet
 from .checking import domain_of
 from .nodes import jaxcheck_block
 
 CSS_FILE = "jaxcheck.css"
-STATIC = Path(__file__).parent.parent / "static"
 
 
 def setup_rendering(app: Sphinx) -> None:
     """Register the node, the post-transform and the stylesheet."""
     app.add_node(jaxcheck_block)
     app.add_post_transform(RenderVerdicts)
-    app.connect("builder-inited", _add_stylesheet)
-    app.connect("build-finished", _copy_stylesheet)
-
-
-def _add_stylesheet(app: Sphinx) -> None:
-    if app.builder.format == "html":
-        app.add_css_file(CSS_FILE)
-
-
-def _copy_stylesheet(app: Sphinx, exception: Exception | None) -> None:
-    # Copied by hand rather than via html_static_path, which would change the config.
-    if exception is None and app.builder.format == "html":
-        copy_asset_file(STATIC / CSS_FILE, Path(app.outdir) / "_static", force=True)
+    add_stylesheet(app, CSS_FILE)
 
 
 class RenderVerdicts(SphinxPostTransform):
