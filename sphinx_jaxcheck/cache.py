@@ -3,8 +3,9 @@
 The key covers the programs a session runs (code, options that reach the
 worker, pseudo file names), the Python, jax, jaxlib and numpy versions, the
 worker environment and this package's version. Expected outputs are not part
-of it: verdicts are always recomputed from the current comments, so a cached
-outcome can never hide a drift. Sessions with any failure are not stored.
+of it (those comments are blanked out of the code before hashing): verdicts are
+always recomputed from the current comments, so a cached outcome can never hide
+a drift. Sessions with any failure are not stored.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import sys
 import tempfile
+import tokenize
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -42,22 +45,53 @@ def _worker_source_digest() -> str:
     return digest.hexdigest()
 
 
-def environment_fingerprint(env: Mapping[str, str]) -> str:
-    """What, besides the code, decides a session's outcome."""
+def environment_fingerprint(env: Mapping[str, str], versions: Mapping[str, str] | None = None) -> str:
+    """What, besides the code, decides a session's outcome.
+
+    ``versions`` (package -> version) defaults to the installed jax, jaxlib and numpy.
+    """
+    if versions is None:
+        versions = {name: installed_version(name) for name in TRACKED_PACKAGES}
     parts = {
         "python": sys.version,
         "jaxcheck": __version__,
         "worker": _worker_source_digest(),
         "env": dict(sorted(env.items())),
-        **{name: installed_version(name) for name in TRACKED_PACKAGES},
+        **{name: versions.get(name, "none") for name in TRACKED_PACKAGES},
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
 def session_key(programs: Sequence[Program], fingerprint: str) -> str:
     """The cache key of one session."""
-    payload = json.dumps([fingerprint, [program_to_wire(p) for p in programs]], sort_keys=True)
+    wire = [{**program_to_wire(p), "code": code_without_expectations(p)} for p in programs]
+    payload = json.dumps([fingerprint, wire], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
+
+
+def code_without_expectations(program: Program) -> str:
+    """The code with the comments that only hold expected output blanked out.
+
+    Those are the comments after the last line of code (the trailing block,
+    commented-REPL statements travel separately as examples) and the comments
+    on annotated print lines. Blanking keeps every line number, so editing an
+    expectation (or ``jaxcheck update`` rewriting it) reuses the cached run.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(program.code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return program.code
+    last_code = max((t.end[0] for t in tokens if t.type not in _NOT_CODE), default=0)
+    inline = {last for _, last in program.inline_prints}
+    lines = program.code.split("\n")
+    for token in tokens:
+        row, column = token.start
+        if token.type == tokenize.COMMENT and (row > last_code or row in inline):
+            lines[row - 1] = lines[row - 1][:column]
+    return "\n".join(lines)
 
 
 class OutcomeCache:

@@ -46,7 +46,7 @@ def domain_of(env: BuildEnvironment) -> JaxcheckDomain:
     return domain
 
 
-def worker_settings(settings: Settings) -> WorkerSettings:
+def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
     """How to start workers, from the configuration."""
     memory = settings.memory_limit_mb * 1024 * 1024 if settings.memory_limit_mb else None
     return WorkerSettings(
@@ -54,6 +54,7 @@ def worker_settings(settings: Settings) -> WorkerSettings:
         workers=settings.workers,
         output_limit=int(settings.output_limit_mb * 1024 * 1024),
         memory_limit=memory,
+        xla_cache_dir=xla_cache_dir,
     )
 
 
@@ -90,10 +91,12 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
             count, len(documents), settings.workers,
         )
         cache = OutcomeCache(cache_directory(app, settings)) if settings.cache else None
+        # Compiled XLA programs are kept beside the outcomes (without the cache: for this build only).
+        xla = os.path.join(cache_directory(app, settings), "xla") if settings.cache else None
         try:
             report = check_documents(
                 documents,
-                worker_settings(settings),
+                worker_settings(settings, xla),
                 cache=cache,
                 fingerprint=fingerprint,
                 progress=_progress_logger(),

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
 from ..model import FailureKind, Outcome, Program
@@ -22,6 +22,10 @@ from .protocol import encode, outcome_from_wire, program_to_wire
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
+# JAX's own recipe for single-threaded CPU computations; jaxlib accepts both flags.
+ONE_THREAD_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+# Set by the user: then the persistent compilation cache is theirs to configure.
+XLA_CACHE_VARIABLES = frozenset({"JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE"})
 
 
 class WorkerStartError(RuntimeError):
@@ -37,12 +41,24 @@ class WorkerSettings:
     python: str = sys.executable
     output_limit: int = 8 * 1024 * 1024
     memory_limit: int | None = None
+    # Where workers share compiled XLA programs (JAX's persistent compilation
+    # cache); None: a temporary folder for one run.
+    xla_cache_dir: str | None = None
 
     def process_env(self) -> dict[str, str]:
         """The environment of the zygote: ours, the configured values, fixed hashing."""
         env = dict(os.environ)
         env.setdefault("PYTHONHASHSEED", "0")
         env.update({key: str(value) for key, value in self.env.items()})
+        if self.workers > 1 and "XLA_FLAGS" not in env:
+            # Several workers share the cores: one compute thread each, not one per core each.
+            env["XLA_FLAGS"] = ONE_THREAD_XLA_FLAGS
+        if self.xla_cache_dir and not XLA_CACHE_VARIABLES & env.keys():
+            # Each session is a fresh process: share compiled programs (the same
+            # eager ops, the same jitted helpers) instead of compiling them again.
+            env["JAX_COMPILATION_CACHE_DIR"] = self.xla_cache_dir
+            env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+            env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
         env["JAXCHECK_OUTPUT_LIMIT"] = str(self.output_limit)
         if self.memory_limit:
             env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
@@ -65,6 +81,9 @@ def run_sessions(
     """Run each session in a fresh worker; return one outcome per program."""
     if not sessions:
         return {}
+    if settings.xla_cache_dir is None:
+        with tempfile.TemporaryDirectory(prefix="jaxcheck-xla-") as shared:
+            return run_sessions(sessions, replace(settings, xla_cache_dir=shared), progress)
     with Zygote(settings) as zygote:
         return zygote.run(sessions, progress)
 
