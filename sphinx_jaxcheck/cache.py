@@ -69,28 +69,29 @@ def session_key(programs: Sequence[Program], fingerprint: str) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-_NOT_CODE = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER})
-
-
 def code_without_expectations(program: Program) -> str:
     """The code with the comments that only hold expected output blanked out.
 
-    Those are the comments after the last line of code (the trailing block,
+    Those are the comment lines after the last line of code (the trailing block;
     commented-REPL statements travel separately as examples) and the comments
     on annotated print lines. Blanking keeps every line number, so editing an
     expectation (or ``jaxcheck update`` rewriting it) reuses the cached run.
     """
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(program.code).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return program.code
-    last_code = max((t.end[0] for t in tokens if t.type not in _NOT_CODE), default=0)
-    inline = {last for _, last in program.inline_prints}
     lines = program.code.split("\n")
-    for token in tokens:
-        row, column = token.start
-        if token.type == tokenize.COMMENT and (row > last_code or row in inline):
-            lines[row - 1] = lines[row - 1][:column]
+    # Backwards over comment lines only: an unterminated string cannot end valid code.
+    row = len(lines)
+    while row and (not lines[row - 1].strip() or lines[row - 1].lstrip().startswith("#")):
+        lines[row - 1] = ""
+        row -= 1
+    if program.inline_prints:
+        inline = {last for _, last in program.inline_prints}
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(program.code).readline)
+            for token in tokens:
+                if token.type == tokenize.COMMENT and token.start[0] in inline:
+                    lines[token.start[0] - 1] = lines[token.start[0] - 1][: token.start[1]]
+        except (tokenize.TokenError, SyntaxError):
+            return program.code
     return "\n".join(lines)
 
 
