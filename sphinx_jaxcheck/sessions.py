@@ -13,7 +13,7 @@ from .cache import OutcomeCache, session_key
 from .findings import Finding, Subtype
 from .model import Block, Outcome, OutputMode, Status, Verdict
 from .verdict import judge
-from .worker.pool import WorkerSettings, run_sessions
+from .worker.pool import Workers, WorkerSettings, run_sessions
 
 SessionKey = tuple[str, str]
 
@@ -43,6 +43,7 @@ def check_documents(
     cache: OutcomeCache | None = None,
     fingerprint: str = "",
     progress: Callable[[int, int], None] | None = None,
+    workers: Workers | None = None,
 ) -> CheckReport:
     """Run every session of these documents and judge every block."""
     sessions: dict[SessionKey, list[Block]] = {}
@@ -59,7 +60,8 @@ def check_documents(
         else:
             to_run[key] = blocks
     programs = {key: [b.program for b in blocks] for key, blocks in to_run.items()}
-    for key, results in run_sessions(programs, settings, progress).items():
+    ran = workers.run(programs, progress) if workers else run_sessions(programs, settings, progress)
+    for key, results in ran.items():
         blocks = to_run[key]
         outcomes.update({(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)})
         if cache:

@@ -157,3 +157,15 @@ def test_parallel_read_and_write_merge_verdicts(tmp_path: Path) -> None:
     again = build(root, parallel=2)
     assert again.status == 1
     assert [(r.file, r.subtype) for r in again.reported] == [("doc3.md", "drift")]
+
+
+def test_workers_started_early_are_stopped_when_nothing_needs_to_run(tmp_path: Path) -> None:
+    # The zygote starts importing jax while Sphinx reads; with no block to run
+    # (here: none at all, then all from the cache) it must still be stopped.
+    root = write_project(tmp_path, {"plain.md": "# Plain\n\nNo blocks here.\n"}, conf="jaxcheck_cache = True\n")
+    assert build(root).status == 0
+    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
+    (root / "b.md").write_text("# B\n\n```{jaxcheck}\nprint(1)  # 1\n```\n")
+    assert build(root, fresh=True).status == 0
+    assert build(root, fresh=True).status == 0  # every session from the cache
+    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable, Iterator
 
 from sphinx.application import Sphinx
@@ -25,7 +26,7 @@ from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
 from ..sessions import check_documents, findings_of, tally
 from ..update import describe, update_sources
-from ..worker.pool import WorkerSettings, WorkerStartError
+from ..worker.pool import Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
 from .settings import settings_of
 
@@ -35,6 +36,7 @@ logger = logging.getLogger(__name__)
 def setup_checking(app: Sphinx) -> None:
     """Connect the events that run blocks and report on them."""
     app.connect("env-get-outdated", _recheck_when_environment_changes)
+    app.connect("env-before-read-docs", _start_workers_early)
     app.connect("env-updated", _check_and_report)
     app.connect("build-finished", _finish, priority=900)
 
@@ -78,7 +80,34 @@ def _recheck_when_environment_changes(
     return []
 
 
+def _workers_of(app: Sphinx) -> Workers:
+    settings = settings_of(app.config)
+    # Compiled XLA programs are kept beside the outcomes (without the cache: for this build only).
+    xla = os.path.join(cache_directory(app, settings), "xla") if settings.cache else None
+    return Workers(worker_settings(settings, xla))
+
+
+# Workers started while Sphinx reads, by application (a build at a time per app).
+_EARLY: weakref.WeakKeyDictionary[Sphinx, Workers] = weakref.WeakKeyDictionary()
+
+
+def _start_workers_early(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """Documents will be read: let the zygote import jax meanwhile, on the other core."""
+    if docnames and app not in _EARLY:
+        workers = _workers_of(app)
+        workers.start()
+        _EARLY[app] = workers
+
+
 def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    workers = _EARLY.pop(app, None) or _workers_of(app)
+    try:
+        return _check_with(app, env, workers)
+    finally:
+        workers.close()
+
+
+def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[str]:
     domain = domain_of(env)
     settings = settings_of(app.config)
     fingerprint = environment_fingerprint(settings.env)
@@ -91,15 +120,14 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
             count, len(documents), settings.workers,
         )
         cache = OutcomeCache(cache_directory(app, settings)) if settings.cache else None
-        # Compiled XLA programs are kept beside the outcomes (without the cache: for this build only).
-        xla = os.path.join(cache_directory(app, settings), "xla") if settings.cache else None
         try:
             report = check_documents(
                 documents,
-                worker_settings(settings, xla),
+                workers.settings,
                 cache=cache,
                 fingerprint=fingerprint,
                 progress=_progress_logger(),
+                workers=workers,
             )
             verdicts = report.verdicts
             if report.sessions_cached:
@@ -197,6 +225,9 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
 
 
 def _finish(app: Sphinx, exception: Exception | None) -> None:
+    early = _EARLY.pop(app, None)
+    if early is not None:  # the build stopped before checking
+        early.close()
     if exception is not None or app.env is None:
         return
     domain = domain_of(app.env)

@@ -79,13 +79,47 @@ def run_sessions(
     progress: Progress | None = None,
 ) -> dict[Key, list[Outcome]]:
     """Run each session in a fresh worker; return one outcome per program."""
-    if not sessions:
-        return {}
-    if settings.xla_cache_dir is None:
-        with tempfile.TemporaryDirectory(prefix="jaxcheck-xla-") as shared:
-            return run_sessions(sessions, replace(settings, xla_cache_dir=shared), progress)
-    with Zygote(settings) as zygote:
-        return zygote.run(sessions, progress)
+    workers = Workers(settings)
+    try:
+        return workers.run(sessions, progress)
+    finally:
+        workers.close()
+
+
+class Workers:
+    """The workers of one build: may start early (to import jax while Sphinx reads), run once, always close."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.scratch: tempfile.TemporaryDirectory[str] | None = None
+        if settings.xla_cache_dir is None:
+            # Without a persistent cache, sessions still share compiled programs for this run.
+            self.scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-xla-")
+            settings = replace(settings, xla_cache_dir=self.scratch.name)
+        self.settings = settings
+        self.zygote: Zygote | None = None
+
+    def start(self) -> None:
+        """Launch the zygote now; it imports jax while the caller does other work."""
+        if self.zygote is None:
+            self.zygote = Zygote(self.settings)
+
+    def run(self, sessions: Mapping[Key, Sequence[Program]], progress: Progress | None = None) -> dict[Key, list[Outcome]]:
+        """Run each session in a fresh worker; return one outcome per program."""
+        if not sessions:
+            return {}
+        self.start()
+        assert self.zygote is not None
+        with self.zygote as zygote:
+            return zygote.run(sessions, progress)
+
+    def close(self) -> None:
+        """Stop the zygote (if started) and remove the scratch folder."""
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
+        if self.scratch is not None:
+            self.scratch.cleanup()
+            self.scratch = None
 
 
 class Zygote:
@@ -121,6 +155,8 @@ class Zygote:
 
     def close(self) -> None:
         """Stop the zygote and with it every child; no process outlives this."""
+        if self.process.returncode is not None and self.stdout.closed:
+            return  # closed already
         with contextlib.suppress(OSError):
             self.stdin.close()
         try:
