@@ -92,7 +92,14 @@ _EARLY: weakref.WeakKeyDictionary[Sphinx, Workers] = weakref.WeakKeyDictionary()
 
 
 def _start_workers_early(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
-    """Documents will be read: let the zygote import jax meanwhile, on the other core."""
+    """Documents will be read: let the zygote import jax meanwhile, on the other core.
+
+    Only for a cold build (no cache yet, or caching off): with a cache most
+    sessions are usually hits, and an unused jax import would slow the build.
+    """
+    settings = settings_of(app.config)
+    if settings.cache and os.path.isdir(cache_directory(app, settings)):
+        return
     if docnames and app not in _EARLY:
         workers = _workers_of(app)
         workers.start()

@@ -140,6 +140,7 @@ class Zygote:
         self.stdout: IO[bytes] = self.process.stdout
         self.preload_problem = ""
         self.pending = b""
+        self.ready = False  # has it finished importing jax (and maybe forked children)?
 
     def __enter__(self) -> Zygote:
         ready = self._next_event(time.monotonic() + READY_SECONDS)
@@ -148,6 +149,7 @@ class Zygote:
                 f"the jaxcheck worker ({self.settings.python}) did not start: {self._stderr_tail()}"
             )
         self.preload_problem = ready.get("problem", "")
+        self.ready = True
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -157,6 +159,9 @@ class Zygote:
         """Stop the zygote and with it every child; no process outlives this."""
         if self.process.returncode is not None and self.stdout.closed:
             return  # closed already
+        if not self.ready:
+            # Started early but never used: still importing jax, no children yet.
+            self.process.kill()
         with contextlib.suppress(OSError):
             self.stdin.close()
         try:
