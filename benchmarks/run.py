@@ -34,7 +34,7 @@ import tempfile
 import textwrap
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -137,37 +137,26 @@ def write_project(root: Path, conf: str, pages: dict[str, str]) -> Path:
 MD_CONF = 'extensions = ["myst_parser"{extra}]\nexclude_patterns = ["_build"]\n{more}'
 
 
+def pages_of(corpus: Corpus, render: Callable[[str, str], str]) -> dict[str, str]:
+    """One page per document, each block rendered from its code and expected output."""
+    return {
+        f"doc{d:03d}": page(f"Document {d}", [render(code, out) for code, out in zip(blocks, corpus.output[d], strict=True)])
+        for d, blocks in enumerate(corpus.code)
+    }
+
+
 def jaxcheck_project(corpus: Corpus, root: Path) -> Path:
-    pages = {}
-    for d, blocks in enumerate(corpus.code):
-        body = [
-            f"```{{jaxcheck}}\n{code}\n{commented(out)}\n```"
-            for code, out in zip(blocks, corpus.output[d], strict=True)
-        ]
-        pages[f"doc{d:03d}"] = page(f"Document {d}", body)
-    conf = MD_CONF.format(extra=', "sphinx_jaxcheck"', more="")
-    return write_project(root, conf, pages)
+    pages = pages_of(corpus, lambda code, out: f"```{{jaxcheck}}\n{code}\n{commented(out)}\n```")
+    return write_project(root, MD_CONF.format(extra=', "sphinx_jaxcheck"', more=""), pages)
 
 
 def plain_project(corpus: Corpus, root: Path) -> Path:
-    pages = {}
-    for d, blocks in enumerate(corpus.code):
-        body = [
-            f"```python\n{code}\n{commented(out)}\n```"
-            for code, out in zip(blocks, corpus.output[d], strict=True)
-        ]
-        pages[f"doc{d:03d}"] = page(f"Document {d}", body)
+    pages = pages_of(corpus, lambda code, out: f"```python\n{code}\n{commented(out)}\n```")
     return write_project(root, MD_CONF.format(extra="", more=""), pages)
 
 
 def doctest_project(corpus: Corpus, root: Path) -> Path:
-    pages = {}
-    for d, blocks in enumerate(corpus.code):
-        body = [
-            f"```{{testcode}}\n{code}```\n\n```{{testoutput}}\n{out}```"
-            for code, out in zip(blocks, corpus.output[d], strict=True)
-        ]
-        pages[f"doc{d:03d}"] = page(f"Document {d}", body)
+    pages = pages_of(corpus, lambda code, out: f"```{{testcode}}\n{code}```\n\n```{{testoutput}}\n{out}```")
     return write_project(root, MD_CONF.format(extra=', "sphinx.ext.doctest"', more=""), pages)
 
 
