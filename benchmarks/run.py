@@ -178,14 +178,7 @@ def mystnb_project(corpus: Corpus, root: Path) -> Path:
         body = [f"```{{code-cell}} ipython3\n{code}```" for code in blocks]
         pages[f"doc{d:03d}"] = NOTEBOOK_HEADER + page(f"Document {d}", body)
     conf = 'extensions = ["myst_nb"]\nexclude_patterns = ["_build"]\nnb_execution_mode = "force"\nnb_execution_timeout = 600\n'
-    root.mkdir(parents=True)
-    (root / "conf.py").write_text(conf)
-    (root / "index.md").write_text(
-        "# Corpus\n\n```{toctree}\n:maxdepth: 1\n\n" + "\n".join(pages) + "\n```\n"
-    )
-    for name, text in pages.items():
-        (root / f"{name}.md").write_text(text)
-    return root
+    return write_project(root, conf, pages)
 
 
 # -- measuring ---------------------------------------------------------------------

@@ -170,7 +170,6 @@ def _split_trailing(
     lines = [line for line in body[start:] if line.strip()]
     if not lines:
         return [], ()
-    end = start + len(lines)
     texts = [comment_text(line) for line in lines]
     prompts = [i for i, text in enumerate(texts) if is_prompt(text)]
     first_prompt = prompts[0] if prompts else len(texts)
@@ -203,7 +202,6 @@ def _split_trailing(
                 source=statement,
             )
         )
-    assert start + len(texts) == end
     return expectations, tuple(examples)
 
 

@@ -125,7 +125,7 @@ def _trailing_actual(block: Block, outcome: Outcome) -> list[str]:
 
 
 def _drift(block: Block, expectation: Expectation, actual: list[str]) -> Drift:
-    if expectation.kind in (ExpectationKind.TRAILING,) and expectation.expected:
+    if expectation.kind is ExpectationKind.TRAILING and expectation.expected:
         line = block.file_line(expectation.first + 1)
     else:
         line = block.file_line(expectation.statement_line)
