@@ -108,6 +108,20 @@ def test_global_state_does_not_leak_between_documents(tmp_path: Path) -> None:
     assert result.status == 0
 
 
+def test_each_session_starts_its_own_backend_so_a_block_can_configure_it(tmp_path: Path) -> None:
+    # The zygote warms up jax before forking but must not start XLA's backend:
+    # its threads would not survive the fork, and the options below would come too late.
+    four = "import jax\njax.config.update('jax_num_cpu_devices', 4)\nprint(jax.device_count())  # 4\n"
+    two = "import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\nimport jax\nprint(jax.device_count())  # 2\n"
+    one = "import jax\nprint(jax.device_count())  # 1\n"
+    root = write_project(tmp_path, {
+        f"{name}.md": f"# {name}\n\n```{{jaxcheck}}\n{code}```\n" for name, code in (("four", four), ("two", two), ("one", one))
+    })
+    result = build(root, jaxcheck_workers=1)
+    assert result.reported == [], result.warnings
+    assert "3 verified" in result.log
+
+
 def test_a_process_forked_by_a_block_does_not_outlive_the_build(tmp_path: Path) -> None:
     pidfile = tmp_path / "grandchild.pid"
     root = write_project(

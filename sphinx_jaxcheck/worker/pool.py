@@ -141,6 +141,7 @@ class Zygote:
         self.preload_problem = ""
         self.pending = b""
         self.ready = False  # has it finished importing jax (and maybe forked children)?
+        self.idle = True  # no session in flight: no children, nothing to wait for
 
     def __enter__(self) -> Zygote:
         ready = self._next_event(time.monotonic() + READY_SECONDS)
@@ -159,8 +160,9 @@ class Zygote:
         """Stop the zygote and with it every child; no process outlives this."""
         if self.process.returncode is not None and self.stdout.closed:
             return  # closed already
-        if not self.ready:
-            # Started early but never used: still importing jax, no children yet.
+        if not self.ready or self.idle:
+            # No children (never used, or every session ended and was reaped):
+            # nothing to clean up, so skip the interpreter's slow teardown of jax.
             self.process.kill()
         with contextlib.suppress(OSError):
             self.stdin.close()
@@ -177,10 +179,12 @@ class Zygote:
         keys = list(sessions)
         ids = {str(n): key for n, key in enumerate(keys)}
         outcomes: dict[str, dict[int, Outcome]] = {sid: {} for sid in ids}
-        waiting = list(ids)
+        # Longest sessions first, so that no worker is left with a long one at the end.
+        waiting = sorted(ids, key=lambda sid: -len(sessions[ids[sid]]))
         running: set[str] = set()
         total = sum(len(sessions[key]) for key in keys)
         done = 0
+        self.idle = False
         while waiting or running:
             while waiting and len(running) < max(1, self.settings.workers):
                 sid = waiting.pop(0)
@@ -203,6 +207,7 @@ class Zygote:
                     progress(done, total)
             elif event["event"] == "end":
                 running.discard(sid)
+        self.idle = True
         return {
             ids[sid]: [
                 outcomes[sid].get(index)
