@@ -345,7 +345,7 @@ def warm_up() -> None:
         from jax._src import xla_bridge
         from jax._src.interpreters import mlir
 
-        xla_bridge._discover_and_register_pjrt_plugins()
+        xla_bridge._discover_and_register_pjrt_plugins()  # type: ignore[no-untyped-call]
         jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
         mlir.make_ir_context()
     except Exception:  # private API of another jax version: the children do it themselves
