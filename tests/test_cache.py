@@ -15,7 +15,7 @@ from buildkit import Build, build, write_project
 from sphinx_jaxcheck import cli
 from sphinx_jaxcheck.cache import OutcomeCache, environment_fingerprint, installed_version
 from sphinx_jaxcheck.sessions import check_documents
-from sphinx_jaxcheck.worker.pool import ONE_THREAD_XLA_FLAGS, WorkerSettings
+from sphinx_jaxcheck.worker.pool import WorkerSettings
 
 CACHED = "jaxcheck_cache = True\n"
 
@@ -207,27 +207,6 @@ def test_parallel_build_with_default_workers_uses_the_cache(tmp_path: Path) -> N
     second = build(root, fresh=True, parallel=2)
     assert second.status == 0 and runs(ran) == 3
     assert "3 session(s) from the cache, 0 run" in second.log
-
-
-def test_workers_share_the_cores_unless_the_user_set_xla_flags(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("XLA_FLAGS", raising=False)
-    assert WorkerSettings(workers=2).process_env()["XLA_FLAGS"] == ONE_THREAD_XLA_FLAGS
-    assert "XLA_FLAGS" not in WorkerSettings(workers=1).process_env()
-    mine = WorkerSettings(workers=2, env={"XLA_FLAGS": "--xla_cpu_enable_fast_math=false"})
-    assert mine.process_env()["XLA_FLAGS"] == "--xla_cpu_enable_fast_math=false"
-    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/tmp/nowhere")
-    assert WorkerSettings(workers=2).process_env()["XLA_FLAGS"] == "--xla_dump_to=/tmp/nowhere"
-
-
-def test_capped_workers_start_and_agree_with_one_worker(tmp_path: Path) -> None:
-    """jaxlib accepts the thread cap (an unknown XLA flag would abort the worker)."""
-    ran = tmp_path / "ran.txt"
-    code = "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: (x @ x).sum())(jnp.ones((64, 64))))"
-    pages = {f"page{n}.md": counted_block(ran, code=code, expected="262144.0") for n in range(2)}
-    root = write_project(tmp_path / "docs", pages)
-    assert build(root, fresh=True, jaxcheck_workers=2).status == 0
-    assert build(root, fresh=True, jaxcheck_workers=1).status == 0
-    assert runs(ran) == 4
 
 
 def test_key_ignores_expected_output_comments_but_keeps_line_numbers() -> None:

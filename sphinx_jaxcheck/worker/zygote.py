@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FailureKind, Outcome, Program
+from .cores import core_slots, least_used
 from .protocol import encode, outcome_to_wire, program_from_wire
+from .runner import run_session
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -89,15 +91,17 @@ class Child:
     reported: set[int] = field(default_factory=set)
     timed_out: bool = False
     status: int | None = None  # wait status, once reaped
+    slot: int = -1  # index of the cores it is pinned to, if any
 
 
 class Zygote:
     """Forks children, watches their clocks and reports their events."""
 
-    def __init__(self, out_fd: int, output_limit: int, memory_limit: int | None) -> None:
+    def __init__(self, out_fd: int, output_limit: int, memory_limit: int | None, workers: int = 1) -> None:
         self.out_fd = out_fd
         self.output_limit = output_limit
         self.memory_limit = memory_limit
+        self.slots = core_slots(workers, os.sched_getaffinity(0))
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}  # by pipe fd
         self.stdin_buffer = b""
@@ -174,13 +178,16 @@ class Zygote:
     # -- children ---------------------------------------------------------------
 
     def _fork(self, request: str, programs: list[Program], quiet_before: int, skip: frozenset[int]) -> None:
+        slot = least_used(self.slots, [c.slot for c in self.children.values()]) if self.slots else -1
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
+            if slot >= 0:
+                os.sched_setaffinity(0, self.slots[slot])
             self._become_child(write_fd, programs, quiet_before, skip)
         os.close(write_fd)
-        child = Child(request, pid, read_fd, programs, quiet_before, skip)
+        child = Child(request, pid, read_fd, programs, quiet_before, skip, slot=slot)
         self.children[read_fd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, None)
 
@@ -198,7 +205,6 @@ class Zygote:
             if self.memory_limit:
                 resource.setrlimit(resource.RLIMIT_AS, (self.memory_limit, self.memory_limit))
             signal.signal(signal.SIGINT, signal.default_int_handler)
-            from .runner import run_session
 
             def emit(message: dict[str, Any]) -> None:
                 data = encode(message)
@@ -363,7 +369,8 @@ def main() -> None:
     output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(8 * 1024 * 1024)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
     loaded, problem = preload()
-    zygote = Zygote(out_fd, output_limit, int(memory) if memory else None)
+    workers = int(os.environ.get("JAXCHECK_WORKERS", "1"))
+    zygote = Zygote(out_fd, output_limit, int(memory) if memory else None, workers)
     zygote.send({"event": "ready", "preloaded": loaded, "problem": problem})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     zygote.serve()
