@@ -8,6 +8,8 @@ computation and a printed jaxpr, with exact expected outputs found by running
 the blocks once), then times, in one run and on the same code:
 
 * floor: one Python process that imports jax once and executes every block;
+  again pinned to one core, since XLA compiles on several threads (on 2 cores,
+  the best a build with 2 workers can do is about half of this second floor);
 * plain: a Sphinx build of the same pages with ``jaxcheck`` swapped for a code block;
 * jaxcheck cold with 1 worker, and with ``-j 2`` and 2 workers (empty cache);
 * jaxcheck warm: ``sphinx-build -E`` with the cache the cold build left;
@@ -84,7 +86,9 @@ json.dump(outputs, open(sys.argv[2], "w"))
 """
 
 FLOOR = """
-import json, sys
+import json, os, sys
+if sys.argv[2:] == ["--one-core"]:  # what a single worker pinned to one core could do at best
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 corpus = json.load(open(sys.argv[1]))
 for blocks in corpus:
     namespace = {"__name__": "__main__"}
@@ -353,6 +357,7 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
         shutil.rmtree(fresh_cache, ignore_errors=True)
 
     run("floor (one python process)", [PYTHON, "-c", FLOOR, work / "corpus.json"], "python floor.py")
+    run("floor pinned to one core", [PYTHON, "-c", FLOOR, work / "corpus.json", "--one-core"], "python floor.py --one-core")
     run("plain Sphinx build", sphinx(plain, out / "plain", "-b", "html"), "sphinx-build -E (code blocks)")
     run(
         "jaxcheck cold, 1 worker",
@@ -443,6 +448,16 @@ def table(docs: int, blocks: int, results: list[Result], extra: dict[str, float]
             f"| {r.name} | `{r.command}` | {r.run.seconds:.2f} | {r.run.seconds / base:.2f} | "
             f"{r.run.seconds / plain:.2f} | {r.run.max_rss_kb / 1024:.0f} | {target} |"
         )
+    if "floor pinned to one core" in by:
+        one_core = by["floor pinned to one core"].seconds
+        limit = one_core / 2 + plain
+        lines += [
+            "",
+            f"XLA compiles on several threads, so the floor gains {one_core / floor:.2f} x from a second core. "
+            f"Two workers on two cores can at best halve the one-core floor: {one_core:.2f} / 2 + plain = "
+            f"{limit:.2f} s = **{limit / base:.2f} x (floor + plain)**, the real limit for `-j 2` here; "
+            f"the cold `-j 2` build took {cold2 / limit:.2f} x that limit.",
+        ]
     lines += [
         "",
         f"Per-session overhead (one worker, one-block sessions, each a fresh fork of the warm zygote): "
