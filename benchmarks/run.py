@@ -190,6 +190,8 @@ def mystnb_project(corpus: Corpus, root: Path) -> Path:
 
 def worker_env() -> dict[str, str]:
     env = dict(os.environ)
+    # Like an installed package, ours is imported from bytecode after the first run.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.setdefault("JAX_PLATFORMS", "cpu")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     return env

@@ -12,7 +12,7 @@ import io
 import re
 import tokenize
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .model import Example, Expectation, ExpectationKind, Program
@@ -138,6 +138,9 @@ def _parse_python(
 
 def _comment_tokens(code: str) -> dict[int, tuple[int, str]]:
     """Map 1-based line -> (column, text) of the comment on it, per tokenize."""
+    scanned = _scan_comments(code)
+    if scanned is not None:
+        return scanned
     found: dict[int, tuple[int, str]] = {}
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
@@ -150,6 +153,53 @@ def _comment_tokens(code: str) -> dict[int, tuple[int, str]]:
             if line.lstrip().startswith("#"):
                 found[number] = (len(line) - len(line.lstrip()), line.lstrip())
     return found
+
+
+def _scan_comments(code: str) -> dict[int, tuple[int, str]] | None:
+    """The comments of ``code`` by a line scan, or None where only tokenize can tell.
+
+    Python's tokenize is slow, and most blocks are plain: no string spans lines
+    (triple quotes, a backslash at the end of a line) and no f-string can nest
+    quotes (Python 3.12). Then each line can be scanned on its own.
+    """
+    if '"""' in code or "'''" in code or "\r" in code:
+        return None
+    found: dict[int, tuple[int, str]] = {}
+    for number, line in enumerate(code.split("\n"), start=1):
+        if line.endswith("\\"):
+            return None
+        if "#" not in line:
+            continue
+        column = _comment_column(line)
+        if column is None:
+            return None
+        if column >= 0:
+            found[number] = (column, line[column:])
+    return found
+
+
+def _comment_column(line: str) -> int | None:
+    """Where the comment of one line starts; -1 for none, None when unsure."""
+    quote = ""
+    at = 0
+    while at < len(line):
+        char = line[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char == "#":
+            return at
+        elif char in "\"'":
+            start = at
+            while start and line[start - 1].isalpha():
+                start -= 1
+            if "f" in line[start:at].lower():
+                return None  # an f-string: quotes may nest
+            quote = char
+        at += 1
+    return None if quote else -1
 
 
 def _trailing_start(body: Sequence[str], comments: dict[int, tuple[int, str]]) -> int:
@@ -210,8 +260,8 @@ def _inline_prints(
 ) -> tuple[tuple[int, int], ...]:
     """(first, last) lines of ``print(...)`` statements with a comment on their last line."""
     last_on_line: dict[int, ast.stmt] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.end_lineno is not None:
+    for node in _statements(tree):
+        if node.end_lineno is not None:
             current = last_on_line.get(node.end_lineno)
             if current is None or (
                 (node.end_col_offset or 0) >= (current.end_col_offset or 0)
@@ -228,8 +278,17 @@ def _inline_prints(
     return tuple(sorted(found))
 
 
+def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement, nested ones too, without visiting the expressions in between."""
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, ast.stmt):
+            yield child
+        if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+            yield from _statements(child)
+
+
 def _contains(outer: ast.stmt, inner: ast.stmt) -> bool:
-    return any(child is inner for child in ast.walk(outer))
+    return any(child is inner for child in _statements(outer))
 
 
 def _is_print_call(node: ast.stmt) -> bool:

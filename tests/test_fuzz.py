@@ -250,3 +250,39 @@ def test_update_refuses_undecodable_files_and_leaves_them_alone(tmp_path: Path, 
     report = update_sources([(block, verdict)])
     assert report.refused and "not UTF-8" in report.refused[0][2]
     assert path.read_bytes() == data
+
+
+def _tokenized_comments(code: str) -> dict[int, tuple[int, str]] | None:
+    """What Python's tokenize says, or None when it cannot tokenize the code."""
+    import io
+    import tokenize
+
+    found = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.COMMENT:
+                found[token.start[0]] = (token.start[1], token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return found
+
+
+COMMENT_ALPHABET = st.sampled_from(
+    ["#", " ", "'", '"', "\\", "f", "r", "b", "x", "=", "(", ")", "print", "é", "\t", "'''", '"""', "\\\n", "\n", "f'{", "}'"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(COMMENT_ALPHABET, max_size=24).map("".join))
+@example("print('#')  # '#'")
+@example('x = "a\\"#"  # q')
+@example("s = f'{x}' # c")
+@example("s = 'a\\\n#b'")
+@example("if'#'in x: pass  # c")
+def test_the_fast_comment_scan_agrees_with_tokenize(code: str) -> None:
+    from sphinx_jaxcheck.grammar import _scan_comments
+
+    scanned = _scan_comments(code)
+    expected = _tokenized_comments(code)
+    if scanned is not None and expected is not None:
+        assert scanned == expected

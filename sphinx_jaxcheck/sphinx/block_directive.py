@@ -121,10 +121,16 @@ class JaxcheckDirective(SphinxDirective):
         """
         if not _is_myst(self):
             return None
-        try:
-            with open(path, encoding="utf-8-sig", errors="replace") as handle:
-                lines = handle.read().splitlines()
-        except OSError:
+        # Read once per document being read, not once per block.
+        files: dict[str, list[str] | None] = self.env.temp_data.setdefault("jaxcheck_file_lines", {})  # type: ignore[assignment]
+        if path not in files:
+            try:
+                with open(path, encoding="utf-8-sig", errors="replace") as handle:
+                    files[path] = handle.read().splitlines()
+            except OSError:
+                files[path] = None
+        lines = files[path]
+        if lines is None:
             return None
         if any(line.strip() for line in lines[body_line - 1 + len(body) :]):
             return None  # the closing fence (or more document) follows the body
