@@ -16,7 +16,8 @@ the blocks once), then times, in one run and on the same code:
 * MyST-NB (``nb_execution_mode = "force"``) on the pages as text notebooks;
 * ``sphinx.ext.doctest`` (``-b doctest``) with ``testcode`` / ``testoutput`` pairs.
 
-Every run is a fresh subprocess; its time is the best of ``--repeat`` runs, its
+Every run is a fresh subprocess; configurations take turns (round robin), and
+each one's time is the best of its ``--repeat`` runs, its
 peak memory is the largest resident set of any process of the run (from
 ``wait4``). The process tree is sampled from ``/proc`` to find the peak of each
 jaxcheck worker, compared with a bare ``import jax`` process. Results go to
@@ -39,6 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -325,6 +327,17 @@ def sphinx(src: Path, out: Path, *args: str) -> list[str]:
 
 
 @dataclass
+class Configuration:
+    """One way of building the corpus, run once per round."""
+
+    name: str
+    command: list[Any]
+    shown: str
+    prepare: Callable[[], None] | None = None
+    sample: bool = False  # sample the process tree for per-worker memory
+
+
+@dataclass
 class Result:
     name: str
     command: str
@@ -339,49 +352,61 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
     corpus = make_corpus(docs, blocks, work)
     jaxcheck = jaxcheck_project(corpus, work / "jaxcheck")
     plain = plain_project(corpus, work / "plain")
-    results: list[Result] = []
-
-    def run(name: str, command: list[str], shown: str, *, times: int = repeat, prepare=None, sample: bool = False) -> Run:
-        measured = []
-        for attempt in range(times):
-            if prepare:
-                prepare(attempt)
-            measured.append(measure(command, sample=sample))
-        result = best(measured)
-        results.append(Result(name, shown, result))
-        print(f"   {name:<28} {result.seconds:7.2f} s  {result.max_rss_kb / 1024:6.0f} MB", flush=True)
-        return result
-
     out = work / "out"
     fresh_cache = work / "cache"
 
-    def empty_cache(_: int) -> None:
+    def empty_cache() -> None:
         shutil.rmtree(fresh_cache, ignore_errors=True)
 
-    run("floor (one python process)", [PYTHON, "-c", FLOOR, work / "corpus.json"], "python floor.py")
-    run("floor pinned to one core", [PYTHON, "-c", FLOOR, work / "corpus.json", "--one-core"], "python floor.py --one-core")
-    run("plain Sphinx build", sphinx(plain, out / "plain", "-b", "html"), "sphinx-build -E (code blocks)")
-    run(
-        "jaxcheck cold, 1 worker",
-        sphinx(jaxcheck, out / "cold1", "-b", "html", "-D", "jaxcheck_workers=1", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
-        "sphinx-build -E -D jaxcheck_workers=1 (empty cache)",
-        prepare=empty_cache, sample=True,
-    )
-    run(
-        "jaxcheck cold, -j 2",
-        sphinx(jaxcheck, out / "cold2", "-b", "html", "-j", "2", "-D", "jaxcheck_workers=2", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
-        "sphinx-build -E -j 2 -D jaxcheck_workers=2 (empty cache)",
-        prepare=empty_cache, sample=True,
-    )
-    run(
-        "jaxcheck warm cache, -E",
-        sphinx(jaxcheck, out / "warm", "-b", "html", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
-        "sphinx-build -E (cache of the cold build)",
-    )
+    configurations = [
+        Configuration("floor (one python process)", [PYTHON, "-c", FLOOR, work / "corpus.json"], "python floor.py"),
+        Configuration(
+            "floor pinned to one core", [PYTHON, "-c", FLOOR, work / "corpus.json", "--one-core"], "python floor.py --one-core"
+        ),
+        Configuration("plain Sphinx build", sphinx(plain, out / "plain", "-b", "html"), "sphinx-build -E (code blocks)"),
+        Configuration(
+            "jaxcheck cold, 1 worker",
+            sphinx(jaxcheck, out / "cold1", "-b", "html", "-D", "jaxcheck_workers=1", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
+            "sphinx-build -E -D jaxcheck_workers=1 (empty cache)",
+            prepare=empty_cache, sample=True,
+        ),
+        Configuration(
+            "jaxcheck cold, -j 2",
+            sphinx(jaxcheck, out / "cold2", "-b", "html", "-j", "2", "-D", "jaxcheck_workers=2", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
+            "sphinx-build -E -j 2 -D jaxcheck_workers=2 (empty cache)",
+            prepare=empty_cache, sample=True,
+        ),
+        # Right after a cold build, whose cache it reuses.
+        Configuration(
+            "jaxcheck warm cache, -E",
+            sphinx(jaxcheck, out / "warm", "-b", "html", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
+            "sphinx-build -E (cache of the cold build)",
+        ),
+    ]
     if "doctest" not in skip:
-        run("sphinx.ext.doctest", sphinx(doctest_project(corpus, work / "doctest"), out / "doctest", "-b", "doctest"), "sphinx-build -E -b doctest")
+        doctest = doctest_project(corpus, work / "doctest")
+        configurations.append(
+            Configuration("sphinx.ext.doctest", sphinx(doctest, out / "doctest", "-b", "doctest"), "sphinx-build -E -b doctest")
+        )
     if "mystnb" not in skip:
-        run("MyST-NB, force", sphinx(mystnb_project(corpus, work / "mystnb"), out / "mystnb", "-b", "html"), 'sphinx-build -E (nb_execution_mode="force")')
+        mystnb = mystnb_project(corpus, work / "mystnb")
+        configurations.append(
+            Configuration("MyST-NB, force", sphinx(mystnb, out / "mystnb", "-b", "html"), 'sphinx-build -E (nb_execution_mode="force")')
+        )
+    # Round robin, so that a machine getting slower or faster during the run
+    # affects every configuration alike, and the ratios stay fair.
+    measured: dict[str, list[Run]] = {c.name: [] for c in configurations}
+    for attempt in range(repeat):
+        print(f"   round {attempt + 1} of {repeat}", flush=True)
+        for configuration in configurations:
+            if configuration.prepare:
+                configuration.prepare()
+            measured[configuration.name].append(measure(configuration.command, sample=configuration.sample))
+    results = []
+    for configuration in configurations:
+        result = best(measured[configuration.name])
+        results.append(Result(configuration.name, configuration.shown, result))
+        print(f"   {configuration.name:<28} {result.seconds:7.2f} s  {result.max_rss_kb / 1024:6.0f} MB", flush=True)
     bare = best([measure([PYTHON, "-c", "import jax, jax.numpy"]) for _ in range(repeat)])
     overhead = [session_overhead(docs) for _ in range(repeat)]
     return results, {
@@ -548,7 +573,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = [
         "# Benchmark results",
         "",
-        f"`{command.strip()}` on {machine()} Times are the best of {args.repeat} run(s); "
+        f"`{command.strip()}` on {machine()} Configurations took turns; times are the best of {args.repeat} run(s); "
         "ratios are from the same run.",
         "",
     ]
