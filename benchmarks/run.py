@@ -19,8 +19,9 @@ the blocks once), then times, in one run and on the same code:
 Every run is a fresh subprocess; configurations take turns (round robin), and
 each one's time is the best of its ``--repeat`` runs, its
 peak memory is the largest resident set of any process of the run (from
-``wait4``). The process tree is sampled from ``/proc`` to find the peak of each
-jaxcheck worker, compared with a bare ``import jax`` process. Results go to
+``wait4``). In one more, untimed run of each cold build the process tree is
+sampled from ``/proc`` to find the peak of each jaxcheck worker, compared with
+a bare ``import jax`` process. Results go to
 ``benchmarks/results.md`` (a markdown table per size, then the scaling).
 """
 
@@ -38,7 +39,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -334,7 +335,7 @@ class Configuration:
     command: list[Any]
     shown: str
     prepare: Callable[[], None] | None = None
-    sample: bool = False  # sample the process tree for per-worker memory
+    sample: bool = False  # also measure per-worker memory (in an extra, untimed run)
 
 
 @dataclass
@@ -401,7 +402,15 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
         for configuration in configurations:
             if configuration.prepare:
                 configuration.prepare()
-            measured[configuration.name].append(measure(configuration.command, sample=configuration.sample))
+            measured[configuration.name].append(measure(configuration.command))
+    # Memory from one more run of each sampled configuration: reading /proc every
+    # 20 ms takes CPU from the workers, so the timed runs are not sampled.
+    for configuration in configurations:
+        if configuration.sample:
+            if configuration.prepare:
+                configuration.prepare()
+            sampled = measure(configuration.command, sample=True)
+            measured[configuration.name].append(replace(sampled, seconds=float("inf")))
     results = []
     for configuration in configurations:
         result = best(measured[configuration.name])
