@@ -60,3 +60,20 @@ def test_each_block_runs_on_its_workers_share_of_the_cores(tmp_path: Path, worke
         # Every block ran pinned to one of two disjoint halves of this process's cores.
         assert affinities(log) <= set(core_slots(2, mine))
         assert len(log.read_text().splitlines()) == 4
+
+
+def test_pinned_workers_compute_what_one_unpinned_worker_computes(tmp_path: Path) -> None:
+    # Fewer XLA threads must not change a result (e.g. the order of a reduction).
+    for workers in (1, 2):
+        log = tmp_path / f"out{workers}.txt"
+        block = (
+            "import jax, jax.numpy as jnp\n"
+            "x = jnp.sin(jnp.arange(200_000.0)).reshape(400, 500)\n"
+            "values = float(jax.jit(lambda a: (a @ a.T).sum())(x)), float(x.sum())\n"
+            f"open({str(log)!r}, 'a').write(repr(values) + '\\n')\n"
+        )
+        pages = {f"page{n}.md": f"# Page {n}\n\n```{{jaxcheck}}\n{block}```\n" for n in range(2)}
+        root = write_project(tmp_path / f"docs{workers}", pages)
+        assert build(root, fresh=True, jaxcheck_workers=workers, jaxcheck_cache=False).status == 0
+    one, two = (tmp_path / "out1.txt").read_text(), (tmp_path / "out2.txt").read_text()
+    assert one.count("\n") == 2 and one == two
