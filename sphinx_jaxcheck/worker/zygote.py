@@ -101,7 +101,9 @@ class Zygote:
         self.out_fd = out_fd
         self.output_limit = output_limit
         self.memory_limit = memory_limit
-        self.slots = core_slots(workers, os.sched_getaffinity(0))
+        # Pinning is Linux's (sched_setaffinity); elsewhere workers share every core.
+        pinnable = hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity")
+        self.slots = core_slots(workers, os.sched_getaffinity(0)) if pinnable else []
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}  # by pipe fd
         self.stdin_buffer = b""
