@@ -22,6 +22,10 @@ from .protocol import encode, outcome_from_wire, program_to_wire
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
+# JAX's own recipe for single-threaded CPU computations; jaxlib accepts both flags.
+# Unlike pinning each worker to a core (CPU affinity), these leave results alone:
+# XLA splits a large reduction by the cores it may use, so pinning changes sums.
+ONE_THREAD_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 # Set by the user: then the persistent compilation cache is theirs to configure.
 XLA_CACHE_VARIABLES = frozenset({"JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE"})
 
@@ -48,8 +52,9 @@ class WorkerSettings:
         env = dict(os.environ)
         env.setdefault("PYTHONHASHSEED", "0")
         env.update({key: str(value) for key, value in self.env.items()})
-        # Several workers share the cores: the zygote pins each to its share (see ``cores``).
-        env["JAXCHECK_WORKERS"] = str(self.workers)
+        if self.workers > 1 and "XLA_FLAGS" not in env:
+            # Several workers share the cores: one compute thread each, not one per core each.
+            env["XLA_FLAGS"] = ONE_THREAD_XLA_FLAGS
         if self.xla_cache_dir and not XLA_CACHE_VARIABLES & env.keys():
             # Each session is a fresh process: share compiled programs (the same
             # eager ops, the same jitted helpers) instead of compiling them again.

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FailureKind, Outcome, Program
-from .cores import core_slots, least_used
 from .protocol import encode, outcome_to_wire, program_from_wire
 from .runner import run_session
 
@@ -91,19 +90,15 @@ class Child:
     reported: set[int] = field(default_factory=set)
     timed_out: bool = False
     status: int | None = None  # wait status, once reaped
-    slot: int = -1  # index of the cores it is pinned to, if any
 
 
 class Zygote:
     """Forks children, watches their clocks and reports their events."""
 
-    def __init__(self, out_fd: int, output_limit: int, memory_limit: int | None, workers: int = 1) -> None:
+    def __init__(self, out_fd: int, output_limit: int, memory_limit: int | None) -> None:
         self.out_fd = out_fd
         self.output_limit = output_limit
         self.memory_limit = memory_limit
-        # Pinning is Linux's (sched_setaffinity); elsewhere workers share every core.
-        pinnable = hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity")
-        self.slots = core_slots(workers, os.sched_getaffinity(0)) if pinnable else []
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, Child] = {}  # by pipe fd
         self.stdin_buffer = b""
@@ -180,16 +175,13 @@ class Zygote:
     # -- children ---------------------------------------------------------------
 
     def _fork(self, request: str, programs: list[Program], quiet_before: int, skip: frozenset[int]) -> None:
-        slot = least_used(self.slots, [c.slot for c in self.children.values()]) if self.slots else -1
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
-            if slot >= 0:
-                os.sched_setaffinity(0, self.slots[slot])
             self._become_child(write_fd, programs, quiet_before, skip)
         os.close(write_fd)
-        child = Child(request, pid, read_fd, programs, quiet_before, skip, slot=slot)
+        child = Child(request, pid, read_fd, programs, quiet_before, skip)
         self.children[read_fd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, None)
 
@@ -348,14 +340,11 @@ def warm_up() -> None:
     About 25 ms per session.
     """
     try:
-        import jax
-        import jax.numpy as jnp
-        from jax._src import xla_bridge
-        from jax._src.interpreters import mlir
-
-        xla_bridge._discover_and_register_pjrt_plugins()  # type: ignore[no-untyped-call]
+        jax = importlib.import_module("jax")
+        jnp = importlib.import_module("jax.numpy")
+        importlib.import_module("jax._src.xla_bridge")._discover_and_register_pjrt_plugins()
         jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
-        mlir.make_ir_context()
+        importlib.import_module("jax._src.interpreters.mlir").make_ir_context()
     except Exception:  # private API of another jax version: the children do it themselves
         pass
 
@@ -371,8 +360,7 @@ def main() -> None:
     output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(8 * 1024 * 1024)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
     loaded, problem = preload()
-    workers = int(os.environ.get("JAXCHECK_WORKERS", "1"))
-    zygote = Zygote(out_fd, output_limit, int(memory) if memory else None, workers)
+    zygote = Zygote(out_fd, output_limit, int(memory) if memory else None)
     zygote.send({"event": "ready", "preloaded": loaded, "problem": problem})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     zygote.serve()
