@@ -48,15 +48,13 @@ def injected(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyp
         documents(FAULTS),
         conf=f"jaxcheck_output_limit_mb = 4\njaxcheck_memory_limit_mb = {MEMORY_LIMIT_MB}\n",
     )
-    started = time.monotonic()
-    result = build(root)
-    return result, time.monotonic() - started
+    return build(root)
 
 
 @pytest.mark.parametrize("suffix", ["-rst", "-md"])
 @pytest.mark.parametrize("case", FAULTS, ids=[c.name for c in FAULTS])
 def test_each_injected_fault_fails_or_passes_alone(injected, case: Case, suffix: str) -> None:  # type: ignore[no-untyped-def]
-    result, _ = injected
+    result = injected
     assert statuses(result.app)[case.name + suffix] == case.status
 
 
@@ -74,7 +72,7 @@ def test_each_injected_fault_fails_or_passes_alone(injected, case: Case, suffix:
     ],
 )
 def test_each_failure_names_the_block_and_what_happened(injected, name: str, subtype: str, words: str) -> None:  # type: ignore[no-untyped-def]
-    result, _ = injected
+    result = injected
     for suffix in ("-rst", "-md"):
         (found,) = [r for r in result.reported if f"block '{name}{suffix}'" in r.message]
         assert found.subtype == subtype, found
@@ -83,18 +81,19 @@ def test_each_failure_names_the_block_and_what_happened(injected, name: str, sub
 
 
 def test_only_the_faulty_blocks_are_reported(injected) -> None:  # type: ignore[no-untyped-def]
-    result, _ = injected
+    result = injected
     failing = {c.name for c in FAULTS if c.status == "error"}
     reported = {r.message.split("'")[1].rsplit("-", 1)[0] for r in result.reported}
     assert reported == failing
 
 
-def test_injected_faults_fail_the_build_in_bounded_time_and_leave_no_worker(injected) -> None:  # type: ignore[no-untyped-def]
-    result, seconds = injected
+def test_injected_faults_fail_the_build_without_timeouts_and_leave_no_worker(injected) -> None:  # type: ignore[no-untyped-def]
+    result = injected
     assert result.status == 1
     assert "jaxcheck: 32 block(s)" in result.log
     assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
-    assert seconds < 90
+    # Every fault was caught as what it is; no block had to run into its timeout.
+    assert [r.message for r in result.reported if r.subtype == "timeout"] == []
 
 
 def test_a_process_started_in_a_new_session_does_not_outlive_the_build(tmp_path: Path) -> None:
