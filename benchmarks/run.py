@@ -9,7 +9,7 @@ the blocks once), then times, in one run and on the same code:
 
 * floor: one Python process that imports jax once and executes every block;
   again pinned to one core, since XLA compiles on several threads (on 2 cores,
-  the best a build with 2 workers can do is about half of this second floor);
+  half of this second floor is the reference for a build with 2 workers);
 * plain: a Sphinx build of the same pages with ``jaxcheck`` swapped for a code block;
 * jaxcheck cold with 1 worker, and with ``-j 2`` and 2 workers (empty cache);
 * jaxcheck warm: ``sphinx-build -E`` with the cache the cold build left;
@@ -90,7 +90,7 @@ json.dump(outputs, open(sys.argv[2], "w"))
 
 FLOOR = """
 import json, os, sys
-if sys.argv[2:] == ["--one-core"]:  # what a single worker pinned to one core could do at best
+if sys.argv[2:] == ["--one-core"]:  # the floor with one core's worth of CPU
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 corpus = json.load(open(sys.argv[1]))
 for blocks in corpus:
@@ -337,6 +337,11 @@ class Configuration:
     prepare: Callable[[], None] | None = None
     sample: bool = False  # also measure per-worker memory (in an extra, untimed run)
 
+    def run(self, sample: bool = False) -> Run:
+        if self.prepare:
+            self.prepare()
+        return measure(self.command, sample=sample)
+
 
 @dataclass
 class Result:
@@ -400,17 +405,12 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
     for attempt in range(repeat):
         print(f"   round {attempt + 1} of {repeat}", flush=True)
         for configuration in configurations:
-            if configuration.prepare:
-                configuration.prepare()
-            measured[configuration.name].append(measure(configuration.command))
+            measured[configuration.name].append(configuration.run())
     # Memory from one more run of each sampled configuration: reading /proc every
     # 20 ms takes CPU from the workers, so the timed runs are not sampled.
     for configuration in configurations:
         if configuration.sample:
-            if configuration.prepare:
-                configuration.prepare()
-            sampled = measure(configuration.command, sample=True)
-            measured[configuration.name].append(replace(sampled, seconds=float("inf")))
+            measured[configuration.name].append(replace(configuration.run(sample=True), seconds=float("inf")))
     results = []
     for configuration in configurations:
         result = best(measured[configuration.name])

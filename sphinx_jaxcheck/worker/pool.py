@@ -162,9 +162,9 @@ class Zygote:
         """Stop the zygote and with it every child; no process outlives this."""
         if self.process.returncode is not None and self.stdout.closed:
             return  # closed already
-        if not self.ready or self.idle:
-            # No children (never used, or every session ended and was reaped):
-            # nothing to clean up, so skip the interpreter's slow teardown of jax.
+        if self.idle:
+            # No children (never used, maybe still importing jax, or every session
+            # ended and was reaped): skip the interpreter's slow teardown of jax.
             self.process.kill()
         with contextlib.suppress(OSError):
             self.stdin.close()
