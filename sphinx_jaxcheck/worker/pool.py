@@ -142,7 +142,6 @@ class Zygote:
         self.stdout: IO[bytes] = self.process.stdout
         self.preload_problem = ""
         self.pending = b""
-        self.ready = False  # has it finished importing jax (and maybe forked children)?
         self.idle = True  # no session in flight: no children, nothing to wait for
 
     def __enter__(self) -> Zygote:
@@ -152,7 +151,6 @@ class Zygote:
                 f"the jaxcheck worker ({self.settings.python}) did not start: {self._stderr_tail()}"
             )
         self.preload_problem = ready.get("problem", "")
-        self.ready = True
         return self
 
     def __exit__(self, *exc: object) -> None:
