@@ -424,8 +424,8 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
             measured[configuration.name].append(replace(configuration.run(sample=True), seconds=float("inf")))
     results = []
     # Shown with the references (floor, plain) first, whatever order they ran in.
-    shown = sorted(configurations, key=lambda c: not (c.name.startswith("floor") or c.name.startswith("plain")))
-    for configuration in shown:
+    listed = sorted(configurations, key=lambda c: not c.name.startswith(("floor", "plain")))
+    for configuration in listed:
         result = best(measured[configuration.name])
         results.append(Result(configuration.name, configuration.shown, result))
         print(f"   {configuration.name:<28} {result.seconds:7.2f} s  {result.max_rss_kb / 1024:6.0f} MB", flush=True)

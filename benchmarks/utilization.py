@@ -37,10 +37,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cores = os.cpu_count() or 1
     latest = [""]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert process.stdout is not None
+    output = process.stdout
+    assert output is not None
 
     def follow() -> None:
-        for line in process.stdout:  # type: ignore[union-attr]
+        for line in output:
             if line.strip():
                 latest[0] = line.strip()[:70]
 
