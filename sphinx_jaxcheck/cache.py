@@ -101,6 +101,13 @@ class OutcomeCache:
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
 
+    def has_entries(self) -> bool:
+        """Whether any outcome is stored (the folder itself may exist empty)."""
+        try:
+            return any(self.directory.glob("*.json"))
+        except OSError:
+            return False
+
     def get(self, key: str) -> list[Outcome] | None:
         """The stored outcomes, or None on a miss (or an unreadable entry)."""
         try:

@@ -148,6 +148,8 @@ def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sp
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
+    from .sphinx.settings import ConfigurationExit
+
     build_dir = srcdir / "_build" / "jaxcheck"
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
@@ -171,6 +173,8 @@ def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sp
                     '"sphinx_jaxcheck" to `extensions`'
                 )
             app.build()
+    except ConfigurationExit as stopped:
+        raise _ConfigurationError(stopped.message) from None
     except (ConfigError, ExtensionError) as error:
         raise _ConfigurationError(str(error)) from None
     except SphinxError as error:

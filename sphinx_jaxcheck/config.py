@@ -5,6 +5,7 @@ Like MyST-Parser's config dataclass: one place that says what each value means.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable
@@ -29,11 +30,17 @@ class ConfigValue:
     clean: Callable[[Any], Any]
 
 
+def _shown(value: Any) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
 def _optional_str(name: str) -> Callable[[Any], Any]:
     def clean(value: Any) -> str | None:
         if value in (None, ""):
             return None
-        return str(value)
+        if not isinstance(value, str):
+            raise ConfigProblem(f"{name} = {_shown(value)} is not a string: write it in quotes")
+        return value
 
     return clean
 
@@ -41,57 +48,110 @@ def _optional_str(name: str) -> Callable[[Any], Any]:
 def _commit(value: Any) -> str | None:
     if value in (None, ""):
         return None
-    if not re.fullmatch(r"[0-9a-f]{40}", str(value)):
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{40}", value):
         raise ConfigProblem(
             f"jaxcheck_jax_commit = {value!r} is not a full commit hash: expected 40 "
             "lowercase hex digits, as `jax.version._git_hash` prints it"
         )
-    return str(value)
+    return value
 
 
 def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[Any], Any]:
     def clean(value: Any) -> str:
-        if str(value) not in allowed:
+        if not isinstance(value, str) or value not in allowed:
             raise ConfigProblem(f"{name} = {value!r} is not one of {', '.join(allowed)}")
-        return str(value)
+        return value
 
     return clean
 
 
 def _flag(name: str) -> Callable[[Any], Any]:
     def clean(value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
         if isinstance(value, str):  # from -D name=0 / -D name=1
-            if value.strip().lower() in ("0", "false", "no", "off", ""):
+            if value.strip().lower() in ("0", "false", "no", "off"):
                 return False
             if value.strip().lower() in ("1", "true", "yes", "on"):
                 return True
-            raise ConfigProblem(f"{name} = {value!r} is not a yes/no value: use 1 or 0")
-        return bool(value)
+        raise ConfigProblem(f"{name} = {_shown(value)} is not a yes/no value: use True or False (1 or 0 with -D)")
 
     return clean
 
 
-def _positive(name: str, kind: type) -> Callable[[Any], Any]:
+def _number(name: str, kind: type, *, optional: bool = False, example: str = "60") -> Callable[[Any], Any]:
+    """A finite number greater than 0; whole for ``int``. ``-D`` gives it as text."""
+    wanted = "a whole number" if kind is int else "a number"
+
     def clean(value: Any) -> Any:
-        try:
-            number = kind(value)
-        except (TypeError, ValueError):
-            raise ConfigProblem(f"{name} = {value!r} is not a number") from None
-        if number <= 0:
-            raise ConfigProblem(f"{name} = {value!r} must be greater than 0")
-        return number
+        if optional and value in (None, ""):
+            return None
+        number: Any = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip())
+            except ValueError:
+                number = None
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise ConfigProblem(f"{name} = {_shown(value)} is not {wanted}: expected e.g. {name} = {example}")
+        if not math.isfinite(number) or number <= 0:
+            raise ConfigProblem(f"{name} = {value!r} is out of range: expected {wanted} greater than 0, e.g. {example}")
+        if kind is int:
+            if number != int(number):
+                raise ConfigProblem(f"{name} = {value!r} is not a whole number: expected e.g. {name} = {example}")
+            return int(number)
+        return float(number)
 
     return clean
+
+
+def _no_limit_or(clean: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """0 (or "0" from -D) means no limit."""
+    return lambda value: None if value == 0 or value == "0" else clean(value)
 
 
 def _env(value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
-        raise ConfigProblem(f"jaxcheck_env = {value!r} is not a dict of environment variables")
-    return {str(k): str(v) for k, v in value.items()}
+        raise ConfigProblem(
+            f"jaxcheck_env = {_shown(value)} is not a dict of environment variables: "
+            "expected e.g. jaxcheck_env = {\"JAX_PLATFORMS\": \"cpu\"}"
+        )
+    for key, item in value.items():
+        if not isinstance(key, str) or not key or "=" in key or "\0" in key:
+            raise ConfigProblem(f"jaxcheck_env has the key {key!r}, which is not an environment variable name")
+        if not isinstance(item, str) or "\0" in item:
+            raise ConfigProblem(
+                f"jaxcheck_env[{key!r}] = {_shown(item)} is not a string: environment values are text, "
+                f"write it in quotes"
+            )
+    return dict(value)
+
+
+def _names(name: str) -> Callable[[Any], Any]:
+    def clean(value: Any) -> tuple[str, ...]:
+        if isinstance(value, str):  # from -D name=A,B
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v and "=" not in v for v in value):
+            raise ConfigProblem(
+                f"{name} = {_shown(value)} is not a list of environment variable names: "
+                f"expected e.g. {name} = [\"MY_TOKENLESS_SETTING\"]"
+            )
+        return tuple(value)
+
+    return clean
 
 
 def _optional_path(value: Any) -> str | None:
-    return None if value in (None, "") else os.fspath(value)
+    if value in (None, ""):
+        return None
+    if not isinstance(value, (str, os.PathLike)):
+        raise ConfigProblem(
+            f"jaxcheck_cache_dir = {_shown(value)} is not a folder path: expected a string, "
+            "e.g. jaxcheck_cache_dir = \".jaxcheck_cache\""
+        )
+    return os.fspath(value)
 
 
 VALUES: tuple[ConfigValue, ...] = (
@@ -99,14 +159,14 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_jax_commit", None, "the full commit of the pinned version", _commit),
     ConfigValue("jaxcheck_jax_repo", DEFAULT_REPO, "where source links point", _optional_str("jaxcheck_jax_repo")),
     ConfigValue("jaxcheck_on_drift", "error", "error: fail the build; warning: warn only; ignore", _choice("jaxcheck_on_drift", ON_DRIFT)),
-    ConfigValue("jaxcheck_timeout", 60, "seconds a block may run", _positive("jaxcheck_timeout", float)),
-    ConfigValue("jaxcheck_workers", None, "worker processes running sessions in parallel (default: CPU count)", lambda v: None if v in (None, "") else _positive("jaxcheck_workers", int)(v)),
+    ConfigValue("jaxcheck_timeout", 60, "seconds a block may run", _number("jaxcheck_timeout", float)),
+    ConfigValue("jaxcheck_workers", None, "worker processes running sessions in parallel (default: CPU count)", _number("jaxcheck_workers", int, optional=True, example="2")),
     ConfigValue("jaxcheck_env", {"JAX_PLATFORMS": "cpu"}, "environment variables of the workers", _env),
     ConfigValue("jaxcheck_cache", True, "reuse results of unchanged sessions across builds", _flag("jaxcheck_cache")),
     ConfigValue("jaxcheck_cache_dir", None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)", _optional_path),
     ConfigValue("jaxcheck_update", False, "rewrite stale expectations in the sources at the end of the build", _flag("jaxcheck_update")),
-    ConfigValue("jaxcheck_memory_limit_mb", None, "address-space limit of each worker, in MB (default: none)", lambda v: None if v in (None, "", 0) else _positive("jaxcheck_memory_limit_mb", int)(v)),
-    ConfigValue("jaxcheck_output_limit_mb", 8, "most output a block may print, in MB", _positive("jaxcheck_output_limit_mb", float)),
+    ConfigValue("jaxcheck_memory_limit_mb", None, "address-space limit of each worker, in MB (default: none)", _no_limit_or(_number("jaxcheck_memory_limit_mb", int, optional=True, example="4096"))),
+    ConfigValue("jaxcheck_output_limit_mb", 8, "most output a block may print, in MB", _number("jaxcheck_output_limit_mb", float, example="8")),
 )
 
 
@@ -128,9 +188,13 @@ class Settings:
     output_limit_mb: float
 
 
+def _or_default(value: Any, spec: ConfigValue) -> Any:
+    return spec.default if value is None else value
+
+
 def read_settings(raw: Callable[[str], Any]) -> Settings:
     """Clean every value; ``raw(name)`` returns what the user configured."""
-    cleaned = {v.name.removeprefix("jaxcheck_"): v.clean(raw(v.name)) for v in VALUES}
+    cleaned = {v.name.removeprefix("jaxcheck_"): v.clean(_or_default(raw(v.name), v)) for v in VALUES}
     if cleaned["jax_repo"] is None:
         cleaned["jax_repo"] = DEFAULT_REPO
     cleaned["jax_repo"] = cleaned["jax_repo"].rstrip("/")

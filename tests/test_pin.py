@@ -6,10 +6,10 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
-from sphinx.errors import ConfigError
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.pin import Installed, Pin, PinMismatch, installed, recorded_commit, resolve_pin
+from sphinx_jaxcheck.sphinx.settings import ConfigurationExit
 
 REPO = "https://github.com/jax-ml/jax"
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
@@ -88,9 +88,10 @@ def _write_project(root: Path, version: str) -> Path:
 
 def test_pin_mismatch_in_conf_py_stops_the_build_naming_both_versions(tmp_path: Path) -> None:
     srcdir = _write_project(tmp_path / "src", "0.4.30")
-    with pytest.raises(ConfigError) as error:
+    with pytest.raises(ConfigurationExit) as error:
         SphinxTestApp("html", srcdir=srcdir, builddir=tmp_path / "out")
-    message = str(error.value)
+    assert error.value.code == 2
+    message = error.value.message
     assert "0.4.30" in message and installed().version in message  # type: ignore[operator]
     assert "pip install jax==0.4.30" in message
 
@@ -99,8 +100,9 @@ def test_sphinx_build_exits_non_zero_on_pin_mismatch(tmp_path: Path) -> None:
     from sphinx.cmd.build import build_main
 
     srcdir = _write_project(tmp_path / "src", "0.4.30")
-    status = build_main(["-q", "-b", "html", str(srcdir), str(tmp_path / "out")])
-    assert status != 0
+    with pytest.raises(SystemExit) as stopped:
+        build_main(["-q", "-b", "html", str(srcdir), str(tmp_path / "out")])
+    assert stopped.value.code == 2
 
 
 def test_override_with_installed_version_builds_and_links_by_tag(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from ..sessions import check_documents, findings_of, tally
 from ..update import describe, update_sources
 from ..worker.pool import Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
-from .settings import settings_of
+from .settings import cache_directory, settings_of
 
 logger = logging.getLogger(__name__)
 
@@ -60,13 +60,6 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
     )
 
 
-def cache_directory(app: Sphinx, settings: Settings) -> str:
-    """Where cached outcomes live: configurable, by default beside conf.py."""
-    if settings.cache_dir:
-        return os.path.join(app.confdir, settings.cache_dir)
-    return os.path.join(app.confdir, ".jaxcheck_cache")
-
-
 def _recheck_when_environment_changes(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
@@ -83,7 +76,7 @@ def _recheck_when_environment_changes(
 def _workers_of(app: Sphinx) -> Workers:
     settings = settings_of(app.config)
     # Compiled XLA programs are kept beside the outcomes (without the cache: for this build only).
-    xla = os.path.join(cache_directory(app, settings), "xla") if settings.cache else None
+    xla = os.path.join(cache_directory(app.confdir, settings), "xla") if settings.cache else None
     return Workers(worker_settings(settings, xla))
 
 
@@ -98,7 +91,7 @@ def _start_workers_early(app: Sphinx, env: BuildEnvironment, docnames: list[str]
     sessions are usually hits, and an unused jax import would slow the build.
     """
     settings = settings_of(app.config)
-    if settings.cache and os.path.isdir(cache_directory(app, settings)):
+    if settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries():
         return
     if docnames and app not in _EARLY:
         workers = _workers_of(app)
@@ -126,7 +119,7 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
             "jaxcheck: running %d block(s) of %d document(s) in up to %d worker(s)",
             count, len(documents), settings.workers,
         )
-        cache = OutcomeCache(cache_directory(app, settings)) if settings.cache else None
+        cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
         try:
             report = check_documents(
                 documents,

@@ -6,10 +6,9 @@ import functools
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.errors import ConfigError
 
 from ..pin import Installed, Pin, PinMismatch, installed, resolve_pin
-from .settings import settings_of
+from .settings import settings_of, stop
 
 
 def setup_pin(app: Sphinx) -> None:
@@ -21,7 +20,7 @@ def _check_pin(app: Sphinx, config: Config) -> None:
     try:
         pin_of(config)
     except PinMismatch as mismatch:
-        raise ConfigError(f"jaxcheck: {mismatch}") from None
+        stop(str(mismatch))
 
 
 def pin_of(config: Config) -> Pin:

@@ -2,25 +2,89 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import NoReturn
+
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.errors import ConfigError
+from sphinx.util import logging
 
 from ..config import VALUES, ConfigProblem, Settings, read_settings
 
+logger = logging.getLogger(__name__)
+
+
+class ConfigurationExit(SystemExit):
+    """A configuration problem: logged once, then the build stops with exit status 2.
+
+    A SystemExit rather than a SphinxError because sphinx-build answers every
+    exception with its crash report (and a plea to report a Sphinx bug), and a
+    wrong value in conf.py is no crash.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+
+def stop(message: str) -> NoReturn:
+    """Report a configuration problem and stop the build (exit status 2)."""
+    text = f"jaxcheck: {message}"
+    logger.error(text)
+    raise ConfigurationExit(text)
+
 
 def setup_settings(app: Sphinx) -> None:
-    """Every value re-checks all documents when it changes (rebuild="env")."""
+    """Every value re-checks all documents when it changes (rebuild="env").
+
+    Values with a number or yes/no default are registered with the default
+    None (the cleaner supplies the real one): then Sphinx hands ``-D`` values
+    over as the text typed, so that one cleaner judges conf.py and the command
+    line alike (Sphinx itself would drop a number it cannot parse with a mere
+    warning, and answer a bad yes/no with its crash report).
+    """
     for value in VALUES:
-        app.add_config_value(value.name, value.default, "env", description=value.help)
+        default = None if isinstance(value.default, (bool, int, float)) else value.default
+        app.add_config_value(value.name, default, "env", description=value.help)
     app.connect("config-inited", _validate, priority=100)
+    # Before Sphinx creates the output folder, which it would answer with a crash report.
+    for what, folder in (("output folder", app.outdir), ("doctree folder", app.doctreedir)):
+        ensure_writable(folder, f"the {what} of this build", "choose a build folder you can write to")
 
 
 def _validate(app: Sphinx, config: Config) -> None:
     try:
-        settings_of(config)
+        settings = settings_of(config)
     except ConfigProblem as problem:
-        raise ConfigError(f"{problem} (in conf.py or -D)") from None
+        stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
+    if settings.cache:
+        ensure_writable(
+            cache_directory(app.confdir, settings),
+            "the jaxcheck cache",
+            "set jaxcheck_cache_dir to a folder you can write to, or switch the cache off "
+            "(jaxcheck_cache = False, --no-cache)",
+        )
+
+
+def cache_directory(confdir: str | os.PathLike[str], settings: Settings) -> str:
+    """Where cached outcomes live: configurable (relative to conf.py), by default beside conf.py."""
+    return os.path.join(confdir, settings.cache_dir or ".jaxcheck_cache")
+
+
+def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> None:
+    """Create ``folder`` and a file in it now, so a folder we cannot use stops the build before any block runs."""
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        handle, probe = tempfile.mkstemp(dir=folder, prefix=".jaxcheck-probe-")
+        os.close(handle)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        stop(f"configuration error: cannot write to {os.fspath(folder)}, {what} ({reason}): {remedy}")
 
 
 def settings_of(config: Config) -> Settings:

@@ -1,0 +1,142 @@
+"""Configuration errors: every bad value stops every entry point with one message and exit status 2.
+
+Each project here holds a block that leaves a mark when it runs, so "stopped
+before any block ran" is observed, not assumed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from buildkit import write_project
+
+from sphinx_jaxcheck.config import VALUES, ConfigProblem, read_settings
+
+MARKED = "# Page\n\n```{{jaxcheck}}\nopen({mark!r}, 'w').close()\nprint(1)\n\n# 1\n```\n"
+
+
+def marked_project(root: Path, conf: str = "") -> tuple[Path, Path]:
+    mark = root.parent / f"{root.name}-ran"
+    return write_project(root, {"page.md": MARKED.format(mark=str(mark))}, conf=conf), mark
+
+
+def sphinx_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", *extra, str(root), str(out)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def jaxcheck(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", *args], capture_output=True, text=True, timeout=300)
+
+
+def assert_configuration_error(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit 2, one jaxcheck message naming the problem, no traceback or crash report."""
+    assert done.returncode == 2, done.stderr
+    ours = [line for line in done.stderr.splitlines() if "jaxcheck: " in line]
+    assert len(ours) == 1, done.stderr
+    for word in words:
+        assert word in ours[0], done.stderr
+    assert "Traceback" not in done.stderr and "report this error" not in done.stderr
+    assert "jaxcheck: configuration error: " in done.stderr
+
+
+BAD_CONF = [
+    ("jaxcheck_cache_dir = 42", ["jaxcheck_cache_dir = 42", "folder path"]),
+    ("jaxcheck_output_limit_mb = float('inf')", ["jaxcheck_output_limit_mb = inf", "greater than 0"]),
+    ("jaxcheck_timeout = float('nan')", ["jaxcheck_timeout = nan", "greater than 0"]),
+    ("jaxcheck_workers = 2.5", ["jaxcheck_workers = 2.5", "whole number"]),
+    ("jaxcheck_timeout = True", ["jaxcheck_timeout = True", "not a number"]),
+    ("jaxcheck_env = {'JAX_ENABLE_X64': 1}", ["jaxcheck_env['JAX_ENABLE_X64'] = 1", "not a string"]),
+    ("jaxcheck_cache = 'sometimes'", ["jaxcheck_cache = 'sometimes'", "yes/no"]),
+    ("jaxcheck_on_drift = 'loud'", ["jaxcheck_on_drift = 'loud'", "error, warning, ignore"]),
+]
+
+
+@pytest.mark.parametrize(("line", "words"), BAD_CONF, ids=[line.split(" =")[0] + str(i) for i, (line, _) in enumerate(BAD_CONF)])
+def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_runs(tmp_path: Path, line: str, words: list[str]) -> None:
+    root, mark = marked_project(tmp_path / "docs", line + "\n")
+    done = sphinx_build(root, tmp_path / "out")
+    assert_configuration_error(done, *words, str(root / "conf.py"))
+    assert not mark.exists()
+
+
+@pytest.mark.parametrize(
+    ("define", "words"),
+    [
+        ("jaxcheck_timeout=nan", ["jaxcheck_timeout = 'nan'"]),
+        ("jaxcheck_workers=two", ["jaxcheck_workers = 'two'"]),
+        ("jaxcheck_cache=maybe", ["jaxcheck_cache = 'maybe'"]),
+        ("jaxcheck_memory_limit_mb=-5", ["jaxcheck_memory_limit_mb = '-5'"]),
+    ],
+)
+def test_a_bad_value_given_with_minus_d_stops_sphinx_build_with_exit_2(tmp_path: Path, define: str, words: list[str]) -> None:
+    root, mark = marked_project(tmp_path / "docs")
+    done = sphinx_build(root, tmp_path / "out", "-D", define)
+    assert_configuration_error(done, *words)
+    assert not mark.exists()
+
+
+@pytest.mark.parametrize("command", ["check", "update"])
+def test_the_jaxcheck_commands_stop_with_exit_2_on_a_bad_value(tmp_path: Path, command: str) -> None:
+    root, mark = marked_project(tmp_path / "docs", "jaxcheck_output_limit_mb = float('inf')\n")
+    assert_configuration_error(jaxcheck(command, str(root)), "jaxcheck_output_limit_mb = inf")
+    assert not mark.exists()
+
+
+def test_a_cache_folder_under_a_file_is_a_configuration_error_on_every_entry_point(tmp_path: Path) -> None:
+    root, mark = marked_project(tmp_path / "docs", "jaxcheck_cache = True\njaxcheck_cache_dir = 'conf.py/cache'\n")
+    for done in (sphinx_build(root, tmp_path / "out"), jaxcheck("check", str(root)), jaxcheck("update", str(root))):
+        assert_configuration_error(done, str(root / "conf.py" / "cache"), "the jaxcheck cache", "jaxcheck_cache_dir")
+    assert not mark.exists()
+
+
+def test_a_build_folder_under_a_file_is_a_configuration_error(tmp_path: Path) -> None:
+    root, mark = marked_project(tmp_path / "docs")
+    (tmp_path / "file").write_text("")
+    assert_configuration_error(sphinx_build(root, tmp_path / "file" / "html"), "output folder")
+    assert not mark.exists()
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """``folder`` read-only, also for root (who ignores file modes): a read-only bind mount."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(0o755)
+        return
+    subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True)
+        yield
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_read_only_source_folder_is_a_configuration_error_unless_the_cache_is_elsewhere(tmp_path: Path) -> None:
+    root, mark = marked_project(tmp_path / "docs", "jaxcheck_cache = True\n")
+    with read_only(root):
+        assert_configuration_error(sphinx_build(root, tmp_path / "out"), str(root / ".jaxcheck_cache"), "Read-only")
+        assert not mark.exists()
+        # jaxcheck keeps its build inside the source folder
+        assert_configuration_error(jaxcheck("check", str(root)), str(root / "_build"))
+        assert not mark.exists()
+        elsewhere = sphinx_build(root, tmp_path / "out", "-D", f"jaxcheck_cache_dir={tmp_path / 'cache'}")
+        assert elsewhere.returncode == 0, elsewhere.stderr
+        assert mark.exists()
+
+
+def test_every_value_rejects_a_value_of_the_wrong_type() -> None:
+    """The cleaners themselves: no value accepts an object of an unrelated type."""
+    for spec in VALUES:
+        wrong = object()
+        with pytest.raises(ConfigProblem, match=spec.name):
+            read_settings(lambda name, bad=spec.name: wrong if name == bad else None)
