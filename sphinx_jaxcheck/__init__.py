@@ -16,10 +16,19 @@ if TYPE_CHECKING:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register every component; each module sets up its own part."""
-    from .sphinx import block_directive, checking, rendering, settings, source_files, status_page
+    from .sphinx import (
+        block_directive,
+        checking,
+        interpreter,
+        rendering,
+        settings,
+        source_files,
+        status_page,
+    )
     from .sphinx.domain import JaxcheckDomain
 
     settings.setup_settings(app)
+    interpreter.setup_interpreter(app)
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
     block_directive.setup_block_directive(app)

@@ -45,15 +45,19 @@ def _worker_source_digest() -> str:
     return digest.hexdigest()
 
 
-def environment_fingerprint(env: Mapping[str, str], versions: Mapping[str, str] | None = None) -> str:
+def environment_fingerprint(
+    env: Mapping[str, str], versions: Mapping[str, str] | None = None, python: str | None = None
+) -> str:
     """What, besides the code, decides a session's outcome.
 
-    ``versions`` (package -> version) defaults to the installed jax, jaxlib and numpy.
+    ``versions`` (package -> version) defaults to the installed jax, jaxlib and
+    numpy, ``python`` (a ``sys.version``) to ours: pass the workers' when they
+    run another interpreter.
     """
     if versions is None:
         versions = {name: installed_version(name) for name in TRACKED_PACKAGES}
     parts = {
-        "python": sys.version,
+        "python": python or sys.version,
         "jaxcheck": __version__,
         "worker": _worker_source_digest(),
         "env": dict(sorted(env.items())),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -60,10 +61,46 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)")
         command.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)")
         command.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
+        add_build_options(command)
     check.add_argument("--format", choices=FORMATS, default="text", help="how to print problems (default: text)")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     update.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
     return top
+
+
+def add_build_options(command: argparse.ArgumentParser) -> None:
+    """``-D``, ``--jax-version`` and ``--python``: the configuration of one run."""
+    command.add_argument(
+        "-D", dest="define", action="append", default=[], type=_definition, metavar="name=value",
+        help="override a conf.py value for this run, as sphinx-build -D does",
+    )
+    command.add_argument(
+        "--jax-version", metavar="X", help="the JAX version to check against (overrides the pin)"
+    )
+    command.add_argument(
+        "--python", metavar="PATH", help="the Python the workers run, with its own jax (jaxcheck_python)"
+    )
+
+
+def build_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The configuration overrides a command line asks for (later ones win)."""
+    overrides: dict[str, object] = dict(args.define)
+    if args.jax_version:
+        overrides["jaxcheck_jax_version"] = args.jax_version
+    if args.python:
+        overrides["jaxcheck_python"] = os.path.abspath(args.python)  # relative to where we run
+    if args.no_cache:
+        overrides["jaxcheck_cache"] = False
+    if args.jobs:
+        overrides["jaxcheck_workers"] = args.jobs
+    return overrides
+
+
+def _definition(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected name=value, got {text!r}")
+    return name.strip(), value
 
 
 def _positive(text: str) -> int:
@@ -87,11 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    overrides: dict[str, object] = {}
-    if args.no_cache:
-        overrides["jaxcheck_cache"] = False
-    if args.jobs:
-        overrides["jaxcheck_workers"] = args.jobs
+    overrides = build_overrides(args)
     try:
         app, warnings = run_build(srcdir, overrides, args.jobs or 0)
     except _ConfigurationError as error:

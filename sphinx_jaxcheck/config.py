@@ -143,15 +143,17 @@ def _names(name: str) -> Callable[[Any], Any]:
     return clean
 
 
-def _optional_path(value: Any) -> str | None:
-    if value in (None, ""):
-        return None
-    if not isinstance(value, (str, os.PathLike)):
-        raise ConfigProblem(
-            f"jaxcheck_cache_dir = {_shown(value)} is not a folder path: expected a string, "
-            "e.g. jaxcheck_cache_dir = \".jaxcheck_cache\""
-        )
-    return os.fspath(value)
+def _optional_path(name: str, what: str, example: str) -> Callable[[Any], Any]:
+    def clean(value: Any) -> str | None:
+        if value in (None, ""):
+            return None
+        if not isinstance(value, (str, os.PathLike)):
+            raise ConfigProblem(
+                f"{name} = {_shown(value)} is not {what}: expected a string, e.g. {name} = {example!r}"
+            )
+        return os.fspath(value)
+
+    return clean
 
 
 VALUES: tuple[ConfigValue, ...] = (
@@ -163,9 +165,10 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_workers", None, "worker processes running sessions in parallel (default: CPU count)", _number("jaxcheck_workers", int, optional=True, example="2")),
     ConfigValue("jaxcheck_env", {"JAX_PLATFORMS": "cpu"}, "environment variables of the workers", _env),
     ConfigValue("jaxcheck_cache", True, "reuse results of unchanged sessions across builds", _flag("jaxcheck_cache")),
-    ConfigValue("jaxcheck_cache_dir", None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)", _optional_path),
+    ConfigValue("jaxcheck_cache_dir", None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)", _optional_path("jaxcheck_cache_dir", "a folder path", ".jaxcheck_cache")),
     ConfigValue("jaxcheck_update", False, "rewrite stale expectations in the sources at the end of the build", _flag("jaxcheck_update")),
     ConfigValue("jaxcheck_memory_limit_mb", None, "address-space limit of each worker, in MB (default: none)", _no_limit_or(_number("jaxcheck_memory_limit_mb", int, optional=True, example="4096"))),
+    ConfigValue("jaxcheck_python", None, "the Python the workers run, with its own jax (default: the one running Sphinx)", _optional_path("jaxcheck_python", "the path of an interpreter", ".venv-jax/bin/python")),
     ConfigValue("jaxcheck_output_limit_mb", 8, "most output a block may print, in MB", _number("jaxcheck_output_limit_mb", float, example="8")),
 )
 
@@ -185,6 +188,7 @@ class Settings:
     cache_dir: str | None
     update: bool
     memory_limit_mb: int | None
+    python: str | None
     output_limit_mb: float
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,3 +19,32 @@ ROOTS = Path(__file__).parent / "roots"
 def rootdir() -> Path:
     """Where ``@pytest.mark.sphinx(testroot=...)`` finds ``roots/test-<name>``."""
     return ROOTS
+
+
+OLDER_JAX = "0.4.35"
+
+
+@pytest.fixture(scope="session")
+def older_python() -> Path:
+    """The Python of a second environment with jax and jaxlib 0.4.35, made once and kept.
+
+    It lives in ``.tox/jax-0.4.35`` beside the one ``tox -e docs`` uses (the same
+    folder when run from the repository), so later runs reuse it.
+    """
+    repo = Path(__file__).parents[1]
+    spec = importlib.util.spec_from_file_location("jax_env", repo / "tools" / "jax_env.py")
+    assert spec is not None and spec.loader is not None
+    jax_env = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(jax_env)
+    try:
+        return Path(jax_env.ensure(repo / ".tox" / f"jax-{OLDER_JAX}", OLDER_JAX))
+    except subprocess.CalledProcessError:
+        with tempfile.TemporaryDirectory() as scratch:
+            reach = subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", scratch, f"jax=={OLDER_JAX}"],
+                capture_output=True, text=True,
+            )
+        if reach.returncode != 0:
+            pytest.skip(f"the package index is unreachable, so no environment with jax {OLDER_JAX} "
+                        f"can be made: {reach.stderr.strip()[-300:]}")
+        raise

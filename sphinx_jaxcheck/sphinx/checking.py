@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -20,7 +21,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from ..cache import OutcomeCache, environment_fingerprint, installed_version
+from ..cache import OutcomeCache
 from ..config import Settings
 from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
@@ -28,6 +29,7 @@ from ..sessions import check_documents, findings_of, tally
 from ..update import describe, update_sources
 from ..worker.pool import Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
+from .interpreter import fingerprint_of, interpreter_of
 from .settings import cache_directory, settings_of
 
 logger = logging.getLogger(__name__)
@@ -57,6 +59,7 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
         output_limit=int(settings.output_limit_mb * 1024 * 1024),
         memory_limit=memory,
         xla_cache_dir=xla_cache_dir,
+        python=settings.python or sys.executable,
     )
 
 
@@ -64,7 +67,7 @@ def _recheck_when_environment_changes(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
     domain = domain_of(env)
-    fingerprint = environment_fingerprint(settings_of(app.config).env)
+    fingerprint = fingerprint_of(app.config)
     stored = domain.data.get("fingerprint", "")
     if stored and stored != fingerprint:
         # Blocks must run again, and citations must be resolved against the new source.
@@ -110,7 +113,7 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
 def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[str]:
     domain = domain_of(env)
     settings = settings_of(app.config)
-    fingerprint = environment_fingerprint(settings.env)
+    fingerprint = fingerprint_of(app.config)
     pending = domain.unchecked_documents()
     if pending:
         documents = {doc: domain.blocks(doc) for doc in pending}
@@ -146,7 +149,7 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
         for docname, found in verdicts.items():
             domain.set_verdicts(docname, found)
     domain.data["fingerprint"] = fingerprint
-    domain.data["jax_version"] = settings.jax_version or installed_version("jax")
+    domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
     domain.data["rewritten"] = _update_sources(domain) if settings.update else set()
     for finding in all_findings(domain):
         if finding.is_drift and settings.on_drift == "ignore":

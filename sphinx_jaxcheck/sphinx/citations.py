@@ -21,7 +21,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ..citation import Citation, check_citation, source_lines, split_title
 from ..findings import Finding, Subtype
 from .domain import JaxcheckDomain
-from .pin import pin_of
+from .pin import pin_of, source_index_of
 
 
 def setup_citations(app: Sphinx) -> None:
@@ -52,7 +52,7 @@ def check_and_record(
     """
     docname = env.docname
     where = path or str(env.doc2path(docname))
-    citation = check_citation(target, pin_of(env.config), quote)
+    citation = check_citation(target, pin_of(env.config), quote, source_index_of(env.config))
     domain = env.get_domain("jaxcheck")
     assert isinstance(domain, JaxcheckDomain)
     domain.per_document("citations").setdefault(docname, []).append(
@@ -162,7 +162,8 @@ class JaxcheckQuoteDirective(SphinxDirective):
         citation = check_and_record(self.env, target, path, self.lineno, quote)
         if citation.location is not None and citation.start is not None and citation.ok:
             assert citation.end is not None
-            code = textwrap.dedent(source_lines(citation.location, citation.start, citation.end))
+            index = source_index_of(self.env.config)
+            code = textwrap.dedent(source_lines(citation.location, citation.start, citation.end, index))
             language = "python" if lexes_as_python(code) else "text"
         else:
             code, language = quote, "text"  # unverified: show what was claimed

@@ -1,13 +1,16 @@
-"""Stop the build when the installed jax is not the pinned one; give roles the pin."""
+"""Stop the build when the workers' jax is not the pinned one; give roles the pin and its source."""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..pin import Installed, Pin, PinMismatch, installed, resolve_pin
+from ..jax_source import SourceIndex, index_for
+from ..pin import Installed, Pin, PinMismatch, resolve_pin
+from .interpreter import interpreter_of
 from .settings import settings_of, stop
 
 
@@ -24,7 +27,7 @@ def _check_pin(app: Sphinx, config: Config) -> None:
 
 
 def pin_of(config: Config) -> Pin:
-    """The pin links use; raises :class:`PinMismatch` when the installed jax differs."""
+    """The pin links use; raises :class:`PinMismatch` when the workers' jax differs."""
     settings = settings_of(config)
     overrides = config.overrides
     return _resolve(
@@ -33,14 +36,14 @@ def pin_of(config: Config) -> Pin:
         settings.jax_repo,
         "jaxcheck_jax_version" in overrides,
         "jaxcheck_jax_commit" in overrides,
-        _installed(),
+        interpreter_of(config).installed(),
     )
 
 
-@functools.lru_cache(maxsize=1)
-def _installed() -> Installed:
-    # The installed jax does not change while a process runs.
-    return installed()
+def source_index_of(config: Config) -> SourceIndex | None:
+    """The source of the workers' jax, which citations are checked against (None: no jax)."""
+    root = interpreter_of(config).jax_root
+    return index_for(Path(root)) if root else None
 
 
 @functools.lru_cache(maxsize=8)

@@ -1,0 +1,43 @@
+"""Which Python the workers run, checked once the config is read."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+
+from ..cache import environment_fingerprint
+from ..interpreter import Interpreter, InterpreterProblem, describe, locate
+from ..worker.pool import WorkerSettings
+from .settings import settings_of, stop
+
+
+def setup_interpreter(app: Sphinx) -> None:
+    """Resolve ``jaxcheck_python`` after validation, before the pin check needs its jax."""
+    app.connect("config-inited", _resolve, priority=500)
+
+
+def _resolve(app: Sphinx, config: Config) -> None:
+    try:
+        if config.jaxcheck_python:
+            # Relative to conf.py, once: everything after reads an absolute path.
+            config.jaxcheck_python = locate(config.jaxcheck_python, str(app.confdir))
+        interpreter_of(config)
+    except InterpreterProblem as problem:
+        stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
+
+
+def interpreter_of(config: Config) -> Interpreter:
+    """The workers' interpreter and its JAX (asked once per interpreter and environment)."""
+    settings = settings_of(config)
+    python = settings.python or sys.executable
+    # Asked in the workers' environment: their PYTHONPATH, their variables.
+    return describe(python, WorkerSettings(env=settings.env, python=python).process_env())
+
+
+def fingerprint_of(config: Config) -> str:
+    """What, besides the code, decides outcomes: the workers' Python, packages and environment."""
+    found = interpreter_of(config)
+    return environment_fingerprint(settings_of(config).env, dict(found.versions), found.python_version)

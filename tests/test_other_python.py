@@ -1,0 +1,185 @@
+"""Workers in another interpreter: a second, real environment with jax 0.4.35.
+
+The oracle is that environment's own jax: the corpus below holds outputs and a
+quote exactly as jax 0.4.35 prints and ships them; they must hold when the
+workers run there, and drift under the jax 0.10.2 running these tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CONF = """\
+extensions = ["myst_parser", "sphinx_jaxcheck"]
+exclude_patterns = ["_build"]
+jaxcheck_workers = 2
+"""
+
+# Outputs as jax 0.4.35 prints them.
+OLD_OUTPUTS = """\
+# Outputs of jax 0.4.35
+
+```{jaxcheck}
+:name: literal
+import jax
+import jax.numpy as jnp
+print(jax.make_jaxpr(lambda x: x * 2.0)(1.0))
+# { lambda ; a:f32[]. let b:f32[] = mul a 2.0 in (b,) }
+```
+
+```{jaxcheck}
+:name: pjit
+inner = jax.jit(lambda x: x + 1.0)
+print(jax.make_jaxpr(lambda x: inner(x) * 2.0)(1.0))
+# { lambda ; a:f32[]. let
+#     b:f32[] = pjit[
+#       name=<lambda>
+#       jaxpr={ lambda ; c:f32[]. let d:f32[] = add c 1.0 in (d,) }
+#     ] a
+#     e:f32[] = mul b 2.0
+#   in (e,) }
+```
+
+```{jaxcheck}
+:name: same-in-both
+print(jnp.arange(3.0))
+# [0. 1. 2.]
+```
+
+The version file of the release says {jaxquote}`_version = "0.4.35" <jax/version.py>`.
+"""
+
+
+def jaxcheck(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
+    """The real command line, in a fresh process."""
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)], capture_output=True, text=True
+    )
+
+
+def statuses(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """Block name -> status, from ``--format json``."""
+    return {block["name"]: block["status"] for block in json.loads(done.stdout)["blocks"]}
+
+
+@pytest.fixture
+def old_corpus(tmp_path: Path) -> Path:
+    (tmp_path / "conf.py").write_text(CONF)
+    (tmp_path / "index.md").write_text(OLD_OUTPUTS)
+    return tmp_path
+
+
+def test_outputs_of_an_older_jax_hold_in_its_interpreter_and_drift_in_ours(old_corpus: Path, older_python: Path) -> None:
+    there = jaxcheck("check", old_corpus, "--python", older_python, "--format", "json")
+    assert there.returncode == 0, there.stdout + there.stderr
+    assert statuses(there) == {"literal": "verified", "pjit": "verified", "same-in-both": "verified"}
+    assert "(jax 0.4.35)" in json.loads(there.stdout)["summary"]
+
+    here = jaxcheck("check", old_corpus, "--format", "json")
+    assert here.returncode == 1
+    assert statuses(here) == {"literal": "drift", "pjit": "drift", "same-in-both": "verified"}
+    findings = json.loads(here.stdout)["findings"]
+    # The quote of jax 0.4.35's version file is checked against the source of the jax that runs.
+    assert any(f["subtype"] == "citation" and "0.4.35" in f["message"] for f in findings)
+    assert "(jax 0.10.2)" in json.loads(here.stdout)["summary"]
+
+
+def test_the_pin_is_checked_against_the_workers_jax(old_corpus: Path, older_python: Path) -> None:
+    with (old_corpus / "conf.py").open("a") as conf:
+        conf.write('jaxcheck_jax_version = "0.10.2"\n')
+    refused = jaxcheck("check", old_corpus, "--python", older_python)
+    assert refused.returncode == 2
+    assert "installed jax 0.4.35 differs from the pinned jax 0.10.2" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    # --jax-version overrides the pin for one run, as -D does.
+    for override in (["--jax-version", "0.4.35"], ["-D", "jaxcheck_jax_version=0.4.35"]):
+        done = jaxcheck("check", old_corpus, "--python", older_python, *override)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_jaxcheck_python_in_conf_py_is_relative_to_it(old_corpus: Path, older_python: Path) -> None:
+    relative = os.path.relpath(older_python, old_corpus)  # as conf.py would write it
+    with (old_corpus / "conf.py").open("a") as conf:
+        conf.write(f"jaxcheck_python = {relative!r}\n")
+    elsewhere = old_corpus.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", "check", old_corpus.name], capture_output=True, text=True, cwd=elsewhere
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(jax 0.4.35)" in done.stdout
+
+
+def _bare_venv(where: Path) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    return where / "bin" / "python"
+
+
+def _fake_distribution(python: Path, name: str, version: str) -> None:
+    """Metadata of a distribution, as pip would leave it (no code: only the version is read)."""
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    info = Path(site) / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (Path(site) / name).mkdir(exist_ok=True)
+    (Path(site) / name / "__init__.py").write_text("")
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (lambda tmp: tmp / "missing" / "python", "no executable at"),
+        (lambda tmp: Path("/bin/true"), "does not run as a Python interpreter"),
+        (lambda tmp: _bare_venv(tmp / "venv"), "has no jax"),
+    ],
+    ids=["missing", "not-python", "without-jax"],
+)
+def test_an_interpreter_that_cannot_run_the_workers_is_a_configuration_error(
+    old_corpus: Path, tmp_path: Path, make, expected: str  # type: ignore[no-untyped-def]
+) -> None:
+    python = make(tmp_path)
+    done = jaxcheck("check", old_corpus, "--python", python)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert expected in done.stderr and str(python) in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().count("\n") == 0  # one message
+
+
+def test_a_jax_older_than_the_workers_support_is_a_configuration_error(old_corpus: Path, tmp_path: Path) -> None:
+    python = _bare_venv(tmp_path / "venv")
+    _fake_distribution(python, "jax", "0.4.20")
+    _fake_distribution(python, "jaxlib", "0.4.20")
+    done = jaxcheck("check", old_corpus, "--python", python)
+    assert done.returncode == 2
+    assert "has jax 0.4.20, older than the oldest release the workers support (0.4.30)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_sphinx_build_reports_a_bad_interpreter_as_a_configuration_error(old_corpus: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", "jaxcheck_python=missing/python",
+         str(old_corpus), str(tmp_path / "html")],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 2
+    assert "jaxcheck_python = 'missing/python': no executable at " + str(old_corpus / "missing" / "python") in done.stderr
+
+
+def test_a_malformed_definition_is_a_usage_error(old_corpus: Path) -> None:
+    done = jaxcheck("check", old_corpus, "-D", "jaxcheck_timeout")
+    assert done.returncode == 2
+    assert "expected name=value, got 'jaxcheck_timeout'" in done.stderr
+
+
+def test_a_definition_reaches_the_configuration(old_corpus: Path) -> None:
+    done = jaxcheck("check", old_corpus, "-D", "jaxcheck_on_drift=bogus")
+    assert done.returncode == 2
+    assert "jaxcheck_on_drift = 'bogus' is not one of error, warning, ignore" in done.stderr
