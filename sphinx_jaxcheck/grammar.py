@@ -318,7 +318,8 @@ def _parse_doctest(body: Sequence[str]) -> tuple[list[Expectation], tuple[Exampl
         source_lines = example.source.count("\n")
         want_lines = [
             "" if line.strip() == "<BLANKLINE>" else line
-            for line in example.want.splitlines()
+            # Only newlines end lines: str.splitlines would also split at \f or \x1c.
+            for line in example.want.split("\n")[:-1]
         ]
         first = example.lineno + source_lines
         examples.append(Example(example.source, line=example.lineno + 1))

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 pytest_plugins = ("sphinx.testing.fixtures",)
 
 ROOTS = Path(__file__).parent / "roots"
+
+# CI (tox passes CI through) replays the same examples on every run and keeps no
+# example database, so a run's result depends on the code alone. Local runs search
+# with fresh random examples and remember failures in .hypothesis/ (git-ignored).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 @pytest.fixture(scope="session")
