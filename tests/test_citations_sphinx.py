@@ -120,7 +120,14 @@ def test_bad_targets_and_stale_quotes_are_findings_at_their_lines(tmp_path: Path
         assert not by_place["index.rst", 8].is_drift
         assert by_place["broken_md.md", 3].message == by_place["index.rst", 8].message
         assert by_place["broken_md.md", 5].is_drift
-        assert any("jax.lax.scan" in f.message and "scann" in f.message for f in findings)
+        # The jaxcheck-quote directive whose text the pinned source does not hold.
+        directive = by_place["index.rst", 16]
+        assert directive.is_drift
+        assert "-carry input and carry output must have matching colours" in directive.message.splitlines()
+        assert "+++ jax/_src/lax/control_flow/loops.py#L" in directive.message
+        assert "'jax.lax.scann' does not resolve" in by_place["index.rst", 21].message
+        assert "closest: jax.lax.scan" in by_place["index.rst", 21].message
+        assert len(findings) == len(by_place) == 8  # one finding per broken citation, no more
         # The broken citation is rendered without a link (and the build goes on).
         html = (app.outdir / "index.html").read_text()
         assert 'class="jaxcheck-src jaxcheck-broken"' in html

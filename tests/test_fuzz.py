@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from sphinx_jaxcheck.grammar import parse_body
+from sphinx_jaxcheck.grammar import is_prompt, parse_body
 from sphinx_jaxcheck.matching import (
     MatchRules,
     canonical_jaxpr,
@@ -239,7 +239,8 @@ def stale_document(draw: st.DrawFn) -> tuple[bytes, int, tuple[str, ...], list[s
     before = draw(st.lists(NOISE_LINE, max_size=4))
     after = draw(st.lists(NOISE_LINE, max_size=4))
     printed = draw(st.lists(PRINTED, min_size=1, max_size=3))
-    expected = draw(st.lists(PRINTED, min_size=1, max_size=3))
+    # "# >>>" is a commented-REPL statement, not an expected line.
+    expected = draw(st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3))
     assume(normalize(expected) != normalize(printed))
     return _stale_document(printed, expected, newline, tuple(before), tuple(after), draw(st.booleans()), draw(st.booleans()))
 

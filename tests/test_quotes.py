@@ -95,4 +95,7 @@ def test_quote_not_in_the_file_is_drift_with_a_diff() -> None:
     assert not citation.ok and citation.is_drift
     assert citation.diff.startswith("--- quoted")
     assert f"-{quote}" in citation.diff
-    assert "+" in citation.diff and "carry input and carry output must have the same" in citation.diff
+    # The closest passage of the pinned file, as added lines under the header.
+    assert citation.diff.splitlines()[1].startswith("+++ jax/_src/lax/control_flow/loops.py#L")
+    added = [line[1:] for line in citation.diff.splitlines()[2:] if line.startswith("+")]
+    assert any("carry input and carry output must have the same" in line for line in added), citation.diff
