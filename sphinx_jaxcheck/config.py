@@ -14,6 +14,7 @@ from typing import Any
 
 DEFAULT_REPO = "https://github.com/jax-ml/jax"
 ON_DRIFT = ("error", "warning", "ignore")
+DOCTESTS = ("check", "report", "off")
 
 
 class ConfigProblem(ValueError):
@@ -143,6 +144,36 @@ def _names(name: str) -> Callable[[Any], Any]:
     return clean
 
 
+def _doctest_flags(value: Any) -> tuple[str, ...]:
+    from .doctest_flags import flags_from_names
+
+    names = value.replace(",", " ").split() if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise ConfigProblem(
+            f"jaxcheck_doctest_flags = {_shown(value)} is not a list of flag names, e.g. "
+            '["NUMBER", "NORMALIZE_WHITESPACE"]'
+        )
+    try:
+        flags_from_names(names)
+    except ValueError as problem:
+        raise ConfigProblem(f"jaxcheck_doctest_flags: {problem}") from None
+    return tuple(names)
+
+
+def _setup_code(value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ConfigProblem(f"jaxcheck_setup = {_shown(value)} is not Python source text (a str)")
+    try:
+        compile(value, "<jaxcheck_setup>", "exec")
+    except SyntaxError as problem:
+        raise ConfigProblem(
+            f"jaxcheck_setup is not valid Python: line {problem.lineno}: {problem.msg}"
+        ) from None
+    return value
+
+
 def _optional_path(name: str, what: str, example: str) -> Callable[[Any], Any]:
     def clean(value: Any) -> str | None:
         if value in (None, ""):
@@ -170,6 +201,9 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_memory_limit_mb", None, "address-space limit of each worker, in MB (default: none)", _no_limit_or(_number("jaxcheck_memory_limit_mb", int, optional=True, example="4096"))),
     ConfigValue("jaxcheck_python", None, "the Python the workers run, with its own jax (default: the one running Sphinx)", _optional_path("jaxcheck_python", "the path of an interpreter", ".venv-jax/bin/python")),
     ConfigValue("jaxcheck_output_limit_mb", 8, "most output a block may print, in MB", _number("jaxcheck_output_limit_mb", float, example="8")),
+    ConfigValue("jaxcheck_doctests", "report", "the pages' own >>> examples: check them, report how many went unchecked, or off", _choice("jaxcheck_doctests", DOCTESTS)),
+    ConfigValue("jaxcheck_doctest_flags", [], "doctest option flags of every >>> example (doctest's names plus NUMBER, ALLOW_UNICODE, ALLOW_BYTES)", _doctest_flags),
+    ConfigValue("jaxcheck_setup", "", "Python run, unseen, at the start of every session", _setup_code),
 )
 
 
@@ -190,6 +224,16 @@ class Settings:
     memory_limit_mb: int | None
     python: str | None
     output_limit_mb: float
+    doctests: str = "report"
+    doctest_flags: tuple[str, ...] = ()
+    setup: str = ""
+
+    @property
+    def doctest_optionflags(self) -> int:
+        """The bits of ``doctest_flags``."""
+        from .doctest_flags import flags_from_names
+
+        return flags_from_names(self.doctest_flags)
 
 
 def _or_default(value: Any, spec: ConfigValue) -> Any:

@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from .doctest_flags import apply_directives
 from .model import Example, Expectation, ExpectationKind, Program
 
 PROMPT = ">>>"
@@ -67,12 +68,21 @@ def is_doctest(body: Sequence[str]) -> bool:
 
 
 def parse_body(
-    body: Sequence[str], *, filename: str, raises: str | None = None, timeout: float = 60.0
+    body: Sequence[str],
+    *,
+    filename: str,
+    raises: str | None = None,
+    timeout: float = 60.0,
+    doctest_flags: int = 0,
 ) -> ParsedBody:
-    """Find every expectation in ``body`` (the block's lines, dedented)."""
+    """Find every expectation in ``body`` (the block's lines, dedented).
+
+    ``doctest_flags`` are the option flags of a doctest body's examples before
+    each example's own ``# doctest:`` directives.
+    """
     try:
         if is_doctest(body):
-            expectations, examples = _parse_doctest(body)
+            expectations, examples = parse_doctest(body, doctest_flags)
             code = ""
         else:
             code = "\n".join(body) + "\n"
@@ -303,7 +313,12 @@ def _is_print_call(node: ast.stmt) -> bool:
 # -- plain doctest bodies -----------------------------------------------------
 
 
-def _parse_doctest(body: Sequence[str]) -> tuple[list[Expectation], tuple[Example, ...]]:
+def parse_doctest(body: Sequence[str], flags: int = 0) -> tuple[list[Expectation], tuple[Example, ...]]:
+    """The examples of a doctest body, as stdlib doctest's parser finds them.
+
+    Examples marked ``+SKIP`` keep their expectation (to be counted) but are
+    not run. An IPython magic (``%time ...``) is bad input: plain Python cannot run it.
+    """
     text = "\n".join(body) + "\n"
     try:
         parsed = doctest.DocTestParser().get_examples(text, name="block")
@@ -322,7 +337,18 @@ def _parse_doctest(body: Sequence[str]) -> tuple[list[Expectation], tuple[Exampl
             for line in example.want.split("\n")[:-1]
         ]
         first = example.lineno + source_lines
-        examples.append(Example(example.source, line=example.lineno + 1))
+        optionflags = apply_directives(flags, example.options)
+        skip = bool(optionflags & doctest.SKIP)
+        if not skip and example.source.startswith(("%", "!")):
+            magic = example.source.split()[0]
+            raise BodyError(
+                f"line {example.lineno + 1}: `{magic}` is an IPython magic, which plain Python "
+                f"(and so doctest) cannot run: write the statement without `{magic}`, or mark "
+                "the example `# doctest: +SKIP`",
+                example.lineno + 1,
+            )
+        if not skip:
+            examples.append(Example(example.source, line=example.lineno + 1))
         expectations.append(
             Expectation(
                 ExpectationKind.DOCTEST,
@@ -331,6 +357,10 @@ def _parse_doctest(body: Sequence[str]) -> tuple[list[Expectation], tuple[Exampl
                 stop=first + len(want_lines),
                 statement_line=example.lineno + 1,
                 source=example.source,
+                want=example.want,
+                exc_msg=example.exc_msg,
+                optionflags=optionflags,
+                skip=skip,
             )
         )
     return expectations, tuple(examples)

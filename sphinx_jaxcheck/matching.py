@@ -28,10 +28,16 @@ _PUNCT_SPACE = re.compile(r"\s*([\[\]{}(),=;])\s*")
 
 @dataclass(frozen=True)
 class MatchRules:
-    """How strictly to compare: the ``:compare:`` and ``:tolerance:`` options."""
+    """How strictly to compare: the ``:compare:`` and ``:tolerance:`` options.
+
+    A page's own ``>>>`` examples compare as doctest does: ``...`` only with
+    ELLIPSIS (``ellipsis``), and memory addresses as written (``addresses`` off).
+    """
 
     compare: CompareMode = CompareMode.TEXT
     tolerance: float | None = None
+    ellipsis: bool = True
+    addresses: bool = True
 
 
 def normalize(lines: Sequence[str]) -> list[str]:
@@ -59,7 +65,8 @@ def texts_match(expected: Sequence[str], actual: Sequence[str], rules: MatchRule
 
 
 def _match(want: str, got: str, rules: MatchRules) -> bool:
-    want, got = _ADDRESS.sub("0x?", want), _ADDRESS.sub("0x?", got)
+    if rules.addresses:
+        want, got = _ADDRESS.sub("0x?", want), _ADDRESS.sub("0x?", got)
     if rules.compare is CompareMode.JAXPR:
         want, got = canonical_jaxpr(want), canonical_jaxpr(got)
     if rules.tolerance is not None:
@@ -69,7 +76,7 @@ def _match(want: str, got: str, rules: MatchRules) -> bool:
         got = _adopt_close_numbers(want, got, rules.tolerance)
     if want == got:
         return True
-    return ELLIPSIS in want and ellipsis_match(want, got)
+    return rules.ellipsis and ELLIPSIS in want and ellipsis_match(want, got)
 
 
 def ellipsis_match(want: str, got: str) -> bool:
@@ -212,7 +219,7 @@ def _align(want: list[str], got: list[str], rules: MatchRules) -> list[tuple[str
 
 def _spans(line: str, got: list[str], j: int, rules: MatchRules) -> list[int]:
     """Ends k such that expected ``line`` matches ``got[j:k]``."""
-    if ELLIPSIS not in line:
+    if ELLIPSIS not in line or not rules.ellipsis:
         return [j + 1] if j < len(got) and _match(line.rstrip(), got[j], rules) else []
     ends = []
     for k in range(j, len(got) + 1):

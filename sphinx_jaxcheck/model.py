@@ -66,6 +66,12 @@ class Expectation:
     statement_line: int
     source: str = ""  # the statement, for REPL and doctest examples
     comment_column: int = -1  # where the ``#`` of an inline comment starts
+    # Doctest examples: the parser's ``want`` and ``exc_msg``, and the option
+    # flags in force (configured flags with the example's directives applied).
+    want: str = ""
+    exc_msg: str | None = None
+    optionflags: int = 0
+    skip: bool = False  # ``# doctest: +SKIP``: never run, never rewritten
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,7 @@ class Block:
     file_digest: str = ""  # sha256 of the file when it was read (for update)
     error_line: int = 1  # block line ``error`` points at (<= 0: the directive line above the body)
     error_subtype: str = "syntax"  # warning subtype of ``error``
+    native: bool = False  # ``>>>`` examples of the page itself, not a ``jaxcheck`` block
 
     @property
     def label(self) -> str:
@@ -150,6 +157,8 @@ class Outcome:
     stdout: str = ""  # everything not captured by an inline print
     inline: tuple[tuple[int, str], ...] = ()  # (print's first line, its output)
     examples: tuple[str, ...] = ()  # doctest-style output of each example
+    # Per example: the exception as doctest words it, None when none was raised.
+    example_errors: tuple[str | None, ...] = ()
     exception: RaisedException | None = None
     failure: FailureKind | None = None
     message: str = ""  # for failures: what happened, in words

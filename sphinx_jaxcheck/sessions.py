@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .cache import OutcomeCache, session_key
 from .findings import Finding, Subtype
-from .model import Block, Outcome, OutputMode, Status, Verdict
+from .model import Block, FailureKind, Outcome, OutputMode, Program, Status, Verdict
 from .verdict import judge
 from .worker.pool import Workers, WorkerSettings, run_sessions
 
@@ -44,26 +44,32 @@ def check_documents(
     fingerprint: str = "",
     progress: Callable[[int, int], None] | None = None,
     workers: Workers | None = None,
+    setup: str = "",
 ) -> CheckReport:
-    """Run every session of these documents and judge every block."""
+    """Run every session of these documents and judge every block.
+
+    ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
+    the session's cache key, and when it fails every block of the session fails.
+    """
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
         sessions.update(sessions_of(blocks))
     outcomes: dict[tuple[str, int], Outcome] = {}
     to_run: dict[SessionKey, list[Block]] = {}
     keys: dict[SessionKey, str] = {}
+    first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
     for key, blocks in sessions.items():
-        keys[key] = session_key([b.program for b in blocks], fingerprint)
+        keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
         cached = cache.get(keys[key]) if cache else None
-        if cached is not None and len(cached) == len(blocks):
-            outcomes.update({(b.docname, b.index): o for b, o in zip(blocks, cached, strict=True)})
+        if cached is not None and len(cached) == len(first) + len(blocks):
+            outcomes.update(_outcomes_of(blocks, cached[len(first) :], cached[0] if first else None))
         else:
             to_run[key] = blocks
-    programs = {key: [b.program for b in blocks] for key, blocks in to_run.items()}
+    programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
     ran = workers.run(programs, progress) if workers else run_sessions(programs, settings, progress)
     for key, results in ran.items():
         blocks = to_run[key]
-        outcomes.update({(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)})
+        outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
         if cache:
             cache.put(keys[key], results)
     verdicts = {
@@ -71,6 +77,23 @@ def check_documents(
         for docname, blocks in documents.items()
     }
     return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run))
+
+
+SETUP_FILENAME = "<jaxcheck_setup>"
+
+
+def _outcomes_of(
+    blocks: Sequence[Block], results: Sequence[Outcome], setup: Outcome | None
+) -> dict[tuple[str, int], Outcome]:
+    """Outcomes by block; when the setup failed, each block fails with its reason."""
+    if setup is not None and (setup.failure is not None or setup.exception is not None):
+        message = (
+            "jaxcheck_setup (in conf.py) failed, so this session's blocks did not run; "
+            f"fix the setup code:\n{setup.message or setup.exception}"
+        )
+        failed = Outcome(failure=FailureKind.NOT_RUN, message=message)
+        return {(b.docname, b.index): failed for b in blocks}
+    return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
 
 
 def findings_of(block: Block, verdict: Verdict) -> list[Finding]:

@@ -107,7 +107,7 @@ def plan_edit(source: SourceText, block: Block, drift: Drift) -> Edit:
     expectation = drift.expectation
     start = block.body_line - 1  # file index of body line 0
     prefixes = _prefixes(source, block)
-    kept = refreshed_lines(expectation.expected, drift.actual, rules_of(block))
+    kept = refreshed_lines(expectation.expected, drift.actual, rules_of(block, expectation))
     if expectation.kind is ExpectationKind.INLINE:
         (text, _), = kept or [("", None)]
         index = expectation.first

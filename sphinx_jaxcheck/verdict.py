@@ -7,8 +7,10 @@ text each expectation is compared with, and what counts as failure.
 from __future__ import annotations
 
 import difflib
+import doctest
 from collections.abc import Sequence
 
+from .doctest_flags import example_passes
 from .matching import MatchRules, normalize, split_lines, texts_match
 from .model import (
     Block,
@@ -41,8 +43,14 @@ def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def rules_of(block: Block) -> MatchRules:
-    """The matching rules a block's options ask for."""
+def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules:
+    """The matching rules a block's options ask for (for one expectation of it).
+
+    A page's own examples follow doctest: ``...`` is text unless ELLIPSIS is in force.
+    """
+    if block.native:
+        ellipsis = expectation is not None and bool(expectation.optionflags & doctest.ELLIPSIS)
+        return MatchRules(ellipsis=ellipsis, addresses=False)
     return MatchRules(block.options.compare, block.options.tolerance)
 
 
@@ -58,6 +66,8 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
         return Verdict(Status.ERROR, problems=(failure,), seconds=outcome.seconds)
     if block.options.output is OutputMode.IGNORE or not block.expectations:
         return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
+    if all(e.skip for e in block.expectations):
+        return Verdict(Status.SKIPPED, seconds=outcome.seconds)
     drifts = tuple(_drifts(block, outcome))
     status = Status.DRIFT if drifts else Status.VERIFIED
     actual = "\n".join("\n".join(d.actual) for d in drifts)
@@ -93,15 +103,23 @@ def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
     rules = rules_of(block)
     drifts = []
     examples = iter(outcome.examples)
+    errors = iter(outcome.example_errors)
     has_trailing = False
     for expectation in block.expectations:
+        if expectation.skip:
+            continue
         if expectation.kind is ExpectationKind.TRAILING:
             has_trailing = True
             actual = _trailing_actual(block, outcome)
         elif expectation.kind is ExpectationKind.INLINE:
             actual = split_lines(outcome.inline_output(expectation.statement_line))
         else:
-            actual = split_lines(next(examples, ""))
+            printed, raised = next(examples, ""), next(errors, None)
+            actual = split_lines(printed)
+            if expectation.kind is ExpectationKind.DOCTEST:
+                if not _doctest_holds(block, expectation, printed, raised, rules):
+                    drifts.append(_drift(block, expectation, actual))
+                continue
         if not texts_match(expectation.expected, actual, rules):
             drifts.append(_drift(block, expectation, actual))
     if not has_trailing and normalize(split_lines(outcome.stdout)):
@@ -115,6 +133,21 @@ def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
         )
         drifts.append(Drift(drift.expectation, drift.actual, drift.diff, drift.line, note))
     return drifts
+
+
+def _doctest_holds(
+    block: Block, expectation: Expectation, printed: str, raised: str | None, rules: MatchRules
+) -> bool:
+    """A ``>>>`` example's verdict: doctest's (with pytest's flags).
+
+    In a ``jaxcheck`` block the block's own matching rules may accept it too.
+    """
+    got = printed if raised is None else ""
+    if example_passes(expectation.want, expectation.exc_msg, got, raised, expectation.optionflags):
+        return True
+    if block.native:
+        return False
+    return texts_match(expectation.expected, split_lines(printed), rules)
 
 
 def _trailing_actual(block: Block, outcome: Outcome) -> list[str]:

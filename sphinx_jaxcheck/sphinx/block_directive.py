@@ -6,6 +6,7 @@ here it is only parsed and stored in the environment.
 
 from __future__ import annotations
 
+import doctest
 import hashlib
 import os
 from typing import Any, ClassVar
@@ -89,6 +90,8 @@ class JaxcheckDirective(SphinxDirective):
             filename=filename,
             raises=options.raises,
             timeout=options.timeout or settings.timeout,
+            # In a block ``...`` always matches any text (the block's own rule).
+            doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags,
         )
         error, error_line, error_subtype = parsed.error, parsed.error_line, "syntax"
         unclosed = self._unclosed_fence(path, body_line, body)

@@ -131,6 +131,7 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
                 fingerprint=fingerprint,
                 progress=_progress_logger(),
                 workers=workers,
+                setup=settings.setup,
             )
             verdicts = report.verdicts
             if report.sessions_cached:

@@ -59,6 +59,7 @@ def outcome_from_wire(data: dict[str, Any]) -> Outcome:
         stdout=data.get("stdout", ""),
         inline=tuple((int(line), text) for line, text in data.get("inline", ())),
         examples=tuple(data.get("examples", ())),
+        example_errors=tuple(data.get("example_errors", ())),
         exception=RaisedException(**raised) if raised else None,
         failure=FailureKind(data["failure"]) if data.get("failure") else None,
         message=data.get("message", ""),

@@ -156,16 +156,17 @@ class SessionRunner:
         sys.displayhook = sys.__displayhook__
         raised: RaisedException | None = None
         examples: list[str] = []
+        example_errors: list[str | None] = []
         failure: FailureKind | None = None
         message = ""
         try:
             if program.code.strip():
                 raised = self._run_body(program, turn)
             if raised is None:
-                examples = [
-                    self._run_example(program, e.source, e.line, capture, turn)
-                    for e in program.examples
-                ]
+                for example in program.examples:
+                    printed, error = self._run_example(program, example.source, example.line, capture, turn)
+                    examples.append(printed)
+                    example_errors.append(error)
         except OutputLimitExceeded:
             failure = FailureKind.OUTPUT_LIMIT
             message = (
@@ -185,6 +186,7 @@ class SessionRunner:
             stdout=capture.slots[0].getvalue(),
             inline=tuple((line, buffer.getvalue()) for line, buffer in sorted(inline.items())),
             examples=tuple(examples),
+            example_errors=tuple(example_errors),
             exception=raised,
             failure=failure,
             message=message,
@@ -206,7 +208,9 @@ class SessionRunner:
 
     def _run_example(
         self, program: Program, source: str, line: int, capture: Capture, turn: Callable[[], Any]
-    ) -> str:
+    ) -> tuple[str, str | None]:
+        """What one example printed, and the exception it raised as doctest words it."""
+        error_text: str | None = None
         with capture.slot() as buffer:
             try:
                 tree = ast.parse(source, program.filename, mode="single")
@@ -217,8 +221,9 @@ class SessionRunner:
             except OutputLimitExceeded:
                 raise
             except BaseException as error:  # doctest shows any exception
+                error_text = doctest_exception_text(error)
                 buffer.write(f"Traceback (most recent call last):\n    ...\n{exception_summary(error)}\n")
-        return buffer.getvalue()
+        return buffer.getvalue(), error_text
 
     def _describe(self, error: BaseException, raises: str | None) -> RaisedException:
         own = __file__
@@ -282,6 +287,21 @@ def exception_summary(error: BaseException) -> str:
     except Exception:  # as Python's own traceback printer does
         message = "<exception str() failed>"
     return f"{name}: {message}" if message else name
+
+
+def doctest_exception_text(error: BaseException) -> str:
+    """The exception as doctest's runner compares it with an expected traceback.
+
+    ``format_exception_only`` (with any notes); for a SyntaxError only from the
+    ``ExcType:`` line on, as doctest leaves out the quoted code and caret.
+    """
+    lines = traceback.format_exception_only(type(error), error)
+    if _isinstance(error, SyntaxError):
+        kind = type(error)
+        prefixes = (f"{kind.__qualname__}:", f"{kind.__module__}.{kind.__qualname__}:")
+        start = next((i for i, line in enumerate(lines) if line.startswith(prefixes)), 0)
+        lines = lines[start:]
+    return "".join(lines)
 
 
 def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseException]:
