@@ -31,6 +31,9 @@ myst_heading_anchors = 3
 jaxcheck_jax_version = "0.10.2"
 jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 
+# The pages' own ``>>>`` examples are checked too (see guide/adopting).
+jaxcheck_doctests = "check"
+
 # -- HTML ----------------------------------------------------------------------
 html_theme = "furo"
 html_title = "sphinx-jaxcheck"

@@ -20,6 +20,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         block_directive,
         checking,
         interpreter,
+        native_examples,
         rendering,
         settings,
         source_files,
@@ -32,6 +33,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
     block_directive.setup_block_directive(app)
+    native_examples.setup_native_examples(app)
     checking.setup_checking(app)
     setup_pinned_source(app)
     rendering.setup_rendering(app)

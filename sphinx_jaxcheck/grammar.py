@@ -74,14 +74,16 @@ def parse_body(
     raises: str | None = None,
     timeout: float = 60.0,
     doctest_flags: int = 0,
+    doctest_only: bool = False,
 ) -> ParsedBody:
     """Find every expectation in ``body`` (the block's lines, dedented).
 
     ``doctest_flags`` are the option flags of a doctest body's examples before
-    each example's own ``# doctest:`` directives.
+    each example's own ``# doctest:`` directives; ``doctest_only`` reads the
+    body as a doctest whatever its first line (a page's own examples).
     """
     try:
-        if is_doctest(body):
+        if doctest_only or is_doctest(body):
             expectations, examples = parse_doctest(body, doctest_flags)
             code = ""
         else:

@@ -114,7 +114,9 @@ class Block:
 
     @property
     def label(self) -> str:
-        """How reports name the block."""
+        """How reports name the block (a page's own examples: by the line they start at)."""
+        if self.native:
+            return f"{self.docname}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"
 
     @property

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from xml.etree import ElementTree
 
+from .examples import all_examples
 from .findings import Finding
 from .model import Block, Status, Verdict
 from .sessions import findings_of
@@ -62,6 +63,10 @@ def format_findings(
                         "seconds": round(verdict.seconds, 3),
                     }
                     for block, verdict in checked
+                ],
+                "examples": [
+                    {"path": _relative(e.path), "line": e.line, "block": e.block, "status": e.status}
+                    for e in all_examples(checked)
                 ],
                 "findings": [
                     {

@@ -23,6 +23,7 @@ from sphinx.util import logging
 
 from ..cache import OutcomeCache
 from ..config import Settings
+from ..examples import all_examples, describe_examples
 from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
 from ..sessions import check_documents, findings_of, tally
@@ -30,6 +31,7 @@ from ..update import describe, update_sources
 from ..worker.pool import Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
 from .interpreter import fingerprint_of, interpreter_of
+from .native_examples import unchecked_examples
 from .settings import cache_directory, settings_of
 
 logger = logging.getLogger(__name__)
@@ -225,6 +227,15 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
     failed = any(True for _ in all_findings(domain))
     version = domain.data.get("jax_version") or "?"
     line = f"jaxcheck: {len(verdicts)} block(s): " + ", ".join(parts) + f" (jax {version})"
+    examples = describe_examples(all_examples(checked_blocks(domain)))
+    if examples:
+        line += f"; {examples}"
+    unchecked = unchecked_examples(domain)
+    if unchecked:
+        line += (
+            f"; {unchecked} `>>>` example(s) of the pages were not checked: set "
+            'jaxcheck_doctests = "check" in conf.py to check them'
+        )
     return line, failed
 
 

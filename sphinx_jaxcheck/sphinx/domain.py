@@ -16,7 +16,9 @@ from ..findings import Finding
 from ..model import Block, Verdict
 
 # Keys of per-document dictionaries; other features add their own here.
-PER_DOCUMENT = ("blocks", "verdicts", "findings", "citations", "cards", "status_pages")
+PER_DOCUMENT = (
+    "blocks", "verdicts", "findings", "citations", "cards", "status_pages", "unchecked_examples"
+)
 
 
 class JaxcheckDomain(Domain):
@@ -53,9 +55,14 @@ class JaxcheckDomain(Domain):
         self.per_document("verdicts")[docname] = verdicts
 
     def verdict(self, docname: str, index: int) -> Verdict | None:
-        """The verdict on one block, once it has been checked."""
+        """The verdict on one block (by its number), once it has been checked."""
         verdicts = self.per_document("verdicts").get(docname, [])
-        return verdicts[index] if index < len(verdicts) else None
+        blocks = self.per_document("blocks").get(docname, [])
+        if index < min(len(verdicts), len(blocks)) and blocks[index].index == index:
+            usual: Verdict = verdicts[index]  # numbered in document order: the usual case
+            return usual
+        # A page's own examples are numbered after its blocks but run among them.
+        return next((v for b, v in zip(blocks, verdicts, strict=False) if b.index == index), None)
 
     def unchecked_documents(self) -> list[str]:
         """Documents whose blocks were read but not yet checked."""

@@ -1,0 +1,100 @@
+"""Find the ``>>>`` examples a page already holds, as ``pytest --doctest-glob`` finds them.
+
+Stdlib doctest's parser reads the whole source text, so every example pytest
+would run is found: in fences of any language, ``code-block`` directives,
+``::`` literal blocks, bare doctest paragraphs, after ordinary code lines, in
+comments. Examples that stand together (nothing but blank lines between them)
+form one :class:`Region`; each region becomes one block of the document's
+session, checked like a ``jaxcheck`` block whose body is a plain doctest.
+Pure: no Sphinx here.
+"""
+
+from __future__ import annotations
+
+import doctest
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Region:
+    """Consecutive examples of a page: file lines ``first`` (1-based) on, dedented."""
+
+    first: int
+    lines: tuple[str, ...]
+    examples: int  # how many ``>>>`` examples it holds
+
+    @property
+    def last(self) -> int:
+        """The 1-based file line of its last line."""
+        return self.first + len(self.lines) - 1
+
+
+def find_regions(text: str, exclude: Sequence[tuple[int, int]] = ()) -> list[Region]:
+    """The example regions of a page's source text.
+
+    ``exclude`` holds 1-based inclusive file line ranges whose examples belong
+    to someone else (the bodies of ``jaxcheck`` blocks): they are left out.
+    """
+    lines = text.splitlines()
+    try:
+        pieces = doctest.DocTestParser().parse(text, "<page>")
+    except ValueError:
+        pieces = _parse_leniently(text)
+    groups: list[list[doctest.Example]] = []
+    joinable = False  # may the next example join the current group?
+    for piece in pieces:
+        if isinstance(piece, str):
+            joinable = joinable and not piece.strip()
+            continue
+        line = piece.lineno + 1
+        if any(start <= line <= stop for start, stop in exclude):
+            joinable = False
+            continue
+        if joinable:
+            groups[-1].append(piece)
+        else:
+            groups.append([piece])
+        joinable = True
+    return [_region(lines, group) for group in groups]
+
+
+def _parse_leniently(text: str) -> list[str | doctest.Example]:
+    """Examples of a page where one is malformed (``>>>x``): each paragraph parsed alone.
+
+    pytest fails the whole file then; here only the malformed paragraph's
+    block fails (its body, from the first prompt on, is reported as not a
+    valid doctest), and every other example is still checked.
+    """
+    pieces: list[str | doctest.Example] = []
+    offset = 0
+    for paragraph in text.split("\n\n"):
+        try:
+            for piece in doctest.DocTestParser().parse(paragraph, "<page>"):
+                if isinstance(piece, doctest.Example):
+                    piece.lineno += offset
+                pieces.append(piece)
+        except ValueError:
+            rows = paragraph.split("\n")
+            start = next(i for i, row in enumerate(rows) if row.lstrip().startswith(">>>"))
+            source = "\n".join(rows[start:]).rstrip("\n") + "\n"
+            pieces.append(doctest.Example(source, "", lineno=offset + start))
+        pieces.append("\n\n")
+        offset += paragraph.count("\n") + 2
+    return pieces
+
+
+def _region(lines: Sequence[str], group: Sequence[doctest.Example]) -> Region:
+    start = group[0].lineno
+    last = group[-1]
+    stop = last.lineno + last.source.count("\n") + last.want.count("\n")
+    stop = min(max(stop, start + 1), len(lines))
+    chunk = [line.rstrip("\r") for line in lines[start:stop]]
+    indent = min(len(line) - len(line.lstrip()) for line in chunk if line.strip())
+    body = tuple(line[indent:] if line.strip() else "" for line in chunk)
+    return Region(start + 1, body, len(group))
+
+
+def count_examples(regions: Sequence[Region]) -> int:
+    """How many ``>>>`` examples these regions hold."""
+    return sum(region.examples for region in regions)
