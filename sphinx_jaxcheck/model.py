@@ -80,6 +80,7 @@ class Example:
 
     source: str
     line: int  # 1-based block line of the ``>>>``
+    mode: str = "single"  # ``exec`` for a ``testcode`` snippet of several statements
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class Block:
     error_line: int = 1  # block line ``error`` points at (<= 0: the directive line above the body)
     error_subtype: str = "syntax"  # warning subtype of ``error``
     native: bool = False  # ``>>>`` examples of the page itself, not a ``jaxcheck`` block
+    update_refusal: str = ""  # why ``jaxcheck update`` must not rewrite this block, if so
 
     @property
     def label(self) -> str:

@@ -104,6 +104,8 @@ def plan_edit(source: SourceText, block: Block, drift: Drift) -> Edit:
     """The edit of file lines that makes one expectation say what really happens."""
     if drift.note:
         raise CannotRewrite(drift.note)
+    if block.update_refusal:
+        raise CannotRewrite(block.update_refusal)
     expectation = drift.expectation
     start = block.body_line - 1  # file index of body line 0
     prefixes = _prefixes(source, block)

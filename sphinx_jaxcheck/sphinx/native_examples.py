@@ -10,12 +10,15 @@ with its verdict. With ``"report"`` they are only counted, for the summary.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..config import Settings
+from ..doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
+from ..findings import Finding, Subtype
 from ..grammar import parse_body
 from ..model import Block, BlockOptions
 from ..native import Region, count_examples, find_regions
@@ -28,8 +31,22 @@ UNCHECKED = "unchecked_examples"
 
 
 def setup_native_examples(app: Sphinx) -> None:
-    """Find the examples of every document once it has been read."""
+    """Find the examples of every document once it has been read.
+
+    sphinx.ext.doctest's directives are registered here (they are Sphinx's own
+    classes) unless that extension is loaded, which registers them itself:
+    either way their nodes are read the same, so a project switches by
+    removing it from ``extensions`` or keeping it.
+    """
     app.connect("doctree-read", _find_examples)
+    if "sphinx.ext.doctest" not in app.config.extensions:
+        from sphinx.ext import doctest as sphinx_doctest
+
+        app.add_directive("testsetup", sphinx_doctest.TestsetupDirective)
+        app.add_directive("testcleanup", sphinx_doctest.TestcleanupDirective)
+        app.add_directive("doctest", sphinx_doctest.DoctestDirective)
+        app.add_directive("testcode", sphinx_doctest.TestcodeDirective)
+        app.add_directive("testoutput", sphinx_doctest.TestoutputDirective)
 
 
 def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
@@ -48,18 +65,80 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     assert isinstance(domain, JaxcheckDomain)
     own = [b for b in domain.blocks(docname) if b.path == path]
     taken = [(b.body_line, b.body_line + max(len(b.body), 1) - 1) for b in own]
+    lines = text.splitlines()
+    items = _test_directives(doctree, path, lines, domain, docname)
+    taken += [(item.first, item.last) for item, _ in items]
     regions = find_regions(text, taken)
-    if not regions:
+    if not regions and not items:
         return
     if settings.doctests == "report":
-        domain.per_document(UNCHECKED)[docname] = [count_examples(regions)]
+        in_directives = sum(len(find_regions("\n".join(i.lines))) for i, _ in items if i.kind == "doctest")
+        in_directives += sum(1 for i, _ in items if i.kind == "testcode")
+        domain.per_document(UNCHECKED)[docname] = [count_examples(regions) + in_directives]
         return
-    added = [_block(docname, path, region, settings) for region in regions]
-    _merge(domain, docname, path, added)
-    _wrap_code_blocks(doctree, added)
+    digest = file_digest(path)
+    placed = [Placed(_block(docname, path, region, settings, digest), IN_PLACE) for region in regions]
+    placed += blocks_of(
+        [item for item, _ in items], docname=docname, path=path,
+        flags=settings.doctest_optionflags, timeout=settings.timeout, digest=digest,
+    )
+    merged = _merge(domain, docname, path, placed)
+    shown_nodes = {id(item): node for item, node in items}
+    _wrap_code_blocks(doctree, merged, shown_nodes)
 
 
-def _block(docname: str, path: str, region: Region, settings: Settings) -> Block:
+def _test_directives(
+    doctree: nodes.document, path: str, lines: list[str], domain: JaxcheckDomain, docname: str
+) -> list[tuple[TestItem, nodes.Element]]:
+    """sphinx.ext.doctest's directives of the page, with their nodes, in page order."""
+    found: list[tuple[TestItem, nodes.Element]] = []
+    for node in doctree.findall(_is_test_node):
+        assert isinstance(node, nodes.Element)
+        if node.source and os.path.abspath(node.source) != os.path.abspath(path):
+            continue  # from an included file: its lines are not this page's
+        text = node.get("test") or node.astext()
+        content = text.split("\n")
+        first = _content_start(lines, node.line or 1, content)
+        if first is None:
+            continue
+        item = TestItem(
+            kind=node["testnodetype"],
+            groups=tuple(node.get("groups", ["default"])),
+            first=first,
+            lines=tuple(line.rstrip("\r") for line in lines[first - 1 : first - 1 + len(content)]),
+            options=tuple(node.get("options", {}).items()),
+            hidden=isinstance(node, nodes.comment),
+        )
+        if "skipif" in node:
+            domain.add_finding(docname, Finding(
+                Subtype.OPTION,
+                f"{item.kind}: jaxcheck does not evaluate :skipif: (that would run code in the Sphinx "
+                "process), so this directive is not checked; mark its examples "
+                "`# doctest: +SKIP`, or drop the option",
+                path, first, docname,
+            ))
+            continue
+        found.append((item, node))
+    return found
+
+
+def _is_test_node(node: nodes.Node) -> bool:
+    return isinstance(node, (nodes.literal_block, nodes.comment)) and "testnodetype" in node
+
+
+def _content_start(lines: list[str], directive_line: int, content: list[str]) -> int | None:
+    """The 1-based file line where a directive's content starts, found by its first line."""
+    wanted = next((line.strip() for line in content if line.strip()), None)
+    if wanted is None:
+        return None
+    skipped = next(i for i, line in enumerate(content) if line.strip())
+    for index in range(max(directive_line - 1, 0), len(lines)):
+        if lines[index].strip() == wanted:
+            return index + 1 - skipped
+    return None
+
+
+def _block(docname: str, path: str, region: Region, settings: Settings, digest: str) -> Block:
     parsed = parse_body(
         region.lines,
         filename=f"<{docname}:{region.first}>",
@@ -77,51 +156,60 @@ def _block(docname: str, path: str, region: Region, settings: Settings) -> Block
         expectations=parsed.expectations,
         program=parsed.program,
         error=parsed.error,
-        file_digest=file_digest(path),
+        file_digest=digest,
         error_line=parsed.error_line,
         native=True,
     )
 
 
-def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Block]) -> None:
-    """Put the examples among the document's blocks in the order the page shows them.
+def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed]) -> list[Placed]:
+    """Put the new blocks among the document's blocks in the order they run.
 
-    Blocks keep their numbers (rendered nodes refer to them); examples get the
-    next ones. Blocks from included files stay where the include put them.
+    Setup blocks first, cleanup blocks last, the rest in page order. Blocks
+    keep their numbers (rendered nodes refer to them); new ones get the next
+    ones. Blocks from included files stay where the include put them.
     """
     blocks = domain.blocks(docname)
-    pending = list(added)
-    merged: list[Block] = []
     number = len(blocks)
+    numbered: list[Placed] = []
+    for item in added:
+        numbered.append(Placed(replace(item.block, index=number), item.place, item.shown))
+        number += 1
+    front = [p.block for p in numbered if p.place == FIRST]
+    back = [p.block for p in numbered if p.place == LAST]
+    pending = sorted((p.block for p in numbered if p.place == IN_PLACE), key=lambda b: b.body_line)
+    merged: list[Block] = list(front)
     for block in blocks:
         while pending and block.path == path and pending[0].body_line < block.body_line:
-            merged.append(replace(pending.pop(0), index=number))
-            number += 1
+            merged.append(pending.pop(0))
         merged.append(block)
-    for block in pending:
-        merged.append(replace(block, index=number))
-        number += 1
+    merged += pending + back
     domain.per_document("blocks")[docname] = merged
-    added[:] = [b for b in merged if b.native]
+    return numbered
 
 
-def _wrap_code_blocks(doctree: nodes.document, added: list[Block]) -> None:
+def _wrap_code_blocks(doctree: nodes.document, placed: list[Placed], shown: dict[int, nodes.Element]) -> None:
     """Wrap the code block showing each group of examples, so it renders with its verdict."""
-    shown = [
+    candidates = [
         node for node in doctree.findall(nodes.literal_block)
-        if not _inside_jaxcheck_block(node)
+        if not _inside_jaxcheck_block(node) and "testnodetype" not in node
     ]
-    shown += [node for node in doctree.findall(nodes.doctest_block)]
+    candidates += list(doctree.findall(nodes.doctest_block))
     used: set[int] = set()
-    for block in added:
-        first = next((line.strip() for line in block.body if line.strip()), "")
-        candidates = [
-            node for node in shown
-            if id(node) not in used and first in node.astext() and node.parent is not None
-        ]
-        if not candidates:
-            continue  # in a comment, or not shown at all: checked, nothing to mark
-        node = min(candidates, key=lambda n: abs((n.line or 0) - block.body_line))
+    for item in placed:
+        block = item.block
+        if item.shown is not None:
+            node = shown.get(id(item.shown))
+            if node is None or isinstance(node, nodes.comment) or id(node) in used:
+                continue
+        elif item.place == IN_PLACE:
+            first = next((line.strip() for line in block.body if line.strip()), "")
+            matching = [n for n in candidates if id(n) not in used and first in n.astext()]
+            if not matching:
+                continue  # in a comment, or not shown at all: checked, nothing to mark
+            node = min(matching, key=lambda n: abs((n.line or 0) - block.body_line))
+        else:
+            continue
         used.add(id(node))
         wrapper = jaxcheck_block(docname=block.docname, index=block.index, hidden=False)
         node.replace_self(wrapper)

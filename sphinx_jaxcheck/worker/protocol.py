@@ -39,7 +39,7 @@ def program_from_wire(data: dict[str, Any]) -> Program:
         code=data["code"],
         filename=data["filename"],
         inline_prints=tuple((int(a), int(b)) for a, b in data["inline_prints"]),
-        examples=tuple(Example(e["source"], int(e["line"])) for e in data["examples"]),
+        examples=tuple(Example(e["source"], int(e["line"]), e.get("mode", "single")) for e in data["examples"]),
         raises=data["raises"],
         timeout=float(data["timeout"]),
     )

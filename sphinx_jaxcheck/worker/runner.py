@@ -20,7 +20,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..model import FailureKind, Outcome, Program, RaisedException
+from ..model import Example, FailureKind, Outcome, Program, RaisedException
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
@@ -164,7 +164,7 @@ class SessionRunner:
                 raised = self._run_body(program, turn)
             if raised is None:
                 for example in program.examples:
-                    printed, error = self._run_example(program, example.source, example.line, capture, turn)
+                    printed, error = self._run_example(program, example, capture, turn)
                     examples.append(printed)
                     example_errors.append(error)
         except OutputLimitExceeded:
@@ -207,15 +207,19 @@ class SessionRunner:
         return None
 
     def _run_example(
-        self, program: Program, source: str, line: int, capture: Capture, turn: Callable[[], Any]
+        self, program: Program, example: Example, capture: Capture, turn: Callable[[], Any]
     ) -> tuple[str, str | None]:
         """What one example printed, and the exception it raised as doctest words it."""
         error_text: str | None = None
         with capture.slot() as buffer:
             try:
-                tree = ast.parse(source, program.filename, mode="single")
-                ast.increment_lineno(tree, line - 1)
-                code = compile(tree, program.filename, "single")
+                tree: ast.Module | ast.Interactive
+                if example.mode == "exec":
+                    tree = ast.parse(example.source, program.filename, mode="exec")
+                else:
+                    tree = ast.parse(example.source, program.filename, mode="single")
+                ast.increment_lineno(tree, example.line - 1)
+                code = compile(tree, program.filename, example.mode)
                 with turn():
                     exec(code, self.namespace)
             except OutputLimitExceeded:

@@ -1,0 +1,121 @@
+"""Checking pages' own ``>>>`` examples: ``jaxcheck check`` vs ``pytest --doctest-glob``, side by side.
+
+    python benchmarks/doctest_pages.py [PAGES] [--repeat 5]
+
+PAGES is a folder of ``.md`` / ``.rst`` pages with doctest examples (default:
+JAX's five pages in ``shared/realworld/jax-docs`` beside the repository). Each
+round, on a fresh copy, in turn:
+
+* ``pytest``: ``pytest --doctest-glob='*.md' --doctest-glob='*.rst'`` with
+  ``doctest_optionflags = NUMBER NORMALIZE_WHITESPACE`` and a conftest putting
+  jax, lax, jnp, np into the namespace (JAX's own way);
+* ``jaxcheck cold``: ``jaxcheck check`` with no doctrees and no result cache;
+* ``jaxcheck warm``: ``jaxcheck check`` again, nothing changed;
+* ``jaxcheck warm, re-read``: every page touched, so Sphinx reads them all
+  again, but every session comes from the result cache.
+
+Every run must pass (exit status 0). Prints a markdown table of median wall
+times and their ratio to pytest's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CONF = '''
+extensions = ["myst_parser", "sphinx_jaxcheck"]
+exclude_patterns = ["_build"]
+suppress_warnings = ["ref.ref", "image.not_readable"]
+jaxcheck_env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+jaxcheck_doctests = "check"
+jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
+jaxcheck_setup = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+"""
+'''
+CONFTEST = '''
+import jax, jax.numpy as jnp, numpy as np, pytest
+from jax import lax
+
+@pytest.fixture(autouse=True)
+def add_imports(doctest_namespace):
+    doctest_namespace.update(jax=jax, lax=lax, jnp=jnp, np=np)
+'''
+
+
+def default_pages() -> Path | None:
+    for parent in REPO.parents:
+        if (parent / "shared" / "realworld" / "jax-docs").is_dir():
+            return parent / "shared" / "realworld" / "jax-docs"
+    return None
+
+
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return seconds
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("pages", nargs="?", type=Path, default=default_pages())
+    options.add_argument("--repeat", type=int, default=5)
+    args = options.parse_args()
+    if args.pages is None:
+        raise SystemExit("no pages given, and shared/realworld/jax-docs is not beside the repository")
+    pages = sorted(p for p in args.pages.iterdir() if p.suffix in (".md", ".rst"))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
+    pytest_env = {**env, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+    runs: dict[str, list[float]] = {
+        "pytest --doctest-glob": [], "jaxcheck check, cold": [], "jaxcheck check, warm": [],
+        "jaxcheck check, warm, pages re-read": [],
+    }
+    pytest_cmd = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-glob=*.md",
+        "--doctest-glob=*.rst", "--doctest-continue-on-failure", "-o",
+        "doctest_optionflags=NUMBER NORMALIZE_WHITESPACE", ".",
+    ]
+    check_cmd = [sys.executable, "-m", "sphinx_jaxcheck", "check", "."]
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as scratch:
+            oracle, docs = Path(scratch) / "pytest", Path(scratch) / "docs"
+            for folder in (oracle, docs):
+                folder.mkdir()
+                for page in pages:
+                    shutil.copyfile(page, folder / page.name)
+            (oracle / "conftest.py").write_text(CONFTEST, "utf-8")
+            (docs / "conf.py").write_text(CONF, "utf-8")
+            toctree = "".join(f"   {page.stem}\n" for page in pages)
+            (docs / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}", "utf-8")
+            runs["pytest --doctest-glob"].append(timed(pytest_cmd, oracle, pytest_env))
+            runs["jaxcheck check, cold"].append(timed(check_cmd, docs, env))
+            runs["jaxcheck check, warm"].append(timed(check_cmd, docs, env))
+            for page in pages:
+                os.utime(docs / page.name)
+            runs["jaxcheck check, warm, pages re-read"].append(timed(check_cmd, docs, env))
+    reference = statistics.median(runs["pytest --doctest-glob"])
+    print(f"{len(pages)} pages, {args.repeat} rounds, {os.cpu_count()} CPUs\n")
+    print("| run | median s | min s | ratio to pytest |")
+    print("|---|---:|---:|---:|")
+    for name, times in runs.items():
+        median = statistics.median(times)
+        print(f"| {name} | {median:.2f} | {min(times):.2f} | {median / reference:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
