@@ -55,6 +55,12 @@ class Placed:
     block: Block
     place: int
     shown: TestItem | None = None  # the directive whose rendering carries its marker
+    order: float | None = None  # its position among the page's lines, when not its own first line
+
+    @property
+    def position(self) -> float:
+        """Where it runs among the page's lines."""
+        return self.block.body_line if self.order is None else self.order
 
 
 def session_of(group: str) -> str | None:

@@ -8,6 +8,7 @@ easy to build by hand in unit tests.
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass
 
 
@@ -118,7 +119,7 @@ class Block:
     def label(self) -> str:
         """How reports name the block (a page's own examples: by the line they start at)."""
         if self.native:
-            return f"{self.docname}:{self.body_line}"
+            return f"{os.path.basename(self.path)}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"
 
     @property

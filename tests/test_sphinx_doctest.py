@@ -170,3 +170,61 @@ def test_update_rewrites_the_stale_outputs_and_then_both_pass(tmp_path: Path) ->
     status, report = jaxcheck(root)
     assert status == 0, report["findings"]
     assert sphinx_doctest(root)[1] == 0
+
+
+PACKAGE = '''\
+"""A package whose docstrings hold examples.
+
+>>> 1 + 1
+2
+"""
+
+
+def double(x):
+    """Double a number.
+
+    >>> double(2)
+    4
+    >>> double(3)
+    7
+    """
+    return 2 * x
+'''
+API_PAGE = """\
+API
+===
+
+>>> from mypkg import double
+
+.. automodule:: mypkg
+   :members:
+"""
+
+
+def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path: Path) -> None:
+    root = tmp_path / "api"
+    (root / "mypkg").mkdir(parents=True)
+    (root / "mypkg" / "__init__.py").write_text(PACKAGE, "utf-8")
+    (root / "index.rst").write_text(API_PAGE, "utf-8")
+    (root / "conf.py").write_text(
+        "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
+        "extensions = ['sphinx.ext.autodoc', 'sphinx_jaxcheck']\nexclude_patterns = ['_build']\n"
+        "jaxcheck_doctests = 'check'\njaxcheck_cache = False\n",
+        "utf-8",
+    )
+    status, report = jaxcheck(root)
+    assert status == 1
+    found = {(Path(e["path"]).name, e["line"], e["status"]) for e in report["examples"]}
+    assert found == {
+        ("index.rst", 4, "verified"),
+        ("__init__.py", 3, "verified"),
+        ("__init__.py", 11, "verified"),
+        ("__init__.py", 13, "drift"),
+    }
+    (finding,) = report["findings"]
+    assert (Path(finding["path"]).name, finding["line"], finding["subtype"]) == ("__init__.py", 13, "drift")
+    before = (root / "mypkg" / "__init__.py").read_bytes()
+    done = run(["-m", "sphinx_jaxcheck", "update", "."], root)
+    assert done.returncode == 1
+    assert "does not rewrite Python files" in done.stderr
+    assert (root / "mypkg" / "__init__.py").read_bytes() == before

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..config import Settings
+from ..docstrings import Docstring, docstring_location, is_own
 from ..doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
 from ..findings import Finding, Subtype
 from ..grammar import parse_body
@@ -28,6 +30,7 @@ from .nodes import jaxcheck_block
 from .settings import settings_of
 
 UNCHECKED = "unchecked_examples"
+DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
 
 
 def setup_native_examples(app: Sphinx) -> None:
@@ -39,6 +42,7 @@ def setup_native_examples(app: Sphinx) -> None:
     removing it from ``extensions`` or keeping it.
     """
     app.connect("doctree-read", _find_examples)
+    app.connect("builder-inited", _follow_autodoc)
     if "sphinx.ext.doctest" not in app.config.extensions:
         from sphinx.ext import doctest as sphinx_doctest
 
@@ -47,6 +51,51 @@ def setup_native_examples(app: Sphinx) -> None:
         app.add_directive("doctest", sphinx_doctest.DoctestDirective)
         app.add_directive("testcode", sphinx_doctest.TestcodeDirective)
         app.add_directive("testoutput", sphinx_doctest.TestoutputDirective)
+
+
+def _follow_autodoc(app: Sphinx) -> None:
+    """With autodoc loaded, note the docstrings it brings into each page."""
+    if "autodoc-process-docstring" in app.events.events:
+        app.connect("autodoc-process-docstring", _note_docstring)
+
+
+def _note_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    if settings_of(app.config).doctests == "off":
+        return
+    found = docstring_location(obj)
+    if found is None or not is_own(found.path, os.path.dirname(os.path.abspath(app.confdir))):
+        return
+    noted: dict[str, Docstring] = app.env.temp_data.setdefault(DOCSTRINGS, {})  # type: ignore[assignment]
+    noted.setdefault(name, found)
+
+
+def _docstring_blocks(
+    doctree: nodes.document, path: str, noted: dict[str, Docstring], settings: Settings, docname: str
+) -> list[Placed]:
+    """Blocks for the examples of the docstrings autodoc put into this page.
+
+    They run where the page shows them: after the page's own line that comes
+    last before the docstring's first node.
+    """
+    last_line = 0
+    where: dict[str, int] = {}
+    for node in doctree.findall(nodes.Element):
+        source = node.source or ""
+        if source == path and node.line:
+            last_line = node.line
+        elif ":docstring of " in source:
+            where.setdefault(source.rsplit(":docstring of ", 1)[1], last_line)
+    placed = []
+    for name, doc in noted.items():
+        digest = file_digest(doc.path)
+        for region in find_regions(doc.text):
+            block = _block(docname, doc.path, replace(region, first=doc.line + region.first - 1), settings, digest)
+            block = replace(block, update_refusal=(
+                f"this example is in a docstring ({name}); jaxcheck update does not rewrite "
+                "Python files: edit the docstring by hand"
+            ))
+            placed.append(Placed(block, IN_PLACE, order=where.get(name, last_line) + 0.5))
+    return placed
 
 
 def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
@@ -69,15 +118,19 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     items = _test_directives(doctree, path, lines, domain, docname)
     taken += [(item.first, item.last) for item, _ in items]
     regions = find_regions(text, taken)
-    if not regions and not items:
+    noted: dict[str, Docstring] = env.temp_data.get(DOCSTRINGS, {})  # type: ignore[assignment]
+    if not regions and not items and not noted:
         return
     if settings.doctests == "report":
-        in_directives = sum(len(find_regions("\n".join(i.lines))) for i, _ in items if i.kind == "doctest")
-        in_directives += sum(1 for i, _ in items if i.kind == "testcode")
-        domain.per_document(UNCHECKED)[docname] = [count_examples(regions) + in_directives]
+        unchecked = count_examples(regions)
+        unchecked += sum(count_examples(find_regions("\n".join(i.lines))) for i, _ in items if i.kind == "doctest")
+        unchecked += sum(1 for i, _ in items if i.kind == "testcode")
+        unchecked += sum(count_examples(find_regions(doc.text)) for doc in noted.values())
+        domain.per_document(UNCHECKED)[docname] = [unchecked]
         return
     digest = file_digest(path)
     placed = [Placed(_block(docname, path, region, settings, digest), IN_PLACE) for region in regions]
+    placed += _docstring_blocks(doctree, path, noted, settings, docname)
     placed += blocks_of(
         [item for item, _ in items], docname=docname, path=path,
         flags=settings.doctest_optionflags, timeout=settings.timeout, digest=digest,
@@ -173,17 +226,17 @@ def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed])
     number = len(blocks)
     numbered: list[Placed] = []
     for item in added:
-        numbered.append(Placed(replace(item.block, index=number), item.place, item.shown))
+        numbered.append(replace(item, block=replace(item.block, index=number)))
         number += 1
     front = [p.block for p in numbered if p.place == FIRST]
     back = [p.block for p in numbered if p.place == LAST]
-    pending = sorted((p.block for p in numbered if p.place == IN_PLACE), key=lambda b: b.body_line)
+    pending = sorted((p for p in numbered if p.place == IN_PLACE), key=lambda p: p.position)
     merged: list[Block] = list(front)
     for block in blocks:
-        while pending and block.path == path and pending[0].body_line < block.body_line:
-            merged.append(pending.pop(0))
+        while pending and block.path == path and pending[0].position < block.body_line:
+            merged.append(pending.pop(0).block)
         merged.append(block)
-    merged += pending + back
+    merged += [p.block for p in pending] + back
     domain.per_document("blocks")[docname] = merged
     return numbered
 
