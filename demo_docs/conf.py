@@ -30,6 +30,8 @@ myst_heading_anchors = 3
 # -- the JAX these docs are pinned to ------------------------------------------
 jaxcheck_jax_version = "0.10.2"
 jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+# Every `jax.` name written as inline code in prose must exist at the pin.
+jaxcheck_check_names = True
 
 # The pages' own ``>>>`` examples are checked too (see guide/adopting).
 jaxcheck_doctests = "check"

@@ -47,9 +47,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
 
 def setup_pinned_source(app: Sphinx) -> None:
-    """The pin check, the citation roles and the Q&A cards (SPEC sections 3 and 4)."""
-    from .sphinx import citations, pin, qa
+    """The pin check, the citation roles, prose name checks and the Q&A cards (SPEC sections 3 and 4)."""
+    from .sphinx import citations, pin, prose_names, qa
 
     pin.setup_pin(app)
     citations.setup_citations(app)
+    prose_names.setup_prose_names(app)
     qa.setup_qa(app)

@@ -192,6 +192,7 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_jax_commit", None, "the full commit of the pinned version", _commit),
     ConfigValue("jaxcheck_jax_repo", DEFAULT_REPO, "where source links point", _optional_str("jaxcheck_jax_repo")),
     ConfigValue("jaxcheck_on_drift", "error", "error: fail the build; warning: warn only; ignore", _choice("jaxcheck_on_drift", ON_DRIFT)),
+    ConfigValue("jaxcheck_check_names", False, "check that `jax.` names in prose exist in the pinned source", _flag("jaxcheck_check_names")),
     ConfigValue("jaxcheck_timeout", 60, "seconds a block may run", _number("jaxcheck_timeout", float)),
     ConfigValue("jaxcheck_workers", None, "worker processes running sessions in parallel (default: CPU count)", _number("jaxcheck_workers", int, optional=True, example="2")),
     ConfigValue("jaxcheck_env", {"JAX_PLATFORMS": "cpu"}, "environment variables of the workers", _env),
@@ -215,6 +216,7 @@ class Settings:
     jax_commit: str | None
     jax_repo: str
     on_drift: str
+    check_names: bool
     timeout: float
     workers: int
     env: dict[str, str]

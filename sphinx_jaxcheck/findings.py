@@ -25,6 +25,7 @@ class Subtype(enum.Enum):
     ENCODING = "encoding"  # a source file that does not decode (left out of the build)
     OPTION = "option"  # an unknown option or a bad option value
     CITATION = "citation"  # a jaxsrc / jaxquote target or quote that does not hold
+    NAME = "name"  # a ``jax.`` name in prose that the pinned jax does not have
     PIN = "pin"  # the installed jax is not the pinned one
     WORKER = "worker"  # the worker processes could not start
     UPDATE = "update"  # an expectation that ``update`` cannot or may not rewrite

@@ -223,6 +223,32 @@ class SourceIndex:
         hint = f"; closest: {', '.join(module + '.' + c for c in candidates)}" if candidates else ""
         raise TargetError(f"{path} neither defines nor imports {head!r}{hint}", candidates)
 
+    # -- names a module or class offers (for checking names written in prose) ----
+
+    def module_path(self, module: str) -> str | None:
+        """The indexed file of a dotted module name (``jax.numpy``), or None."""
+        return self._module_path(module)
+
+    def public_names(self, path: str) -> list[str]:
+        """What a module offers by name: its definitions, imported names and submodules."""
+        source = self.source(path)
+        names = [q for q in source.definitions if "." not in q] + _public_aliases(source.tree)
+        if path.endswith("/__init__.py"):
+            folder = path.removesuffix("__init__.py")
+            for known in self.paths:
+                rest = known.removeprefix(folder)
+                if known.startswith(folder) and rest != "__init__.py" and rest.count("/") <= 1:
+                    names.append(rest.split("/")[0].removesuffix(".py"))
+        return sorted(set(names))
+
+    def stub_path(self, path: str) -> str | None:
+        """The type stub beside an indexed file (``basearray.pyi``), when there is one.
+
+        Stubs declare members that the module adds at run time (``Array.at``).
+        """
+        stub = path.removesuffix(".py") + ".pyi"
+        return stub if (self.root / stub).is_file() else None
+
 
 # -- parsing ------------------------------------------------------------------
 

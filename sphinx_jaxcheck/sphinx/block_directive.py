@@ -21,6 +21,7 @@ from ..grammar import parse_body
 from ..model import Block, BlockOptions
 from ..options import block_option_spec, block_options, problems_in
 from .domain import JaxcheckDomain
+from .lines import file_lines
 from .nodes import jaxcheck_block
 from .settings import settings_of
 
@@ -124,15 +125,7 @@ class JaxcheckDirective(SphinxDirective):
         """
         if not _is_myst(self):
             return None
-        # Read once per document being read, not once per block.
-        files: dict[str, list[str] | None] = self.env.temp_data.setdefault("jaxcheck_file_lines", {})  # type: ignore[assignment]
-        if path not in files:
-            try:
-                with open(path, encoding="utf-8-sig", errors="replace") as handle:
-                    files[path] = handle.read().splitlines()
-            except OSError:
-                files[path] = None
-        lines = files[path]
+        lines = file_lines(self.env, path)  # read once per document, not once per block
         if lines is None:
             return None
         if any(line.strip() for line in lines[body_line - 1 + len(body) :]):

@@ -212,7 +212,8 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
     verdicts = [verdict for _, verdict in checked_blocks(domain)]
     counts = tally(verdicts)
     read = list(domain.read_findings())
-    stale_quotes = sum(1 for f in read if f.is_drift)
+    stale_quotes = sum(1 for f in read if f.is_drift and f.subtype is Subtype.CITATION)
+    unknown_names = sum(1 for f in read if f.subtype is Subtype.NAME)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.DRIFT]} stale",
@@ -223,7 +224,9 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
     if counts[Status.SKIPPED]:
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if read:
-        parts.append(f"{stale_quotes} stale quote(s), {len(read) - stale_quotes} other problem(s)")
+        other = len(read) - stale_quotes - unknown_names
+        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
+        parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
     failed = any(True for _ in all_findings(domain))
     version = domain.data.get("jax_version") or "?"
     line = f"jaxcheck: {len(verdicts)} block(s): " + ", ".join(parts) + f" (jax {version})"

@@ -21,6 +21,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ..citation import Citation, check_citation, source_lines, split_title
 from ..findings import Finding, Subtype
 from .domain import JaxcheckDomain
+from .lines import own_line
 from .pin import pin_of, source_index_of
 
 
@@ -95,6 +96,7 @@ class JaxSourceRole(SphinxRole):
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         title, target = split_title(self.text)
         path, line = self.get_source_info()
+        line = own_line(self.env, path, line, self.rawtext)
         citation = check_and_record(self.env, target, path, line)
         shown: nodes.Node = nodes.Text(title) if title else nodes.literal(target, target)
         return [citation_link(citation, shown, classes=["jaxcheck-src"])], []
@@ -106,6 +108,7 @@ class JaxQuoteRole(SphinxRole):
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         quote, target = split_title(self.text)
         path, line = self.get_source_info()
+        line = own_line(self.env, path, line, self.rawtext)
         if quote is None:
             # No ``<target>``: nothing to check against; say how to write it.
             citation = Citation(

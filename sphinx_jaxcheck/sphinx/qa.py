@@ -28,6 +28,7 @@ from ..citation import split_title
 from .assets import add_stylesheet
 from .citations import check_and_record, citation_link
 from .domain import JaxcheckDomain
+from .lines import own_line
 from .qa_nodes import (
     jaxcheck_qa,
     jaxcheck_qa_answer,
@@ -172,7 +173,8 @@ class QACardDirective(SphinxDirective):
         items = nodes.bullet_list(classes=["jaxcheck-qa-sources-list"])
         for text in _split_cites(written):
             title, target = split_title(text)
-            citation = check_and_record(self.env, target, path, self.lineno)
+            line = own_line(self.env, path, self.lineno, text, quoted=False)
+            citation = check_and_record(self.env, target, path, line)
             # Paths show in full (a suffix may hide which file); dotted names as written.
             location = citation.location
             shown = location.label if location and _is_path(target) else target
