@@ -7,9 +7,12 @@ the build to fail with drift at each one of those blocks.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -73,6 +76,40 @@ def test_demo_docs_meet_the_showcase_targets(clean_build: Build) -> None:
     assert citations >= 15
     unchecked = {b.label for b in blocks if not is_checked(b)}
     assert unchecked == UNCHECKED_ON_PURPOSE
+
+
+# What Google's FAQPage structured data accepts in an answer's text.
+FAQ_ANSWER_TAGS = {
+    "h1", "h2", "h3", "h4", "h5", "h6", "br", "ol", "ul", "li", "a", "p", "div", "b", "strong", "i", "em"
+}
+
+
+class _Tags(HTMLParser):
+    """Every start tag and attribute of an HTML fragment, as a browser's parser sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attributes: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attributes |= {f"{tag}[{name}]" for name, _ in attrs}
+
+
+def test_the_questions_page_json_ld_holds_only_tags_faq_answers_allow(clean_build: Build) -> None:
+    html = (Path(clean_build.app.outdir) / "explainer" / "questions.html").read_text("utf-8")
+    (script,) = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.DOTALL)
+    questions = json.loads(script)["mainEntity"]
+    assert len(questions) == len(re.findall(r'<details class="jaxcheck-qa"', html)) >= 8
+    for question in questions:
+        answer = question["acceptedAnswer"]["text"]
+        parsed = _Tags()
+        parsed.feed(answer)
+        assert set(parsed.tags) <= FAQ_ANSWER_TAGS, (question["name"], set(parsed.tags) - FAQ_ANSWER_TAGS)
+        assert parsed.attributes <= {"a[href]"}, question["name"]
+        assert "verified" not in answer and "jaxcheck" not in answer, question["name"]
+        assert "<p>" in answer
 
 
 def test_every_checked_block_fails_when_its_last_expected_line_is_corrupted(

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from sphinx.testing.util import SphinxTestApp
 
-from sphinx_jaxcheck.sphinx.qa import Card, card_anchor, faq_json_ld
+from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
+from sphinx_jaxcheck.sphinx.qa_json_ld import faq_json_ld
 
 ROOTS = Path(__file__).parent / "roots"
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"

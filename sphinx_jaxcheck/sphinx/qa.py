@@ -8,7 +8,6 @@ in incremental and parallel builds.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,20 +24,21 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import SEP
 
 from ..citation import split_title
-from .assets import add_stylesheet
+from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .domain import JaxcheckDomain
 from .lines import own_line
+from .qa_json_ld import setup_qa_json_ld
 from .qa_nodes import (
     jaxcheck_qa,
     jaxcheck_qa_answer,
     jaxcheck_qa_question,
     jaxcheck_qa_sources,
-    renders_details,
     setup_qa_nodes,
 )
 
 CSS_FILE = "jaxcheck-qa.css"
+JS_FILE = "jaxcheck-qa.js"  # opens the card a link points to
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,9 @@ def setup_qa(app: Sphinx) -> None:
     app.add_directive("jaxcheck-qa-index", QAIndexDirective)
     app.add_post_transform(ResolveQAIndex)
     app.connect("env-updated", _documents_with_index)
-    app.connect("html-page-context", _add_faq_json_ld)
+    setup_qa_json_ld(app)
     add_stylesheet(app, CSS_FILE)
+    add_page_script(app, JS_FILE, _shows_cards)
 
 
 def card_anchor(question: str) -> str:
@@ -178,12 +179,26 @@ class QACardDirective(SphinxDirective):
             # Paths show in full (a suffix may hide which file); dotted names as written.
             location = citation.location
             shown = location.label if location and _is_path(target) else target
-            inner: nodes.Node = nodes.Text(title) if title else nodes.literal(shown, shown)
+            inner: nodes.Node = nodes.Text(title) if title else breakable_literal(shown)
             paragraph = nodes.paragraph("", "", citation_link(citation, inner, classes=["jaxcheck-src"]))
             if citation.start is not None and location and location.qualname:
                 paragraph += nodes.Text(f", lines {citation.start}-{citation.end}")
             items += nodes.list_item("", paragraph)
         return jaxcheck_qa_sources("", items)
+
+
+def breakable_literal(text: str) -> nodes.literal:
+    """Inline code that a narrow column may break after ``.``, ``_``, ``/`` or ``::``, never mid-word.
+
+    The break points are HTML ``<wbr>`` elements; other builders ignore them.
+    """
+    literal = nodes.literal(text, "")
+    for piece in re.split(r"(?<=::)|(?<=[./])(?!:)|(?<=[A-Za-z0-9]_)", text):
+        if piece:
+            if len(literal):
+                literal += nodes.raw("", "<wbr>", format="html")
+            literal += nodes.Text(piece)
+    return literal
 
 
 def _is_path(target: str) -> bool:
@@ -280,7 +295,7 @@ def _documents_with_index(app: Sphinx, env: BuildEnvironment) -> list[str]:
     )
 
 
-# -- HTML: JSON-LD and the stylesheet ---------------------------------------------------
+# -- HTML ---------------------------------------------------------------------------
 
 
 def _as_text(node: nodes.Node) -> nodes.Node:
@@ -293,42 +308,5 @@ def _as_text(node: nodes.Node) -> nodes.Node:
     return node
 
 
-def faq_json_ld(cards: list[tuple[str, str]]) -> str:
-    """schema.org FAQPage JSON for ``(question, answer)`` pairs, safe inside ``<script>``."""
-    data = {
-        "@context": "https://schema.org",
-        "@type": "FAQPage",
-        "mainEntity": [
-            {
-                "@type": "Question",
-                "name": question,
-                "acceptedAnswer": {"@type": "Answer", "text": answer},
-            }
-            for question, answer in cards
-        ],
-    }
-    # "</script>" would end the script element early and "<!--" confuses HTML parsers:
-    # JSON lets us write <, > and & as escapes, so none of them appears literally.
-    text = json.dumps(data, ensure_ascii=False, indent=1)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _add_faq_json_ld(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
-) -> None:
-    if doctree is None or not renders_details(app.builder.name, app.builder.format):
-        return
-    cards = [
-        (_child_text(card, jaxcheck_qa_question), _child_text(card, jaxcheck_qa_answer))
-        for card in doctree.findall(jaxcheck_qa)
-    ]
-    if cards:
-        # Added during html-page-context, a script belongs to this page only.
-        app.add_js_file(None, body=faq_json_ld(cards), type="application/ld+json")
-
-
-def _child_text(card: jaxcheck_qa, kind: type[nodes.Element]) -> str:
-    texts = [child.astext() for child in card.children if isinstance(child, kind)]
-    return " ".join(" ".join(texts).split())
-
-
+def _shows_cards(doctree: nodes.document) -> bool:
+    return any(True for _ in doctree.findall(jaxcheck_qa))
