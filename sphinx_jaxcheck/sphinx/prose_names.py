@@ -17,7 +17,6 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
-from sphinx.errors import ConfigError
 from sphinx.util.docutils import SphinxRole
 
 from ..citation import installed_index
@@ -27,7 +26,7 @@ from ..names import check_name, dotted_name
 from .domain import JaxcheckDomain
 from .lines import own_line
 from .pin import pin_of
-from .settings import settings_of
+from .settings import settings_of, stop
 
 # Inline code inside these is not a claim of its own: citations check theirs.
 _NOT_PROSE = (nodes.literal_block, nodes.raw, nodes.comment, nodes.system_message, nodes.doctest_block)
@@ -47,7 +46,7 @@ def _needs_jax(app: Sphinx, config: Config) -> None:
         try:
             installed_index()
         except TargetError as error:
-            raise ConfigError(f"jaxcheck_check_names = True: {error}") from None
+            stop(f"jaxcheck_check_names = True needs the JAX source: {error}")
 
 
 def _check_document(app: Sphinx, doctree: nodes.document) -> None:
