@@ -19,13 +19,12 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxRole
 
-from ..citation import installed_index
 from ..findings import Finding, Subtype
-from ..jax_source import TargetError
+from ..jax_source import SourceIndex
 from ..names import check_name, dotted_name
 from .domain import JaxcheckDomain
 from .lines import own_line
-from .pin import pin_of
+from .pin import pin_of, source_index_of
 from .settings import settings_of, stop
 
 # Inline code inside these is not a claim of its own: citations check theirs.
@@ -43,10 +42,19 @@ def setup_prose_names(app: Sphinx) -> None:
 
 def _needs_jax(app: Sphinx, config: Config) -> None:
     if settings_of(config).check_names:
-        try:
-            installed_index()
-        except TargetError as error:
-            stop(f"jaxcheck_check_names = True needs the JAX source: {error}")
+        _index(config)
+
+
+def _index(config: Config) -> SourceIndex:
+    """The source citations are checked against: the workers' jax."""
+    index = source_index_of(config)
+    if index is None:
+        stop(
+            "jaxcheck_check_names = True, but the interpreter that runs the blocks has no "
+            "jax installed, so names cannot be checked: install jax there, or set "
+            "jaxcheck_check_names = False"
+        )
+    return index
 
 
 def _check_document(app: Sphinx, doctree: nodes.document) -> None:
@@ -57,7 +65,7 @@ def _check_document(app: Sphinx, doctree: nodes.document) -> None:
         if name is None or not _is_prose(literal):
             continue
         path, line = _written_at(app.env, literal)
-        result = check_name(installed_index(), name)
+        result = check_name(_index(app.config), name)
         if not result.exists:
             _record(app.env, path, line, _missing(name, result.closest, app.config, path))
 
@@ -122,7 +130,7 @@ class JaxRemovedRole(SphinxRole):
         literal = nodes.literal(self.rawtext, text, classes=[REMOVED_CLASS])
         name = dotted_name(text)
         if settings_of(self.config).check_names and name is not None:
-            found = check_name(installed_index(), name)
+            found = check_name(_index(self.config), name)
             if found.exists and found.location is not None:
                 path, line = self.get_source_info()
                 line = own_line(self.env, path, line, self.rawtext)
