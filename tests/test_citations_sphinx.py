@@ -125,8 +125,9 @@ def test_bad_targets_and_stale_quotes_are_findings_at_their_lines(tmp_path: Path
         assert directive.is_drift
         assert "-carry input and carry output must have matching colours" in directive.message.splitlines()
         assert "+++ jax/_src/lax/control_flow/loops.py#L" in directive.message
-        assert "'jax.lax.scann' does not resolve" in by_place["index.rst", 21].message
-        assert "closest: jax.lax.scan" in by_place["index.rst", 21].message
+        # A card's :cite: is reported at its own option line, below the directive's.
+        assert "'jax.lax.scann' does not resolve" in by_place["index.rst", 22].message
+        assert "closest: jax.lax.scan" in by_place["index.rst", 22].message
         assert len(findings) == len(by_place) == 8  # one finding per broken citation, no more
         # The broken citation is rendered without a link (and the build goes on).
         html = (app.outdir / "index.html").read_text()
