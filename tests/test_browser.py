@@ -326,6 +326,19 @@ def test_a_cards_permalink_opens_it_and_brings_it_into_view(browser: DevTools, c
     )
     assert after_hashchange["result"]["value"] is True
 
+    # Its own permalink clicked while the address already ends in #qa-carry (no hashchange).
+    _open(browser, page + "#qa-carry")  # with a mouse, which can hover
+    browser.evaluate("document.getElementById('qa-carry').open = false")
+    x, y = browser.evaluate(
+        "(() => { const r = document.querySelector('#qa-carry .jaxcheck-qa-permalink').getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
+    browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)  # hovering shows the ¶
+    assert browser.evaluate(f"document.elementFromPoint({x}, {y}).classList.contains('jaxcheck-qa-permalink')")
+    browser.click(x, y)
+    assert browser.evaluate("location.hash") == "#qa-carry"
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')")["open"] is True
+
 
 def test_clicking_a_question_in_the_index_opens_its_card(browser: DevTools, cards_site: Path) -> None:
     _open(browser, (cards_site / "index.html").as_uri())
