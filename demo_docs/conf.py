@@ -8,7 +8,7 @@ from __future__ import annotations
 
 project = "sphinx-jaxcheck"
 author = "the sphinx-jaxcheck authors"
-copyright = "2025, the sphinx-jaxcheck authors"
+copyright = "2026, the sphinx-jaxcheck authors"
 
 extensions = [
     "myst_parser",
@@ -40,11 +40,9 @@ jaxcheck_doctests = "check"
 html_theme = "furo"
 html_title = "sphinx-jaxcheck"
 html_static_path = ["_static"]
-html_theme_options = {
-    "source_repository": "https://github.com/sphinx-jaxcheck/sphinx-jaxcheck",
-    "source_branch": "main",
-    "source_directory": "demo_docs/",
-}
+# No repository links: the project has no public home yet. Furo's "view this
+# page" button then opens the page source copied into the build.
+html_theme_options = {"top_of_page_buttons": ["view"]}
 
 # Copy buttons copy code only: in doctest blocks, the ``>>> `` / ``... ``
 # statements without their prompts and without the expected output. Other

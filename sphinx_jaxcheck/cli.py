@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .reports import FORMATS, colour_diff, format_findings, write_junit
+from .reports import FORMATS, colour_diff, format_findings, use_colour, write_junit
 from .update import describe, update_sources
 
 if TYPE_CHECKING:
@@ -138,8 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = update_sources(checked_blocks(domain), dry_run=args.dry_run)
         for path in sorted(report.diffs):
             diff = report.diffs[path]
-            print(colour_diff(diff) if sys.stdout.isatty() else diff, end="")
-        for line in describe(report):
+            print(colour_diff(diff) if use_colour(sys.stdout) else diff, end="")
+        for line in describe(report, dry_run=args.dry_run):
             print(line, file=sys.stderr)
         remaining = [
             f for f in all_findings(domain) if not (f.is_drift and (f.path, f.line) in report.rewritten_at)
@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = format_findings(
         findings,
         args.format,
-        sys.stdout.isatty(),
+        use_colour(sys.stdout),
         summary=line,
         sourcedir=args.sourcedir,
         checked=list(checked_blocks(domain)),

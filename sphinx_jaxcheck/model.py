@@ -175,13 +175,18 @@ class Outcome:
 
 
 class Status(enum.Enum):
-    """The verdict on one block."""
+    """The verdict on one block; the values are the words every report uses."""
 
-    VERIFIED = "verified"
-    UNCHECKED = "unchecked"  # ran, nothing to compare (no expectation, ignore)
-    SKIPPED = "skipped"
-    DRIFT = "drift"
-    ERROR = "error"
+    VERIFIED = "verified"  # ran, and printed what its comments expect
+    DRIFT = "stale"  # ran, and printed something else than expected
+    ERROR = "failed"  # raised, timed out, crashed, or cannot run as written
+    UNCHECKED = "not compared"  # ran, with nothing to compare (`:output: ignore`, no output)
+    SKIPPED = "skipped"  # not run (`:output: skip`)
+
+    @property
+    def slug(self) -> str:
+        """The value as a CSS class or identifier part."""
+        return self.value.replace(" ", "-")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
+from typing import TextIO
 from xml.etree import ElementTree
 
 from .examples import all_examples
@@ -14,6 +15,16 @@ from .sessions import findings_of
 
 FORMATS = ("text", "github", "json")
 RED, GREEN, CYAN, BOLD, RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
+
+
+def use_colour(stream: TextIO) -> bool:
+    """Colour as other tools decide it: ``NO_COLOR``, then ``FORCE_COLOR``, then a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 def colour_diff(diff: str) -> str:

@@ -27,6 +27,15 @@ class CheckReport:
     sessions_cached: int
 
 
+@dataclass(frozen=True)
+class CheckPlan:
+    """How many blocks will run, come from the cache, or do not run at all."""
+
+    to_run: int
+    cached: int
+    not_run: int  # skipped, or refused before running (bad options, syntax)
+
+
 def sessions_of(blocks: Sequence[Block]) -> dict[SessionKey, list[Block]]:
     """Blocks that run, grouped by session, in document order."""
     grouped: dict[SessionKey, list[Block]] = {}
@@ -45,11 +54,14 @@ def check_documents(
     progress: Callable[[int, int], None] | None = None,
     workers: Workers | None = None,
     setup: str = "",
+    announce: Callable[[CheckPlan], None] | None = None,
 ) -> CheckReport:
     """Run every session of these documents and judge every block.
 
     ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
     the session's cache key, and when it fails every block of the session fails.
+    ``announce`` hears what will happen before anything runs; ``progress``
+    then counts the blocks that run, up to ``CheckPlan.to_run``.
     """
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
@@ -66,6 +78,13 @@ def check_documents(
         else:
             to_run[key] = blocks
     programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
+    if announce:
+        every = sum(len(blocks) for blocks in documents.values())
+        running = sum(len(blocks) for blocks in to_run.values())
+        in_sessions = sum(len(blocks) for blocks in sessions.values())
+        announce(CheckPlan(running, in_sessions - running, every - in_sessions))
+    if progress and first:
+        progress = _without_setups(progress, len(to_run))
     ran = workers.run(programs, progress) if workers else run_sessions(programs, settings, progress)
     for key, results in ran.items():
         blocks = to_run[key]
@@ -96,6 +115,16 @@ def _outcomes_of(
     return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
 
 
+def _without_setups(progress: Callable[[int, int], None], setups: int) -> Callable[[int, int], None]:
+    """Progress in blocks, when every session also runs ``jaxcheck_setup`` (one program each)."""
+
+    def counted(done: int, total: int) -> None:
+        blocks = total - setups
+        progress(done * blocks // max(total, 1), blocks)
+
+    return counted
+
+
 def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
     """The problems a verdict reports, as located findings."""
     found = [
@@ -109,9 +138,10 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             "repl": "the output of this `# >>>` statement",
             "doctest": "the output of this `>>>` statement",
         }[drift.expectation.kind.value]
-        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}"
-        if drift.note:
-            message += f"\n({drift.note})"
+        # The last line closes the diff, so a tag appended to the message (Sphinx's
+        # "[jaxcheck.drift]") cannot be read as part of the output.
+        ending = drift.note or "`jaxcheck update` accepts the actual output"
+        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
         found.append(Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True))
     return found
 

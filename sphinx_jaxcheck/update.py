@@ -182,9 +182,10 @@ def _diff(path: str, old: bytes, new: bytes) -> str:
     )
 
 
-def describe(report: UpdateReport) -> Sequence[str]:
-    """Lines that tell a maintainer what the update did."""
+def describe(report: UpdateReport, *, dry_run: bool = False) -> Sequence[str]:
+    """Lines that tell a maintainer what the update did (or, with ``dry_run``, would do)."""
     lines = [f"{path}:{line}: cannot update: {why}" for path, line, why in report.refused]
     files = len(report.written) or len(report.diffs)
-    lines.append(f"jaxcheck update: {report.rewritten} expectation(s) in {files} file(s)")
+    done = "would rewrite" if dry_run else "rewrote"
+    lines.append(f"jaxcheck update: {done} {report.rewritten} expectation(s) in {files} file(s)")
     return lines

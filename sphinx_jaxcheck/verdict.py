@@ -64,7 +64,9 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     failure = _failure(block, outcome)
     if failure:
         return Verdict(Status.ERROR, problems=(failure,), seconds=outcome.seconds)
-    if block.options.output is OutputMode.IGNORE or not block.expectations:
+    printed = bool(normalize(split_lines(outcome.stdout)))
+    if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
+        # Nothing to compare; output without any expectation is drift (see _drifts).
         return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
     if all(e.skip for e in block.expectations):
         return Verdict(Status.SKIPPED, seconds=outcome.seconds)

@@ -60,7 +60,7 @@ def test_unchanged_session_is_not_run_again(project: tuple[Path, Path]) -> None:
     assert first.status == 0 and runs(ran) == 1
     second = rebuild(root)
     assert second.status == 0 and runs(ran) == 1
-    assert "1 session(s) from the cache, 0 run" in second.log
+    assert "running 0 of 1 block(s) (1 document(s)" in second.log and "; 1 from the cache" in second.log
     assert "1 verified" in second.log
 
 
@@ -206,7 +206,7 @@ def test_parallel_build_with_default_workers_uses_the_cache(tmp_path: Path) -> N
     assert first.status == 0 and runs(ran) == 3
     second = build(root, fresh=True, parallel=2)
     assert second.status == 0 and runs(ran) == 3
-    assert "3 session(s) from the cache, 0 run" in second.log
+    assert "running 0 of 3 block(s) (3 document(s)" in second.log and "; 3 from the cache" in second.log
 
 
 def test_key_ignores_expected_output_comments_but_keeps_line_numbers() -> None:

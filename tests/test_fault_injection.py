@@ -23,20 +23,20 @@ MEMORY_LIMIT_MB = 4096
 
 FAULTS = [
     Case("close-stdout", "import sys\nsys.stdout.close()\nprint('still captured')  # still captured", "verified"),
-    Case("replace-stdout", "import sys, os\nsys.stdout = open(os.devnull, 'w')\nprint('to devnull')", "unchecked"),
+    Case("replace-stdout", "import sys, os\nsys.stdout = open(os.devnull, 'w')\nprint('to devnull')", "not compared"),
     Case("stdout-is-back", "print('captured again')  # captured again", "verified"),
-    Case("stdout-not-a-file", "import sys\nsys.stdout = 42\nprint('nowhere')", "error"),
+    Case("stdout-not-a-file", "import sys\nsys.stdout = 42\nprint('nowhere')", "failed"),
     Case("close-fd-1-and-2", "import os\nos.close(1)\nos.close(2)\nprint('captured')  # captured", "verified"),
-    Case("close-every-fd", "import os\nos.closerange(3, 65536)", "error"),
-    Case("print-without-end", "while True:\n    print('z' * 4096, end='')", "error", {"timeout": "30"}),
-    Case("alarm", "import signal, time\nsignal.alarm(1)\ntime.sleep(30)", "error"),
+    Case("close-every-fd", "import os\nos.closerange(3, 65536)", "failed"),
+    Case("print-without-end", "while True:\n    print('z' * 4096, end='')", "failed", {"timeout": "30"}),
+    Case("alarm", "import signal, time\nsignal.alarm(1)\ntime.sleep(30)", "failed"),
     Case("x64", "import jax, jax.numpy as jnp\njax.config.update('jax_enable_x64', True)\nprint(jnp.ones(1).dtype)  # float64", "verified"),
     Case("patch-builtins", "import builtins\nbuiltins.len = lambda x: -1\nbuiltins.isinstance = None\nbuiltins.str = None\nprint('ok')  # ok", "verified", {"session": "patched"}),
-    Case("missing-module", "import no_such_module_for_jaxcheck", "error"),
-    Case("str-fails", "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Weird()", "error"),
+    Case("missing-module", "import no_such_module_for_jaxcheck", "failed"),
+    Case("str-fails", "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Weird()", "failed"),
     Case("jax-under-the-cap", "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: (x * 2).sum())(jnp.arange(1000.0)))  # 999000.0", "verified", {"session": "cap"}),
-    Case("allocate-10-gb", "x = bytearray(10 * 1024**3)", "error"),
-    Case("jax-allocates-10-gb", "import jax.numpy as jnp\nx = jnp.ones(10 * 1024**3 // 4)", "error"),
+    Case("allocate-10-gb", "x = bytearray(10 * 1024**3)", "failed"),
+    Case("jax-allocates-10-gb", "import jax.numpy as jnp\nx = jnp.ones(10 * 1024**3 // 4)", "failed"),
     Case("still-runs", "print(sum(range(5)))  # 10", "verified"),
 ]
 
@@ -82,7 +82,7 @@ def test_each_failure_names_the_block_and_what_happened(injected, name: str, sub
 
 def test_only_the_faulty_blocks_are_reported(injected) -> None:  # type: ignore[no-untyped-def]
     result = injected
-    failing = {c.name for c in FAULTS if c.status == "error"}
+    failing = {c.name for c in FAULTS if c.status == "failed"}
     reported = {r.message.split("'")[1].rsplit("-", 1)[0] for r in result.reported}
     assert reported == failing
 

@@ -42,6 +42,7 @@ def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(tmp_path
     dry = jaxcheck("update", str(stale), "--dry-run")
     assert dry.returncode == 1, dry.stderr
     assert "-print(y)  # [0 2 5]" in dry.stdout and "+print(y)  # [0 2 4]" in dry.stdout
+    assert "would rewrite 6 expectation(s) in 2 file(s)" in dry.stderr
     assert {name: (stale / name).read_bytes() for name in SOURCES} == before
 
     checked = jaxcheck("check", str(stale))
@@ -50,13 +51,13 @@ def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(tmp_path
 
     done = jaxcheck("update", str(stale))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "6 expectation(s) in 2 file(s)" in done.stderr
+    assert "jaxcheck update: rewrote 6 expectation(s) in 2 file(s)" in done.stderr
     assert same_as_fresh(stale, fresh)
 
     assert jaxcheck("check", str(stale)).returncode == 0
     again = jaxcheck("update", str(stale))
     assert again.returncode == 0
-    assert "0 expectation(s)" in again.stderr
+    assert "rewrote 0 expectation(s)" in again.stderr
     assert same_as_fresh(stale, fresh)
 
 
@@ -64,7 +65,7 @@ def test_sphinx_build_with_update_flag_rewrites_and_passes(tmp_path: Path) -> No
     stale, fresh = copy_root("conformance-stale", tmp_path), copy_root("conformance-fresh", tmp_path)
     result = build(stale, jaxcheck_update=True)
     assert result.status == 0, result.warnings
-    assert "jaxcheck update: 6 expectation(s) in 2 file(s)" in result.log
+    assert "jaxcheck update: rewrote 6 expectation(s) in 2 file(s)" in result.log
     assert same_as_fresh(stale, fresh)
     assert build(stale).status == 0
 
@@ -128,15 +129,15 @@ STALE_DRIFTS = [
 ]
 # Every block of the stale corpus: document, name, first line, status.
 STALE_BLOCKS = [
-    ("forms_md", "md-trailing", 8, "drift"), ("forms_md", "md-inline", 21, "drift"),
-    ("forms_md", "md-repl", 35, "drift"), ("forms_md", "md-doctest", 48, "verified"),
-    ("forms_md", "md-raises", 60, "drift"), ("forms_md", "md-ellipsis", 74, "verified"),
+    ("forms_md", "md-trailing", 8, "stale"), ("forms_md", "md-inline", 21, "stale"),
+    ("forms_md", "md-repl", 35, "stale"), ("forms_md", "md-doctest", 48, "verified"),
+    ("forms_md", "md-raises", 60, "stale"), ("forms_md", "md-ellipsis", 74, "verified"),
     ("forms_md", "md-jaxpr", 87, "verified"), ("forms_md", "md-tolerance", 96, "verified"),
-    ("forms_md", "md-ignore", 107, "unchecked"), ("forms_md", "md-skip", 115, "skipped"),
-    ("forms_md", "md-session", 124, "verified"), ("forms_md", "md-hidden", 136, "unchecked"),
-    ("forms_md", "md-after-hidden", 143, "verified"), ("forms_rst", "rst-trailing", 7, "drift"),
+    ("forms_md", "md-ignore", 107, "not compared"), ("forms_md", "md-skip", 115, "skipped"),
+    ("forms_md", "md-session", 124, "verified"), ("forms_md", "md-hidden", 136, "not compared"),
+    ("forms_md", "md-after-hidden", 143, "verified"), ("forms_rst", "rst-trailing", 7, "stale"),
     ("forms_rst", "rst-inline", 30, "verified"), ("forms_rst", "rst-raises", 36, "verified"),
-    ("forms_rst", "rst-repl", 43, "verified"), ("forms_rst", "rst-doctest", 50, "drift"),
+    ("forms_rst", "rst-repl", 43, "verified"), ("forms_rst", "rst-doctest", 50, "stale"),
 ]
 
 
@@ -178,7 +179,7 @@ def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> N
             assert failure.get("message") == f"block {drift[2]!r}: {drift[3]}"
             assert drift[4] in (failure.text or "").splitlines()
     assert cases == [
-        (document, name, line, status if status in ("drift", "skipped") else "passed")
+        (document, name, line, {"stale": "drift", "skipped": "skipped"}.get(status, "passed"))
         for document, name, line, status in STALE_BLOCKS
     ]
 

@@ -15,18 +15,20 @@ from __future__ import annotations
 import os
 import sys
 import weakref
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Iterator
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
+from sphinx.util.display import status_iterator
 
 from ..cache import OutcomeCache
 from ..config import Settings
 from ..examples import all_examples, describe_examples
 from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
-from ..sessions import check_documents, findings_of, tally
+from ..sessions import CheckPlan, check_documents, findings_of, tally
 from ..update import describe, update_sources
 from ..worker.pool import Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
@@ -119,28 +121,24 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
     pending = domain.unchecked_documents()
     if pending:
         documents = {doc: domain.blocks(doc) for doc in pending}
-        count = sum(len(blocks) for blocks in documents.values())
-        logger.info(
-            "jaxcheck: running %d block(s) of %d document(s) in up to %d worker(s)",
-            count, len(documents), settings.workers,
-        )
         cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
+        display = ProgressDisplay("jaxcheck: running blocks... ", app.verbosity)
+
+        def announce(plan: CheckPlan) -> None:
+            logger.info("jaxcheck: %s", describe_plan(plan, len(documents), settings.workers))
+
         try:
             report = check_documents(
                 documents,
                 workers.settings,
                 cache=cache,
                 fingerprint=fingerprint,
-                progress=_progress_logger(),
+                progress=display.advance,
                 workers=workers,
                 setup=settings.setup,
+                announce=announce,
             )
             verdicts = report.verdicts
-            if report.sessions_cached:
-                logger.info(
-                    "jaxcheck: %d session(s) from the cache, %d run",
-                    report.sessions_cached, report.sessions_run,
-                )
         except WorkerStartError as error:
             verdicts = {
                 doc: [
@@ -149,6 +147,8 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
                 ]
                 for doc, blocks in documents.items()
             }
+        finally:
+            display.finish()
         for docname, found in verdicts.items():
             domain.set_verdicts(docname, found)
     domain.data["fingerprint"] = fingerprint
@@ -172,17 +172,56 @@ def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
                 yield block, verdict
 
 
-def _progress_logger() -> Callable[[int, int], None]:
-    """Log progress in tenths, so long runs show they are alive without flooding."""
-    shown = [0]
+def describe_plan(plan: CheckPlan, documents: int, workers: int) -> str:
+    """What a check is about to do, counting every block of the documents read."""
+    every = plan.to_run + plan.cached + plan.not_run
+    line = (
+        f"running {plan.to_run} of {every} block(s) ({documents} document(s), "
+        f"up to {workers} worker(s))"
+    )
+    others = []
+    if plan.cached:
+        others.append(f"{plan.cached} from the cache")
+    if plan.not_run:
+        others.append(f"{plan.not_run} not run (skipped, or refused before running)")
+    return line + ("; " + ", ".join(others) if others else "")
 
-    def progress(done: int, total: int) -> None:
-        tenth = done * 10 // max(total, 1)
-        if total >= 20 and tenth > shown[0]:
-            shown[0] = tenth
-            logger.info("jaxcheck: [%3d%%] %d/%d blocks run", tenth * 10, done, total)
 
-    return progress
+class ProgressDisplay:
+    """Sphinx's own progress display (``status_iterator``), advanced as blocks finish.
+
+    The workers call back once per finished block; the display is a generator
+    pulled one item per call, so it looks and counts like Sphinx's reading and
+    writing progress: up to the number of blocks announced to run.
+    """
+
+    def __init__(self, summary: str, verbosity: int) -> None:
+        self.summary = summary
+        self.verbosity = verbosity
+        self.finished: deque[str] = deque()
+        self.display: Iterator[str] | None = None
+        self.shown = 0
+
+    def _items(self) -> Iterator[str]:
+        while self.finished:
+            yield self.finished.popleft()
+
+    def advance(self, done: int, total: int) -> None:
+        """One more block finished, of ``total`` to run."""
+        if done <= self.shown:
+            return  # the same count again (see sessions._without_setups)
+        self.shown = done
+        if self.display is None:
+            self.display = status_iterator(self._items(), self.summary, "darkgreen", total, self.verbosity)
+        self.finished.append(f"{done}/{total}")
+        next(self.display, None)
+
+    def finish(self) -> None:
+        """End the display's line (nothing if no block ran)."""
+        if self.display is not None:
+            for _ in self.display:
+                pass
+            self.display = None
 
 
 def all_findings(domain: JaxcheckDomain) -> Iterator[Finding]:
@@ -220,7 +259,7 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
         f"{counts[Status.ERROR]} failed",
     ]
     if counts[Status.UNCHECKED]:
-        parts.append(f"{counts[Status.UNCHECKED]} run unchecked")
+        parts.append(f"{counts[Status.UNCHECKED]} not compared")
     if counts[Status.SKIPPED]:
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if read:

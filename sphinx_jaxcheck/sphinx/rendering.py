@@ -45,7 +45,7 @@ class RenderVerdicts(SphinxPostTransform):
                 continue
             verdict = domain.verdict(node["docname"], node["index"])
             status = verdict.status if verdict else Status.SKIPPED
-            container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{status.value}"])
+            container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{status.slug}"])
             container.extend(node.children)
             if is_html:
                 container += nodes.raw("", _html_marker(verdict, version), format="html")
@@ -57,7 +57,7 @@ class RenderVerdicts(SphinxPostTransform):
 def _html_marker(verdict: Verdict | None, version: str) -> str:
     jax = f"jax {html.escape(version)}"
     if verdict is None or verdict.status is Status.SKIPPED:
-        return f'<div class="jaxcheck-status jaxcheck-status-skipped">not run · {jax}</div>'
+        return f'<div class="jaxcheck-status jaxcheck-status-skipped">skipped · {jax}</div>'
     if verdict.status is Status.VERIFIED:
         return (
             '<div class="jaxcheck-status jaxcheck-status-verified" '
@@ -65,7 +65,7 @@ def _html_marker(verdict: Verdict | None, version: str) -> str:
             f'<span class="jaxcheck-mark">✓ verified</span> · {jax}</div>'
         )
     if verdict.status is Status.UNCHECKED:
-        return f'<div class="jaxcheck-status jaxcheck-status-unchecked">ran · {jax} · output not compared</div>'
+        return f'<div class="jaxcheck-status jaxcheck-status-not-compared">ran · {jax} · not compared</div>'
     if verdict.status is Status.DRIFT:
         return (
             '<details class="jaxcheck-status jaxcheck-status-stale">'
@@ -75,7 +75,7 @@ def _html_marker(verdict: Verdict | None, version: str) -> str:
         )
     message = "\n".join(p.message for p in verdict.problems)
     return (
-        '<details class="jaxcheck-status jaxcheck-status-error">'
+        '<details class="jaxcheck-status jaxcheck-status-failed">'
         f'<summary><span class="jaxcheck-mark">✗ failed</span> with {jax} (show)</summary>'
         f"<pre>{html.escape(message)}</pre></details>"
     )

@@ -19,20 +19,8 @@ from ..model import Status
 from ..sessions import tally
 from .checking import checked_blocks, domain_of
 
-LABELS = {
-    Status.VERIFIED: "✓ verified",
-    Status.DRIFT: "⚠ stale",
-    Status.ERROR: "✗ failed",
-    Status.UNCHECKED: "ran, not compared",
-    Status.SKIPPED: "not run",
-}
-IN_SUMMARY = {
-    Status.VERIFIED: "verified",
-    Status.DRIFT: "stale",
-    Status.ERROR: "failed",
-    Status.UNCHECKED: "run without comparing output",
-    Status.SKIPPED: "not run",
-}
+# The status words themselves, with the marks the rendered blocks show.
+MARKS = {Status.VERIFIED: "✓ ", Status.DRIFT: "⚠ ", Status.ERROR: "✗ "}
 
 
 class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
@@ -74,7 +62,7 @@ class FillStatusTable(SphinxPostTransform):
     def _table(self, here: str) -> list[nodes.Node]:
         checked = list(checked_blocks(domain_of(self.env)))
         counts = tally([verdict for _, verdict in checked])
-        summary = ", ".join(f"{counts[s]} {IN_SUMMARY[s]}" for s in Status if counts[s])
+        summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
         intro = nodes.paragraph(text=f"{len(checked)} blocks: {summary}.")
         table = nodes.table(classes=["jaxcheck-status-table"])
         group = nodes.tgroup(cols=4)
@@ -102,7 +90,7 @@ class FillStatusTable(SphinxPostTransform):
                 refexplicit=False, refwarn=False, refdoc=here,
             )
             page += nodes.inline(text=block.docname)
-            cells = [target, page, nodes.Text(LABELS[verdict.status]), nodes.Text(f"{verdict.seconds:.2f}")]
+            cells = [target, page, nodes.Text(MARKS.get(verdict.status, "") + verdict.status.value), nodes.Text(f"{verdict.seconds:.2f}")]
             body += _row(cells)
         group += body
         return [intro, table]
