@@ -12,12 +12,10 @@ so one bad block fails alone.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 import importlib
 import json
 import os
-import resource
 import selectors
 import signal
 import sys
@@ -26,51 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FailureKind, Outcome, Program
+from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
 from .protocol import encode, outcome_to_wire, program_from_wire
 from .runner import run_session
 
-PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
 # Exit status of a child whose own code failed, e.g. because the block closed the
 # pipe it reports on: the result is lost.
 EXIT_LOST = 70
 POLL_SECONDS = 0.05
-
-
-def die_with_parent() -> None:
-    """Ask Linux to kill this process when its parent dies (no orphans)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def adopt_orphans() -> None:
-    """Become the parent of every orphaned descendant (Linux "child subreaper").
-
-    A block may start a process in a new session (``start_new_session=True``,
-    ``setsid``), which killing the child's process group misses. As subreaper the
-    zygote inherits such orphans and kills them (``Zygote.kill_strays``).
-    """
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
-
-
-def children_of(parent: int) -> list[int]:
-    """Pids of the processes (zombies too) whose parent is ``parent``, from /proc."""
-    found = []
-    with contextlib.suppress(OSError):
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                    fields = stat.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == parent:
-                found.append(int(entry.name))
-    return found
 
 
 @dataclass
@@ -197,7 +158,7 @@ class Zygote:
                 os.dup2(devnull, std)
             os.close(self.out_fd)
             if self.memory_limit:
-                resource.setrlimit(resource.RLIMIT_AS, (self.memory_limit, self.memory_limit))
+                limit_memory(self.memory_limit)
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
             def emit(message: dict[str, Any]) -> None:
