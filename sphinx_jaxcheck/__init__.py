@@ -18,6 +18,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     """Register every component; each module sets up its own part."""
     from .sphinx import (
         block_directive,
+        builder,
         checking,
         interpreter,
         native_examples,
@@ -38,6 +39,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     setup_pinned_source(app)
     rendering.setup_rendering(app)
     status_page.setup_status_page(app)
+    builder.setup_builder(app)
     return {
         "version": __version__,
         "env_version": 1,

@@ -1,9 +1,11 @@
-"""The ``jaxcheck`` command line (SPEC 7): ``check`` and ``update`` without writing HTML.
+"""The ``jaxcheck`` command line: ``check`` and ``update`` without writing HTML.
 
-Both run a real Sphinx build with the ``dummy`` builder (every document read,
-every block run, nothing written), keeping doctrees and the result cache under
-``SOURCEDIR/_build/jaxcheck`` so repeated runs are incremental. Exit status: 0
-when everything holds, 1 on drift or errors, 2 on usage or configuration errors.
+Both are a Sphinx build with the ``jaxcheck`` builder (every document read,
+every block run, nothing written; ``make jaxcheck`` runs the same builder),
+keeping doctrees in ``SOURCEDIR/_build/jaxcheck`` (which git ignores) or
+``--build-dir``, so repeated runs are incremental. Given pages instead of the
+source folder, they check only those documents. Exit status: 0 when everything
+holds, 1 on drift or errors, 2 on usage or configuration errors.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from . import __version__
 from .reports import FORMATS, colour_diff, format_findings, use_colour, write_junit
 from .update import describe, update_sources
 
@@ -24,26 +28,34 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_LINE_END = re.compile(r"[\r\n]")
 
 
 class _StatusFilter(io.TextIOBase):
-    """Pass only our own progress lines from Sphinx's status stream to stderr."""
+    """Pass only our own progress lines from Sphinx's status stream to stderr.
+
+    Sphinx's progress display ends a line with a carriage return on a terminal,
+    so that the next one overwrites it; so does this filter.
+    """
 
     def __init__(self, target: TextIO) -> None:
         self.target = target
         self.pending = ""
+        self.overwrite = bool(getattr(target, "isatty", lambda: False)())
 
     def writable(self) -> bool:
         return True
 
     def write(self, text: str) -> int:
         self.pending += text
-        while "\n" in self.pending:
-            line, self.pending = self.pending.split("\n", 1)
+        while (end := _LINE_END.search(self.pending)) is not None:
+            line, ending = self.pending[: end.start()], end.group()
+            self.pending = self.pending[end.end() :]
             plain = _ANSI.sub("", line)
-            if plain.startswith("jaxcheck: [") or plain.startswith("jaxcheck: running"):
-                self.target.write(plain + "\n")
+            if plain.startswith("jaxcheck: running"):
+                newline = "\r" if ending == "\r" and self.overwrite else "\n"
+                self.target.write(("\x1b[2K" if self.overwrite else "") + plain + newline)
                 self.target.flush()
         return len(text)
 
@@ -54,11 +66,19 @@ def parser() -> argparse.ArgumentParser:
         prog="jaxcheck",
         description="Run every jaxcheck block and citation of a Sphinx project; rewrite stale outputs.",
     )
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__} (sphinx-jaxcheck)")
     commands = top.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="verify every block and citation (no HTML written)")
     update = commands.add_parser("update", help="rewrite the expectations that drifted, in place")
     for command in (check, update):
-        command.add_argument("sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)")
+        command.add_argument(
+            "paths", nargs="*", metavar="PATH",
+            help="the Sphinx source folder (holding conf.py), or pages in it (default: .)",
+        )
+        command.add_argument(
+            "--build-dir", metavar="DIR",
+            help="where doctrees are kept between runs (default: SOURCEDIR/_build/jaxcheck, ignored by git)",
+        )
         command.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)")
         command.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
         add_build_options(command)
@@ -116,17 +136,17 @@ def _positive(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``."""
     args = parser().parse_args(argv)
-    srcdir = Path(args.sourcedir).resolve()
-    if not (srcdir / "conf.py").is_file():
-        print(
-            f"jaxcheck: {args.sourcedir}: no conf.py there; expected the Sphinx source folder "
-            "(the one holding conf.py), e.g. `jaxcheck check docs`",
-            file=sys.stderr,
-        )
+    try:
+        target = find_target(args.paths or ["."])
+    except _UsageError as error:
+        print(f"jaxcheck: {error}", file=sys.stderr)
         return EXIT_USAGE
+    srcdir = target.srcdir
+    args.sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
     overrides = build_overrides(args)
     try:
-        app, warnings = run_build(srcdir, overrides, args.jobs or 0)
+        build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
+        app, warnings = run_build(srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages)
     except _ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
@@ -175,15 +195,72 @@ class _ConfigurationError(RuntimeError):
     """conf.py, a -D value or the pin is wrong: exit status 2."""
 
 
-def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sphinx, str]:
-    """A dummy-builder Sphinx build of ``srcdir``; returns the app and its warnings."""
+class _UsageError(ValueError):
+    """The command line names no Sphinx project or pages of one: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to check: a Sphinx source folder, and maybe only some of its pages."""
+
+    srcdir: Path
+    pages: tuple[Path, ...] = ()  # empty: every document
+
+
+def find_target(paths: Sequence[str]) -> Target:
+    """The project (the nearest folder above holding conf.py) and pages the paths name."""
+    folders = [p for p in paths if Path(p).is_dir()]
+    if folders:
+        if len(paths) > 1:
+            raise _UsageError(
+                f"{' '.join(paths)}: give one source folder, or pages of one project, not both"
+            )
+        if not (Path(folders[0]) / "conf.py").is_file():
+            raise _UsageError(
+                f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
+                "holding conf.py) or pages in it, e.g. `jaxcheck check docs` or `jaxcheck check docs/index.md`"
+            )
+        return Target(Path(folders[0]).resolve())
+    pages = []
+    for path in paths:
+        page = Path(path).resolve()
+        if not page.is_file():
+            raise _UsageError(f"{path}: no such file or folder; expected the Sphinx source folder or pages in it")
+        pages.append(page)
+    projects = {_project_of(page, path) for page, path in zip(pages, paths, strict=True)}
+    if len(projects) > 1:
+        raise _UsageError(
+            f"{' '.join(paths)}: these pages belong to different projects "
+            f"({', '.join(sorted(map(str, projects)))}); check one project at a time"
+        )
+    return Target(projects.pop(), tuple(pages))
+
+
+def _project_of(page: Path, given: str) -> Path:
+    for folder in page.parents:
+        if (folder / "conf.py").is_file():
+            return folder
+    raise _UsageError(f"{given}: no conf.py in the folders above it; is it a page of a Sphinx project?")
+
+
+def run_build(
+    srcdir: Path,
+    overrides: dict[str, object],
+    jobs: int,
+    *,
+    build_dir: Path | None = None,
+    pages: Sequence[Path] = (),
+) -> tuple[Sphinx, str]:
+    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings."""
     from sphinx.application import Sphinx
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
+    from .sphinx.checking import domain_of
     from .sphinx.settings import ConfigurationExit
 
-    build_dir = srcdir / "_build" / "jaxcheck"
+    build_dir = build_dir or srcdir / "_build" / "jaxcheck"
+    _ignored_by_git(build_dir, srcdir)
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
     try:
@@ -193,7 +270,7 @@ def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sp
                 srcdir,
                 build_dir / "out",
                 build_dir / "doctrees",
-                "dummy",
+                "jaxcheck",
                 confoverrides=overrides,
                 status=status,  # type: ignore[arg-type]
                 warning=warnings,
@@ -205,6 +282,8 @@ def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sp
                     f"{srcdir / 'conf.py'} does not load the extension: add "
                     '"sphinx_jaxcheck" to `extensions`'
                 )
+            if pages:
+                domain_of(app.env).scope = frozenset(_docnames(app, pages))
             app.build()
     except ConfigurationExit as stopped:
         raise _ConfigurationError(stopped.message) from None
@@ -213,6 +292,31 @@ def run_build(srcdir: Path, overrides: dict[str, object], jobs: int) -> tuple[Sp
     except SphinxError as error:
         raise _ConfigurationError(f"{type(error).__name__}: {error}") from None
     return app, warnings.getvalue()
+
+
+def _docnames(app: Sphinx, pages: Sequence[Path]) -> list[str]:
+    app.env.find_files(app.config, app.builder)  # as reading will (exclude_patterns applied)
+    found = []
+    for page in pages:
+        docname = app.env.path2doc(page)
+        if docname is None or docname not in app.env.found_docs:
+            suffixes = ", ".join(app.config.source_suffix)
+            raise _ConfigurationError(
+                f"{os.path.relpath(page)}: not a document of the project in {os.path.relpath(app.srcdir)} "
+                f"(its source suffixes: {suffixes}; excluded pages are not built)"
+            )
+        found.append(docname)
+    return found
+
+
+def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
+    """A build folder inside the sources carries a .gitignore, so `git status` stays clean."""
+    if not build_dir.is_relative_to(srcdir):
+        return
+    build_dir.mkdir(parents=True, exist_ok=True)
+    ignore = build_dir / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8")
 
 
 def _show_other_warnings(text: str) -> None:

@@ -164,8 +164,8 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
 
 
 def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
-    """Every block that has a verdict, with it, in document order."""
-    for docname in domain.documents_with_blocks():
+    """Every block in scope that has a verdict, with it, in document order."""
+    for docname in domain.documents_in_scope():
         for block in domain.blocks(docname):
             verdict = domain.verdict(docname, block.index)
             if verdict is not None:

@@ -30,6 +30,13 @@ class JaxcheckDomain(Domain):
     initial_data: ClassVar[dict[str, Any]] = {key: {} for key in PER_DOCUMENT} | {
         "fingerprint": ""
     }
+    # The documents this build checks and reports on (None: every one). Set by
+    # the jaxcheck builder when given files; not kept in the environment.
+    scope: frozenset[str] | None = None
+
+    def in_scope(self, docname: str) -> bool:
+        """Whether this build checks and reports on ``docname``."""
+        return self.scope is None or docname in self.scope
 
     def per_document(self, key: str) -> dict[str, list[Any]]:
         """The ``{docname: [...]}`` store for one kind of item."""
@@ -64,10 +71,14 @@ class JaxcheckDomain(Domain):
         # A page's own examples are numbered after its blocks but run among them.
         return next((v for b, v in zip(blocks, verdicts, strict=False) if b.index == index), None)
 
+    def documents_in_scope(self) -> list[str]:
+        """The documents with blocks that this build checks and reports on."""
+        return [doc for doc in self.documents_with_blocks() if self.in_scope(doc)]
+
     def unchecked_documents(self) -> list[str]:
-        """Documents whose blocks were read but not yet checked."""
+        """Documents in scope whose blocks were read but not yet checked."""
         verdicts = self.per_document("verdicts")
-        return [doc for doc in self.documents_with_blocks() if doc not in verdicts]
+        return [doc for doc in self.documents_in_scope() if doc not in verdicts]
 
     def forget_verdicts(self, docnames: Iterable[str]) -> None:
         """Make these documents be checked again."""
@@ -81,9 +92,10 @@ class JaxcheckDomain(Domain):
         self.per_document("findings").setdefault(docname, []).append(finding)
 
     def read_findings(self) -> Iterator[Finding]:
-        """Every problem recorded while reading, in document order."""
+        """Every problem recorded while reading documents in scope, in document order."""
         for docname in sorted(self.per_document("findings")):
-            yield from self.per_document("findings")[docname]
+            if self.in_scope(docname):
+                yield from self.per_document("findings")[docname]
 
     # -- Sphinx's protocol ------------------------------------------------------
 
