@@ -313,10 +313,16 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
     """A build folder inside the sources carries a .gitignore, so `git status` stays clean."""
     if not build_dir.is_relative_to(srcdir):
         return
-    build_dir.mkdir(parents=True, exist_ok=True)
-    ignore = build_dir / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8")
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        ignore = build_dir / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8")
+    except OSError as error:
+        raise _ConfigurationError(
+            f"configuration error: cannot write to {build_dir}, the build folder of jaxcheck "
+            f"({error.strerror or error}): choose one you can write to with --build-dir"
+        ) from None
 
 
 def _show_other_warnings(text: str) -> None:

@@ -30,11 +30,11 @@ from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
 from ..sessions import CheckPlan, check_documents, findings_of, tally
 from ..update import describe, update_sources
-from ..worker.pool import Workers, WorkerSettings, WorkerStartError
+from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
 from .interpreter import fingerprint_of, interpreter_of
 from .native_examples import unchecked_examples
-from .settings import cache_directory, settings_of
+from .settings import cache_directory, settings_of, stop
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +139,12 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
                 announce=announce,
             )
             verdicts = report.verdicts
+        except JaxUnavailable as error:
+            # Once for the build, not once per block: no block can run.
+            stop(
+                f"{error}. Install it there: `pip install jax` (the release your docs describe), "
+                'or `pip install "./sphinx-jaxcheck[jax]"` beside a checkout of sphinx-jaxcheck'
+            )
         except WorkerStartError as error:
             verdicts = {
                 doc: [

@@ -34,6 +34,10 @@ class WorkerStartError(RuntimeError):
     """The worker process could not start; the message says why."""
 
 
+class JaxUnavailable(WorkerStartError):
+    """The workers' interpreter cannot import jax, so no block can run."""
+
+
 @dataclass(frozen=True)
 class WorkerSettings:
     """How worker processes are started."""
@@ -112,6 +116,12 @@ class Workers:
         self.start()
         assert self.zygote is not None
         with self.zygote as zygote:
+            if "jax" not in zygote.preloaded:
+                why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
+                what = "is not installed" if "No module named 'jax'" in why else "cannot be imported"
+                raise JaxUnavailable(
+                    f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
+                )
             return zygote.run(sessions, progress)
 
     def close(self) -> None:
@@ -141,6 +151,7 @@ class Zygote:
         self.stdin: IO[bytes] = self.process.stdin
         self.stdout: IO[bytes] = self.process.stdout
         self.preload_problem = ""
+        self.preloaded: list[str] = []
         self.pending = b""
         self.idle = True  # no session in flight: no children, nothing to wait for
 
@@ -151,6 +162,7 @@ class Zygote:
                 f"the jaxcheck worker ({self.settings.python}) did not start: {self._stderr_tail()}"
             )
         self.preload_problem = ready.get("problem", "")
+        self.preloaded = list(ready.get("preloaded", []))
         return self
 
     def __exit__(self, *exc: object) -> None:
