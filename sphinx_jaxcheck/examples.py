@@ -2,7 +2,8 @@
 
 A block's verdict covers all its examples; here each example (a page's own,
 a plain-doctest body's, or a ``# >>>`` statement of a block) gets one of
-``verified``, ``drift``, ``skipped``, ``error`` or ``not-run``. Pure.
+the words a block's status uses: ``verified``, ``stale``, ``failed`` or
+``skipped`` (``+SKIP``, or its block was not run). Pure.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from .model import Block, ExpectationKind, Status, Verdict
 
-STATUSES = ("verified", "drift", "skipped", "error", "not-run")
+STATUSES = (Status.VERIFIED.value, Status.DRIFT.value, Status.ERROR.value, Status.SKIPPED.value)
 
 
 @dataclass(frozen=True)
@@ -33,17 +34,15 @@ def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdi
     for expectation in block.expectations:
         if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
             continue
-        if expectation.skip:
-            status = "skipped"
-        elif verdict is None or verdict.status is Status.SKIPPED:
-            status = "not-run"
+        if expectation.skip or verdict is None or verdict.status is Status.SKIPPED:
+            status = Status.SKIPPED
         elif verdict.status is Status.ERROR:
-            status = "error"
+            status = Status.ERROR
         elif expectation in drifted:
-            status = "drift"
+            status = Status.DRIFT
         else:
-            status = "verified"
-        found.append(ExampleVerdict(block.path, block.file_line(expectation.statement_line), block.label, status))
+            status = Status.VERIFIED
+        found.append(ExampleVerdict(block.path, block.file_line(expectation.statement_line), block.label, status.value))
     return found
 
 

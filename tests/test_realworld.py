@@ -130,7 +130,7 @@ def test_unchanged_pages_pass_with_pytests_verdicts(native: tuple[Path, Run, dic
     assert Counter(e["status"] for e in examples) == {"verified": 54, "skipped": 8}
     for page, (total, passed, skipped, failed) in readme_table().items():
         mine = Counter(e["status"] for e in examples if e["path"].endswith(page))
-        assert (sum(mine.values()), mine["verified"], mine["skipped"], mine["drift"] + mine["error"]) == (
+        assert (sum(mine.values()), mine["verified"], mine["skipped"], mine["stale"] + mine["failed"]) == (
             total, passed, skipped, failed,
         ), page
         text = (root / page).read_text("utf-8")
@@ -162,7 +162,7 @@ def test_converted_pages_pass_with_the_same_flags(workspace: Path) -> None:
     run = check(root)
     assert run.status == 0, run.report["findings"]
     statuses = Counter(e["status"] for e in run.report["examples"])
-    assert statuses["drift"] == statuses["error"] == 0
+    assert statuses["stale"] == statuses["failed"] == 0
     assert statuses["skipped"] == 8
 
 

@@ -144,10 +144,10 @@ def test_the_same_tests_fail_as_with_sphinx_doctest(with_extension: Path, checke
     examples = report["examples"]
     assert status == 1
     assert failures == len(STALE)
-    assert sum(1 for e in examples if e["status"] == "drift") == failures
+    assert sum(1 for e in examples if e["status"] == "stale") == failures
     # sphinx.ext.doctest does not count skipped examples as tests.
     assert sum(1 for e in examples if e["status"] != "skipped") == tests
-    assert {e["line"] for e in examples if e["status"] == "drift"} == STALE
+    assert {e["line"] for e in examples if e["status"] == "stale"} == STALE
     assert {e["line"] for e in examples if e["status"] == "skipped"} == SKIPPED
     assert {f["line"] for f in report["findings"]} == STALE
 
@@ -219,7 +219,7 @@ def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path
         ("index.rst", 4, "verified"),
         ("__init__.py", 3, "verified"),
         ("__init__.py", 11, "verified"),
-        ("__init__.py", 13, "drift"),
+        ("__init__.py", 13, "stale"),
     }
     (finding,) = report["findings"]
     assert (Path(finding["path"]).name, finding["line"], finding["subtype"]) == ("__init__.py", 13, "drift")
