@@ -68,7 +68,7 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
         # Nothing to compare; output without any expectation is drift (see _drifts).
         return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
-    if all(e.skip for e in block.expectations):
+    if block.expectations and all(e.skip for e in block.expectations):
         return Verdict(Status.SKIPPED, seconds=outcome.seconds)
     drifts = tuple(_drifts(block, outcome))
     status = Status.DRIFT if drifts else Status.VERIFIED
