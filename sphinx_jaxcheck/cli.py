@@ -216,9 +216,15 @@ def find_target(paths: Sequence[str]) -> Target:
                 f"{' '.join(paths)}: give one source folder, or pages of one project, not both"
             )
         if not (Path(folders[0]) / "conf.py").is_file():
+            below = sorted(p.parent for p in Path(folders[0]).glob("*/conf.py"))
+            hint = (
+                f"; {below[0] / 'conf.py'} is one level down: `jaxcheck check {below[0]}`"
+                if len(below) == 1
+                else ", e.g. `jaxcheck check docs` or `jaxcheck check docs/index.md`"
+            )
             raise _UsageError(
                 f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
-                "holding conf.py) or pages in it, e.g. `jaxcheck check docs` or `jaxcheck check docs/index.md`"
+                f"holding conf.py) or pages in it{hint}"
             )
         return Target(Path(folders[0]).resolve())
     pages = []

@@ -63,9 +63,10 @@ def test_pages_are_found_from_a_folder_below_the_project(tmp_path: Path, capsys:
     [
         (["missing.md"], "missing.md: no such file or folder"),
         (["elsewhere/page.md"], "no conf.py in the folders above it"),
-        (["docs/good.md", "other/good.md"], "belong to different projects"),
+        (["docs/good.md", "elsewhere/other/good.md"], "belong to different projects"),
         (["docs", "docs/good.md"], "give one source folder, or pages of one project, not both"),
         (["elsewhere"], "elsewhere: no conf.py there"),
+        (["."], "docs/conf.py is one level down: `jaxcheck check docs`"),
         (["docs/notes.txt"], "not a document of the project"),
     ],
 )
@@ -74,9 +75,9 @@ def test_paths_that_name_no_document_are_a_usage_error(
     paths: list[str], words: str,
 ) -> None:
     write_project(tmp_path / "docs", {"good.md": GOOD, "notes.txt": "not a page"})
-    write_project(tmp_path / "other", {"good.md": GOOD})
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "elsewhere" / "page.md").write_text(GOOD)
+    write_project(tmp_path / "elsewhere" / "other", {"good.md": GOOD})
     monkeypatch.chdir(tmp_path)
     assert cli.main(["check", *paths]) == 2
     err = capsys.readouterr().err
