@@ -90,7 +90,13 @@ def parse_body(
             code = "\n".join(body) + "\n"
             expectations, examples, inline = _parse_python(body, code)
     except BodyError as err:
-        return ParsedBody((), Program("", filename), error=str(err), error_line=err.line)
+        # A doctest that cannot run still lists its examples (each reported as failed).
+        unrun = tuple(
+            Expectation(ExpectationKind.DOCTEST, (), first=n, stop=n, statement_line=n + 1)
+            for n, line in enumerate(body)
+            if (doctest_only or is_doctest(body)) and is_prompt(line.lstrip())
+        )
+        return ParsedBody(unrun, Program("", filename), error=str(err), error_line=err.line)
     program = Program(
         code=code,
         filename=filename,

@@ -1,0 +1,154 @@
+"""A page's own ``>>>`` examples: report, off and check; sessions, setup, magics, bad config.
+
+Real Sphinx builds of small projects; the examples' verdicts are the ones
+stdlib doctest gives (see test_doctest_flags for the flag-by-flag oracle).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from buildkit import Build, build, write_project
+from test_configuration import assert_configuration_error, sphinx_build
+
+SESSION_MD = """\
+# Session
+
+Examples and blocks share the page's namespace, in page order.
+
+```python
+>>> first = 1
+>>> first + answer
+43
+
+```
+
+```{jaxcheck}
+second = first + 1
+print(second)  # 2
+```
+
+Text, then a bare doctest paragraph in a fence of another language:
+
+```text
+>>> second * 10
+20
+
+```
+"""
+SESSION_RST = """\
+Session
+=======
+
+.. code-block:: python
+
+   >>> import math
+   >>> round(math.pi, 2)
+   3.14
+
+A literal block::
+
+    >>> print("tuple", (1,
+    ...                 2))
+    tuple (1, 2)
+
+.. jaxcheck::
+
+   print(round(math.e, 3))  # 2.718
+
+>>> print("a ... b")
+a ... b
+>>> print("a long b")  # doctest: +ELLIPSIS
+a ... b
+>>> print("a long b")
+a ... b
+"""
+MAGIC_MD = """\
+# Magic
+
+```python
+>>> x = 2
+>>> %timeit x + 1
+1 loop
+
+```
+"""
+RAN = "open({mark!r}, 'w').close()"
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    root = write_project(
+        tmp_path_factory.mktemp("native") / "docs",
+        {"session.md": SESSION_MD, "session_rst.rst": SESSION_RST, "magic.md": MAGIC_MD},
+        conf="jaxcheck_doctests = 'check'\njaxcheck_setup = 'answer = 42'\n",
+    )
+    return build(root, "text")
+
+
+def test_examples_and_blocks_share_the_page_session_in_page_order(checked: Build) -> None:
+    assert [(r.file, r.line, r.subtype) for r in checked.reported if r.file.startswith("session")] == [
+        ("session_rst.rst", 24, "drift"),
+    ]
+    stale = next(r for r in checked.reported if r.file == "session_rst.rst")
+    assert "-a ... b\n+a long b" in stale.message  # without ELLIPSIS, `...` is text
+
+
+def test_the_summary_counts_examples(checked: Build) -> None:
+    assert "11 `>>>` example(s): 8 verified, 1 drift, 2 error" in checked.log
+    assert checked.status == 1
+
+
+def test_an_ipython_magic_is_a_syntax_problem_at_its_line(checked: Build) -> None:
+    (magic,) = [r for r in checked.reported if r.file == "magic.md"]
+    assert (magic.line, magic.subtype) == (5, "syntax")
+    assert "`%timeit` is an IPython magic" in magic.message and "+SKIP" in magic.message
+
+
+def test_checked_examples_show_their_verdict_where_they_are_rendered(checked: Build) -> None:
+    text = (Path(checked.app.outdir) / "session_rst.txt").read_text("utf-8")
+    assert "Stale: with jax" in text and "a long b" in text
+
+
+@pytest.mark.parametrize("mode", ["report", "off"])
+def test_report_counts_unchecked_examples_and_off_says_nothing(tmp_path: Path, mode: str) -> None:
+    mark = tmp_path / "ran"
+    page = f"# Page\n\n```python\n>>> {RAN.format(mark=str(mark))}\n>>> 1 + 1\n2\n\n```\n\n    >>> 3\n    3\n"
+    root = write_project(tmp_path / "docs", {"page.md": page}, conf=f"jaxcheck_doctests = {mode!r}\n")
+    result = build(root, "dummy")
+    assert result.status == 0
+    assert not mark.exists()
+    hint = '3 `>>>` example(s) of the pages were not checked: set jaxcheck_doctests = "check" in conf.py'
+    assert (hint in result.log) == (mode == "report")
+
+
+def test_a_failing_setup_fails_every_block_of_its_session_and_says_why(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "docs",
+        {"page.md": "# Page\n\n```{jaxcheck}\nprint(1)  # 1\n```\n\n```python\n>>> 2\n2\n\n```\n"},
+        conf="jaxcheck_doctests = 'check'\njaxcheck_setup = 'raise RuntimeError(\"no setup today\")'\n",
+    )
+    result = build(root, "dummy")
+    assert result.status == 1
+    assert [(r.line, r.subtype) for r in result.reported] == [(4, "error"), (8, "error")]
+    assert all("jaxcheck_setup (in conf.py) failed" in r.message and "no setup today" in r.message for r in result.reported)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("jaxcheck_doctest_flags = ['NUMBERS']", ["'NUMBERS' is not a doctest option flag", "NUMBER"]),
+        ("jaxcheck_doctest_flags = 'NUMBER'", []),
+        ("jaxcheck_doctests = 'yes'", ["jaxcheck_doctests = 'yes'", "check, report, off"]),
+        ("jaxcheck_setup = 'import ('", ["jaxcheck_setup is not valid Python", "line 1"]),
+        ("jaxcheck_setup = ['import jax']", ["jaxcheck_setup = ['import jax'] (list) is not Python source text"]),
+    ],
+)
+def test_bad_doctest_settings_stop_the_build_with_exit_2(tmp_path: Path, line: str, words: list[str]) -> None:
+    root = write_project(tmp_path / "docs", {"page.md": "# Page\n\n>>> 1\n1\n"}, conf=line + "\n")
+    done = sphinx_build(root, tmp_path / "out")
+    if not words:  # a single name as a string is accepted, as from -D
+        assert done.returncode == 0, done.stderr
+        return
+    assert_configuration_error(done, *words)
