@@ -88,7 +88,7 @@ def parse_body(
             code = ""
         else:
             code = "\n".join(body) + "\n"
-            expectations, examples, inline = _parse_python(body, code)
+            expectations, examples, inline = _parse_python(body, code, doctest_flags)
     except BodyError as err:
         # A doctest that cannot run still lists its examples (each reported as failed).
         unrun = tuple(
@@ -112,7 +112,7 @@ def parse_body(
 
 
 def _parse_python(
-    body: Sequence[str], code: str
+    body: Sequence[str], code: str, flags: int = 0
 ) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
     comments = _comment_tokens(code)
     try:
@@ -128,7 +128,7 @@ def _parse_python(
             line,
         ) from None
     start = _trailing_start(body, comments)
-    expectations, examples = _split_trailing(body, start)
+    expectations, examples = _split_trailing(body, start, flags)
     inline = _inline_prints(tree, comments)
     code_lines = [line for line in body[:start] if line.strip()]
     if not any(not line.lstrip().startswith("#") for line in code_lines) and not examples:
@@ -232,7 +232,7 @@ def _trailing_start(body: Sequence[str], comments: dict[int, tuple[int, str]]) -
 
 
 def _split_trailing(
-    body: Sequence[str], start: int
+    body: Sequence[str], start: int, flags: int = 0
 ) -> tuple[list[Expectation], tuple[Example, ...]]:
     """Split the trailing block into the body's output and ``# >>>`` examples."""
     lines = [line for line in body[start:] if line.strip()]
@@ -259,18 +259,45 @@ def _split_trailing(
             source.append(texts[want][len(CONTINUATION) + 1 :])
             want += 1
         statement = "\n".join(source) + "\n"
-        examples.append(Example(statement, line=start + at + 1))
+        expected = tuple(texts[want:following])
+        view = _as_doctest(source, expected, flags)
+        if not view.skip:
+            examples.append(Example(statement, line=start + at + 1))
         expectations.append(
             Expectation(
                 ExpectationKind.REPL,
-                tuple(texts[want:following]),
+                expected,
                 first=start + want,
                 stop=start + following,
                 statement_line=start + at + 1,
                 source=statement,
+                want=view.want,
+                exc_msg=view.exc_msg,
+                optionflags=view.optionflags,
+                skip=view.skip,
             )
         )
     return expectations, tuple(examples)
+
+
+@dataclass(frozen=True)
+class _DoctestView:
+    want: str
+    exc_msg: str | None
+    optionflags: int
+    skip: bool
+
+
+def _as_doctest(source: Sequence[str], expected: Sequence[str], flags: int) -> _DoctestView:
+    """A ``# >>>`` statement as doctest reads it: its directives, want and exception."""
+    lines = [PROMPT + " " + source[0], *(CONTINUATION + " " + line for line in source[1:])]
+    lines += [line if line.strip() else "<BLANKLINE>" for line in expected]
+    try:
+        (example,) = doctest.DocTestParser().get_examples("\n".join(lines) + "\n")
+    except ValueError:
+        return _DoctestView("", None, flags, False)  # the block's own rules judge it
+    optionflags = apply_directives(flags, example.options)
+    return _DoctestView(example.want, example.exc_msg, optionflags, bool(optionflags & doctest.SKIP))
 
 
 def _inline_prints(

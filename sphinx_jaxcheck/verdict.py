@@ -118,7 +118,7 @@ def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
         else:
             printed, raised = next(examples, ""), next(errors, None)
             actual = split_lines(printed)
-            if expectation.kind is ExpectationKind.DOCTEST:
+            if expectation.kind is ExpectationKind.DOCTEST or expectation.want:
                 if not _doctest_holds(block, expectation, printed, raised, rules):
                     drifts.append(_drift(block, expectation, actual))
                 continue

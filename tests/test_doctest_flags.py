@@ -20,6 +20,7 @@ from sphinx_jaxcheck.doctest_flags import (
     flags_from_names,
     names_of,
 )
+from sphinx_jaxcheck.examples import example_verdicts
 from sphinx_jaxcheck.grammar import parse_body
 from sphinx_jaxcheck.model import Block, BlockOptions, Status
 from sphinx_jaxcheck.verdict import judge
@@ -166,3 +167,39 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
     outcome = SessionRunner().run(strict.program)
     assert judge(block, outcome).status is Status.DRIFT
     assert judge(replace(block, expectations=loose.expectations), outcome).status is Status.VERIFIED
+
+
+def block_verdict(body: list[str], flag_names: str = "") -> tuple[Status, list[str]]:
+    """A ``jaxcheck`` block's verdict and its examples' statuses (ELLIPSIS always on in blocks)."""
+    flags = doctest.ELLIPSIS | flags_from_names(flag_names.split())
+    parsed = parse_body(body, filename="<block>", doctest_flags=flags)
+    assert parsed.error is None, parsed.error
+    block = Block("d", 0, "d.md", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program)
+    verdict = judge(block, SessionRunner().run(parsed.program))
+    return verdict.status, [e.status for e in example_verdicts(block, verdict)]
+
+
+@pytest.mark.parametrize(("flags", "text"), CASES, ids=[f"{i}-{f or 'none'}" for i, (f, _) in enumerate(CASES)])
+def test_a_plain_doctest_block_passes_whatever_doctest_passes(flags: str, text: str) -> None:
+    """In a block, flags add to the block's own rules: never stricter than doctest with ELLIPSIS."""
+    status, _ = block_verdict(text.rstrip("\n").split("\n"), flags)
+    if oracle(f"{flags} ELLIPSIS", text) == 0:
+        assert status in (Status.VERIFIED, Status.SKIPPED)
+
+
+def test_directives_hold_in_commented_repl_statements_too() -> None:
+    body = [
+        "import math",
+        "# >>> raise SystemExit('never run')  # doctest: +SKIP",
+        "# >>> math.pi  # doctest: +NUMBER",
+        "# 3.14",
+        "# >>> print('a    b')  # doctest: +NORMALIZE_WHITESPACE",
+        "# a b",
+        "# >>> math.e",
+        "# 2.72",
+    ]
+    status, examples = block_verdict(body)
+    assert examples == ["skipped", "verified", "verified", "drift"]
+    assert status is Status.DRIFT
+    status, examples = block_verdict(body, "NUMBER")
+    assert examples == ["skipped", "verified", "verified", "verified"]
