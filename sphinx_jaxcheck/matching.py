@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .doctest_flags import CHECKER
 from .model import CompareMode
 
 ELLIPSIS = "..."
@@ -38,6 +39,7 @@ class MatchRules:
     tolerance: float | None = None
     ellipsis: bool = True
     addresses: bool = True
+    optionflags: int | None = None  # doctest's checker with these flags decides instead
 
 
 def normalize(lines: Sequence[str]) -> list[str]:
@@ -76,6 +78,8 @@ def _match(want: str, got: str, rules: MatchRules) -> bool:
         got = _adopt_close_numbers(want, got, rules.tolerance)
     if want == got:
         return True
+    if rules.optionflags is not None:
+        return CHECKER.check_output(want + "\n", got + "\n", rules.optionflags)
     return rules.ellipsis and ELLIPSIS in want and ellipsis_match(want, got)
 
 

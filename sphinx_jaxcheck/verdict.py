@@ -49,8 +49,8 @@ def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules
     A page's own examples follow doctest: ``...`` is text unless ELLIPSIS is in force.
     """
     if block.native:
-        ellipsis = expectation is not None and bool(expectation.optionflags & doctest.ELLIPSIS)
-        return MatchRules(ellipsis=ellipsis, addresses=False)
+        flags = expectation.optionflags if expectation is not None else 0
+        return MatchRules(ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags)
     return MatchRules(block.options.compare, block.options.tolerance)
 
 

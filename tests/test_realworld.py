@@ -8,6 +8,7 @@ skips is what stdlib doctest's parser reads from their ``+SKIP`` directives.
 
 from __future__ import annotations
 
+import difflib
 import doctest
 import hashlib
 import json
@@ -224,3 +225,32 @@ def test_corrupting_an_expected_line_fails_at_that_example(
     for page in PAGES:
         assert drift_lines(run, page) == expected[page], page
     assert sum(len(lines) for lines in expected.values()) == (54 if pick == "all" else 5)
+    if pick == "all":
+        assert_update_restores(root, native[0])
+
+
+def want_lines(text: str) -> set[int]:
+    """0-based lines holding an example's expected output."""
+    found: set[int] = set()
+    for e in parsed_examples(text):
+        start = e.lineno + e.source.count("\n")
+        found |= set(range(start, start + e.want.count("\n")))
+    return found
+
+
+def assert_update_restores(root: Path, original: Path) -> None:
+    """``jaxcheck update`` turns every spoilt example back into one that passes.
+
+    Only expected-output lines of the spoilt examples change: compared with
+    the original page, every other line is as it was.
+    """
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "update", str(root)], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert check(root).status == 0
+    for page in PAGES:
+        before = (original / page).read_text("utf-8")
+        after = (root / page).read_text("utf-8")
+        matcher = difflib.SequenceMatcher(None, before.split("\n"), after.split("\n"), autojunk=False)
+        changed = {i for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal" for i in range(i1, i2)}
+        assert changed <= want_lines(before), (page, sorted(changed - want_lines(before)))
