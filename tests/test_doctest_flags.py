@@ -199,7 +199,7 @@ def test_directives_hold_in_commented_repl_statements_too() -> None:
         "# 2.72",
     ]
     status, examples = block_verdict(body)
-    assert examples == ["skipped", "verified", "verified", "drift"]
+    assert examples == ["skipped", "verified", "verified", "stale"]
     assert status is Status.DRIFT
     status, examples = block_verdict(body, "NUMBER")
     assert examples == ["skipped", "verified", "verified", "verified"]

@@ -96,7 +96,7 @@ def test_examples_and_blocks_share_the_page_session_in_page_order(checked: Build
 
 
 def test_the_summary_counts_examples(checked: Build) -> None:
-    assert "11 `>>>` example(s): 8 verified, 1 drift, 2 error" in checked.log
+    assert "11 `>>>` example(s): 8 verified, 1 stale, 2 failed" in checked.log
     assert checked.status == 1
 
 
