@@ -43,6 +43,7 @@ class _StatusFilter(io.TextIOBase):
         self.target = target
         self.pending = ""
         self.overwrite = bool(getattr(target, "isatty", lambda: False)())
+        self.line_open = False  # a progress line waits to be overwritten
 
     def writable(self) -> bool:
         return True
@@ -57,6 +58,10 @@ class _StatusFilter(io.TextIOBase):
                 newline = "\r" if ending == "\r" and self.overwrite else "\n"
                 self.target.write(("\x1b[2K" if self.overwrite else "") + plain + newline)
                 self.target.flush()
+                self.line_open = newline == "\r"
+            elif self.line_open and ending == "\n":  # the display ended: keep its last line
+                self.target.write("\n")
+                self.line_open = False
         return len(text)
 
 

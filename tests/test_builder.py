@@ -110,3 +110,24 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         cli.main(["--version"])
     assert stopped.value.code == 0
     assert capsys.readouterr().out == f"jaxcheck {__version__} (sphinx-jaxcheck)\n"
+
+
+def test_progress_on_a_terminal_overwrites_its_line_and_then_ends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write_project(tmp_path / "docs", {"good.md": GOOD, "more.md": GOOD.replace("Good", "More")})
+    leader, follower = os.openpty()
+    with capsys.disabled(), open(follower, "w") as terminal:
+        monkeypatch.setattr(sys, "stderr", terminal)
+        monkeypatch.setenv("FORCE_COLOR", "1")  # Sphinx's display overwrites its line, as on a terminal
+        assert cli.main(["check", str(root), "-j", "2"]) == 0
+        monkeypatch.undo()
+    os.set_blocking(leader, False)
+    shown = os.read(leader, 1 << 16).decode().replace("\r\n", "\n")
+    os.close(leader)
+    clear = "\x1b[2K"
+    assert shown == (
+        f"{clear}jaxcheck: running 2 of 2 block(s) (2 document(s), up to 2 worker(s))\n"
+        f"{clear}jaxcheck: running blocks... [ 50%] 1/2\r"
+        f"{clear}jaxcheck: running blocks... [100%] 2/2\r\n"
+    )
