@@ -8,6 +8,7 @@ citations are never rewritten here.
 from __future__ import annotations
 
 import difflib
+import doctest
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -121,9 +122,11 @@ def plan_edit(source: SourceText, block: Block, drift: Drift) -> Edit:
     prefix = prefixes[anchor] if first == stop else prefixes[first]
     if expectation.kind is ExpectationKind.DOCTEST:
         indent = _doctest_indent(block, expectation.statement_line)
+        # A testoutput directive holds empty lines as they are (DONT_ACCEPT_BLANKLINE).
+        blank = "" if expectation.optionflags & doctest.DONT_ACCEPT_BLANKLINE else BLANKLINE
         new = [
             source.lines[start + first + origin] if origin is not None else
-            (prefix + indent + (text if text else BLANKLINE)).rstrip()
+            (prefix + indent + (text if text else blank)).rstrip()
             for text, origin in kept
         ]
     else:
