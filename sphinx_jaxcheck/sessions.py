@@ -138,9 +138,11 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             "repl": "the output of this `# >>>` statement",
             "doctest": "the output of this `>>>` statement",
         }[drift.expectation.kind.value]
+        if any(example.mode == "exec" for example in block.program.examples):
+            what = "the output of this testcode (its testoutput)"
         # The last line closes the diff, so a tag appended to the message (Sphinx's
         # "[jaxcheck.drift]") cannot be read as part of the output.
-        ending = drift.note or "`jaxcheck update` accepts the actual output"
+        ending = drift.note or block.update_refusal or "`jaxcheck update` accepts the actual output"
         message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
         found.append(Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True))
     return found

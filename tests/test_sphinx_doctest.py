@@ -152,6 +152,8 @@ def test_the_same_tests_fail_as_with_sphinx_doctest(with_extension: Path, checke
     assert {e["line"] for e in examples if e["status"] == "stale"} == STALE
     assert {e["line"] for e in examples if e["status"] == "skipped"} == SKIPPED
     assert {f["line"] for f in report["findings"]} == STALE
+    (testcode,) = [f for f in report["findings"] if f["line"] == 53]
+    assert "the output of this testcode (its testoutput) is stale" in testcode["message"]
 
 
 def test_without_the_extension_the_directives_are_ours_and_judged_the_same(
@@ -226,6 +228,7 @@ def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path
     }
     (finding,) = report["findings"]
     assert (Path(finding["path"]).name, finding["line"], finding["subtype"]) == ("__init__.py", 13, "drift")
+    assert "jaxcheck update does not rewrite Python files" in finding["message"]
     before = (root / "mypkg" / "__init__.py").read_bytes()
     done = run(["-m", "sphinx_jaxcheck", "update", "."], root)
     assert done.returncode == 1
