@@ -49,7 +49,8 @@ import numpy as np
 from jax import lax
 """
 '''
-INDEX = "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES)
+INDEX = "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES) + "   status\n"
+STATUS = "Status\n======\n\n.. jaxcheck-status::\n"
 
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository")
 
@@ -71,6 +72,7 @@ def project(tmp: Path, pages: str, cache: Path) -> Path:
         shutil.copyfile(REALWORLD / pages / page, root / page)
     (root / "conf.py").write_text(CONF.replace("CACHE", repr(str(cache))), "utf-8")
     (root / "index.rst").write_text(INDEX, "utf-8")
+    (root / "status.rst").write_text(STATUS, "utf-8")
     return root
 
 
@@ -155,6 +157,8 @@ def test_html_shows_a_verdict_on_each_code_block_with_examples(
     assert page.count("jaxcheck-status-verified") == 2  # faq.rst shows its examples in two blocks
     skipped_only = (out / "async_dispatch.html").read_text("utf-8")
     assert "jaxcheck-status-verified" in skipped_only and "jaxcheck-status-skipped" in skipped_only
+    status = (out / "status.html").read_text("utf-8")
+    assert "aot.md:43" in status and "faq.rst:61" in status  # a row for each group of examples
     assert digests(root) == native[2]
 
 
