@@ -90,6 +90,11 @@ def parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=FORMATS, default="text", help="how to print problems (default: text)")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     update.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
+    update.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="also write files outside SOURCEDIR (symlinked or included from elsewhere)",
+    )
     return top
 
 
@@ -155,12 +160,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
-    from .sphinx.checking import all_findings, checked_blocks, domain_of, summary
+    from .sphinx.checking import all_findings, checked_blocks, domain_of, second_run, summary
+    from .sphinx.settings import settings_of
 
     domain = domain_of(app.env)
     _show_other_warnings(warnings)
     if args.command == "update":
-        report = update_sources(checked_blocks(domain), dry_run=args.dry_run)
+        report = update_sources(
+            checked_blocks(domain),
+            rerun=second_run(app),
+            dry_run=args.dry_run,
+            root=str(srcdir),
+            allow_outside=args.allow_outside or settings_of(app.config).update_allow_outside,
+        )
         for path in sorted(report.diffs):
             diff = report.diffs[path]
             print(colour_diff(diff) if use_colour(sys.stdout) else diff, end="")

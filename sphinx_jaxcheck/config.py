@@ -199,6 +199,7 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_cache", True, "reuse results of unchanged sessions across builds", _flag("jaxcheck_cache")),
     ConfigValue("jaxcheck_cache_dir", None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)", _optional_path("jaxcheck_cache_dir", "a folder path", ".jaxcheck_cache")),
     ConfigValue("jaxcheck_update", False, "rewrite stale expectations in the sources at the end of the build", _flag("jaxcheck_update")),
+    ConfigValue("jaxcheck_update_allow_outside", False, "let updates write files outside the source folder (symlinked or included from elsewhere)", _flag("jaxcheck_update_allow_outside")),
     ConfigValue("jaxcheck_memory_limit_mb", None, "address-space limit of each worker, in MB (default: none)", _no_limit_or(_number("jaxcheck_memory_limit_mb", int, optional=True, example="4096"))),
     ConfigValue("jaxcheck_python", None, "the Python the workers run, with its own jax (default: the one running Sphinx)", _optional_path("jaxcheck_python", "the path of an interpreter", ".venv-jax/bin/python")),
     ConfigValue("jaxcheck_output_limit_mb", 8, "most output a block may print, in MB", _number("jaxcheck_output_limit_mb", float, example="8")),
@@ -223,6 +224,7 @@ class Settings:
     cache: bool
     cache_dir: str | None
     update: bool
+    update_allow_outside: bool
     memory_limit_mb: int | None
     python: str | None
     output_limit_mb: float

@@ -20,6 +20,8 @@ from .model import Example, Expectation, ExpectationKind, Program
 
 PROMPT = ">>>"
 CONTINUATION = "..."
+# What doctest takes for a continuation (PS2) line: any ``...`` after spaces, bare ones too.
+_DOCTEST_PS2 = re.compile(r" *\.\.\.")
 
 
 @dataclass(frozen=True)
@@ -365,7 +367,7 @@ def parse_doctest(body: Sequence[str], flags: int = 0) -> tuple[list[Expectation
     expectations: list[Expectation] = []
     examples: list[Example] = []
     for example in parsed:
-        source_lines = example.source.count("\n")
+        source_lines = _source_lines(body, example.lineno)
         want_lines = [
             "" if line.strip() == "<BLANKLINE>" else line
             # Only newlines end lines: str.splitlines would also split at \f or \x1c.
@@ -399,3 +401,15 @@ def parse_doctest(body: Sequence[str], flags: int = 0) -> tuple[list[Expectation
             )
         )
     return expectations, tuple(examples)
+
+
+def _source_lines(body: Sequence[str], prompt: int) -> int:
+    """How many body lines the example whose ``>>>`` is at ``prompt`` spans.
+
+    Counted on the lines as doctest reads them, not from the parsed source: a
+    final bare ``...`` line adds nothing to the source but is still a line.
+    """
+    end = prompt + 1
+    while end < len(body) and _DOCTEST_PS2.match(body[end]):
+        end += 1
+    return end - prompt

@@ -66,9 +66,19 @@ def texts_match(expected: Sequence[str], actual: Sequence[str], rules: MatchRule
     return _match("\n".join(want), "\n".join(got), rules)
 
 
+def match_text(want: str, got: str, rules: MatchRules) -> bool:
+    """One expected text matches one actual text (no normalizing, no traceback rule)."""
+    return _match(want, got, rules)
+
+
+def mask_addresses(text: str) -> str:
+    """Memory addresses as ``0x?``: they compare equal whatever their digits."""
+    return _ADDRESS.sub("0x?", text)
+
+
 def _match(want: str, got: str, rules: MatchRules) -> bool:
     if rules.addresses:
-        want, got = _ADDRESS.sub("0x?", want), _ADDRESS.sub("0x?", got)
+        want, got = mask_addresses(want), mask_addresses(got)
     if rules.compare is CompareMode.JAXPR:
         want, got = canonical_jaxpr(want), canonical_jaxpr(got)
     if rules.tolerance is not None:
@@ -102,12 +112,17 @@ def ellipsis_match(want: str, got: str) -> bool:
 
 def _exception_lines(lines: list[str]) -> list[str]:
     """The ``ExcType: message`` part of a formatted traceback."""
+    return lines[traceback_head(lines) :]
+
+
+def traceback_head(lines: Sequence[str]) -> int:
+    """How many leading lines are a traceback's header and stack, which doctest ignores (0: no traceback)."""
     if not lines or lines[0] != TRACEBACK_HEADER:
-        return lines
-    rest = lines[1:]
-    while rest and (rest[0].startswith((" ", "\t")) or rest[0] == ELLIPSIS):
-        rest.pop(0)
-    return rest
+        return 0
+    end = 1
+    while end < len(lines) and (lines[end].startswith((" ", "\t")) or lines[end] == ELLIPSIS):
+        end += 1
+    return end
 
 
 def _adopt_close_numbers(want: str, got: str, tolerance: float) -> str:
@@ -161,72 +176,3 @@ def canonical_jaxpr(text: str) -> str:
         return names.get(match.group(), match.group())
 
     return _NAME.sub(rename, folded)
-
-
-# -- keeping what still matches, for ``jaxcheck update`` ------------------------
-
-
-def refreshed(expected: Sequence[str], actual: Sequence[str], rules: MatchRules) -> list[str]:
-    """New expected lines for ``actual``, keeping the expected lines that still match."""
-    return [text for text, _ in refreshed_lines(expected, actual, rules)]
-
-
-def refreshed_lines(
-    expected: Sequence[str], actual: Sequence[str], rules: MatchRules
-) -> list[tuple[str, int | None]]:
-    """Like :func:`refreshed`, each line with the index of the expected line it keeps.
-
-    A minimal-edit alignment: each expected line is kept when it matches one
-    actual line, or (when it holds ``...``) a run of actual lines; the rest is
-    replaced by the actual lines (origin None). The result always matches ``actual``.
-    """
-    got = normalize(actual)
-    fresh: list[tuple[str, int | None]] = [(line, None) for line in got]
-    if rules.compare is CompareMode.JAXPR or len(expected) * (len(got) + 1) > 40_000:
-        return fresh
-    best = _align(list(expected), got, rules)
-    return best if texts_match([text for text, _ in best], got, rules) else fresh
-
-
-def _align(want: list[str], got: list[str], rules: MatchRules) -> list[tuple[str, int | None]]:
-    n, m = len(want), len(got)
-    # score[i][j]: most expected lines kept when aligning want[i:] with got[j:]
-    score = [[0] * (m + 1) for _ in range(n + 1)]
-    step: list[list[tuple[str, int]]] = [[("", 0)] * (m + 1) for _ in range(n + 1)]
-    for i in range(n, -1, -1):
-        for j in range(m, -1, -1):
-            options: list[tuple[int, str, int]] = []
-            if i < n:
-                options.append((score[i + 1][j], "drop", 0))
-            if j < m:
-                options.append((score[i][j + 1], "take", 0))
-            if i < n:
-                for k in _spans(want[i], got, j, rules):
-                    options.append((1 + score[i + 1][k], "keep", k))
-            if options:
-                value, kind, k = max(options, key=lambda o: (o[0], o[1] == "keep", o[2]))
-                score[i][j], step[i][j] = value, (kind, k)
-    result: list[tuple[str, int | None]] = []
-    i = j = 0
-    while i < n or j < m:
-        kind, k = step[i][j]
-        if kind == "keep":
-            result.append((want[i], i))
-            i, j = i + 1, k
-        elif kind == "take":
-            result.append((got[j], None))
-            j += 1
-        else:
-            i += 1
-    return result
-
-
-def _spans(line: str, got: list[str], j: int, rules: MatchRules) -> list[int]:
-    """Ends k such that expected ``line`` matches ``got[j:k]``."""
-    if ELLIPSIS not in line or not rules.ellipsis:
-        return [j + 1] if j < len(got) and _match(line.rstrip(), got[j], rules) else []
-    ends = []
-    for k in range(j, len(got) + 1):
-        if _match(line.rstrip(), "\n".join(got[j:k]), rules) and (k > j or line.strip() == ELLIPSIS):
-            ends.append(k)
-    return ends

@@ -110,23 +110,46 @@ def _check_overlaps(edits: Sequence[Edit]) -> None:
 
 
 def write_atomically(path: str | os.PathLike[str], data: bytes, expected_digest: str) -> None:
-    """Replace the file with ``data`` unless its bytes no longer hash to ``expected_digest``."""
+    """Replace the file with ``data`` unless its bytes no longer hash to ``expected_digest``.
+
+    The new text is written and flushed to disk first; only then is the file
+    read and hashed one last time, and renamed over at once. An editor's save
+    that lands between that last read and the rename (no slow step in between,
+    but not nothing) is lost: no lock holds editors off.
+    """
     target = os.fspath(path)
-    with open(target, "rb") as handle:
-        if digest(handle.read()) != expected_digest:
-            raise FileChanged(
-                f"{target} changed since jaxcheck read it; nothing was written. "
-                "Run the update again to rewrite it from its current text."
-            )
     mode = os.stat(target).st_mode & 0o7777
-    handle_fd, temporary = tempfile.mkstemp(dir=os.path.dirname(target) or ".", prefix=".jaxcheck-", suffix=".tmp")
+    folder = os.path.dirname(target) or "."
+    handle_fd, temporary = tempfile.mkstemp(dir=folder, prefix=".jaxcheck-", suffix=".tmp")
     try:
         with os.fdopen(handle_fd, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temporary, mode)
+        with open(target, "rb") as handle:
+            current = handle.read()
+        if digest(current) != expected_digest:
+            raise FileChanged(
+                f"{target} changed since jaxcheck read it; nothing was written. "
+                "Run the update again to rewrite it from its current text."
+            )
         os.replace(temporary, target)
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: str) -> None:
+    """Make the rename itself durable (where the system allows opening a folder)."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)

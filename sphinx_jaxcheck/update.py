@@ -1,8 +1,17 @@
-"""Regenerate stale expectations in the sources (SPEC 6): Drift -> rewritten file.
+"""Regenerate stale expectations in the sources: Drift -> rewritten file, or a refusal.
 
 Only the lines of expectations that drifted change, as minimal hunks: expected
 lines that still match (``...`` lines too) are kept byte for byte. Quotes and
 citations are never rewritten here.
+
+Update writes only what it can show to be right: every drifted session runs a
+second time and an output that does not reproduce exactly is refused, as are
+outputs of ``+SKIP``ped examples, of examples that do not compile, and outputs
+holding control characters. Each edited block is parsed again before writing
+and must read back as the output it was given. Files are written at their real
+path (through symlinks), outside the source folder only when allowed; a file
+reached through several includes gets each identical edit once, and refuses
+edits that differ.
 """
 
 from __future__ import annotations
@@ -10,11 +19,15 @@ from __future__ import annotations
 import difflib
 import doctest
 import os
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .matching import refreshed_lines
+from .alignment import AlignmentTooLarge, Steps, refreshed_lines
+from .grammar import parse_body
+from .matching import texts_match
 from .model import Block, Drift, ExpectationKind, Verdict
+from .provable import example_problem, reproduction_problem, unwritable_characters
 from .rewrite import (
     Edit,
     FileChanged,
@@ -25,9 +38,14 @@ from .rewrite import (
     render_source,
     write_atomically,
 )
+from .sessions import SessionKey
 from .verdict import rules_of
+from .worker.pool import WorkerStartError
 
 BLANKLINE = "<BLANKLINE>"
+# Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
+Rerun = Callable[[Mapping[str, Sequence[Block]]], Mapping[str, Sequence[Verdict]]]
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{jaxcheck\}")
 
 
 class CannotRewrite(ValueError):
@@ -45,63 +63,200 @@ class UpdateReport:
     refused: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why
 
 
-def update_sources(checked: Iterable[tuple[Block, Verdict]], *, dry_run: bool = False) -> UpdateReport:
-    """Rewrite every drifted expectation of these blocks in their files."""
-    by_path: dict[str, list[tuple[Block, Drift]]] = {}
-    for block, verdict in checked:
-        for drift in verdict.drifts:
-            by_path.setdefault(block.path, []).append((block, drift))
+@dataclass(frozen=True)
+class _Planned:
+    """One edit of a file, the drift it repairs, and the block line texts it leaves."""
+
+    block: Block
+    drift: Drift
+    edit: Edit
+    body_first: int  # body lines replaced: body_first:body_stop
+    body_stop: int
+    body_lines: tuple[str, ...]
+
+
+def update_sources(
+    checked: Iterable[tuple[Block, Verdict]],
+    *,
+    rerun: Rerun,
+    dry_run: bool = False,
+    root: str | None = None,
+    allow_outside: bool = False,
+    step_limit: int | None = None,
+) -> UpdateReport:
+    """Rewrite every drifted expectation of these blocks that a second run confirms.
+
+    ``root`` is the source folder: files whose real path lies outside it are
+    written only with ``allow_outside``.
+    """
+    checked = list(checked)
     report = UpdateReport()
-    for path, drifts in sorted(by_path.items()):
-        _update_file(path, drifts, report, dry_run)
+    drifted = [(block, drift) for block, verdict in checked for drift in verdict.drifts]
+    if not drifted:
+        return report
+    second = _run_again(checked, {block.session_key for block, _ in drifted}, rerun)
+    by_file: dict[str, list[tuple[Block, Drift]]] = {}
+    for block, drift in drifted:
+        real = os.path.realpath(block.path)
+        why = _outside(real, block.path, root) if not allow_outside else None
+        if why is None:
+            why = _unprovable(block, drift, second)
+        if why is not None:
+            report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
+            continue
+        by_file.setdefault(real, []).append((block, drift))
+    copies: dict[str, dict[int, list[Block]]] = {}
+    for block, _ in checked:
+        copies.setdefault(os.path.realpath(block.path), {}).setdefault(block.body_line, []).append(block)
+    for real, drifts in sorted(by_file.items()):
+        try:
+            _update_file(real, drifts, copies[real], report, dry_run, step_limit)
+        except (ValueError, OSError) as error:  # one file's trouble never stops the others
+            report.refused.append((real, drifts[0][1].line, f"cannot update this file: {error}"))
     return report
 
 
-def _update_file(path: str, drifts: list[tuple[Block, Drift]], report: UpdateReport, dry_run: bool) -> None:
+def _run_again(
+    checked: list[tuple[Block, Verdict]], keys: set[SessionKey], rerun: Rerun
+) -> dict[tuple[str, int], Verdict] | str:
+    """Verdicts of a second run of these sessions (by docname and block index), or why there are none."""
+    documents: dict[str, list[Block]] = {}
+    for block, _ in checked:
+        if block.session_key in keys:
+            documents.setdefault(block.docname, []).append(block)
+    try:
+        verdicts = rerun(documents)
+    except WorkerStartError as error:
+        return f"the sessions could not run a second time ({error}), so no new output is proven"
+    return {
+        (block.docname, block.index): verdict
+        for docname, blocks in documents.items()
+        for block, verdict in zip(blocks, verdicts.get(docname, ()), strict=False)
+    }
+
+
+def _outside(real: str, path: str, root: str | None) -> str | None:
+    if root is None:
+        return None
+    top = os.path.realpath(root)
+    if os.path.commonpath([top, real]) == top:
+        return None
+    shown = path if real == os.path.abspath(path) else f"{path}, which is {real}"
+    return (
+        f"the file ({shown}) is outside the source folder {top}; update writes there only when "
+        "asked: pass --allow-outside (or set jaxcheck_update_allow_outside = True)"
+    )
+
+
+def _unprovable(block: Block, drift: Drift, second: dict[tuple[str, int], Verdict] | str) -> str | None:
+    if drift.note:
+        return drift.note
+    problem = example_problem(drift.expectation)
+    if problem is not None:
+        return problem
+    if isinstance(second, str):
+        return second
+    return reproduction_problem(drift, second.get((block.docname, block.index)))
+
+
+def _update_file(
+    path: str,
+    drifts: list[tuple[Block, Drift]],
+    copies: Mapping[int, list[Block]],
+    report: UpdateReport,
+    dry_run: bool,
+    step_limit: int | None,
+) -> None:
+    first_line = drifts[0][1].line
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
-        report.refused.append((path, drifts[0][1].line, f"cannot read the file: {error}"))
+        report.refused.append((path, first_line, f"cannot read the file: {error}"))
         return
-    digests = {block.file_digest for block, _ in drifts}
-    if digests != {digest(data)}:
-        report.refused.append(
-            (path, drifts[0][1].line, "the file changed since it was checked; run the update again")
-        )
+    if {block.file_digest for block, _ in drifts} != {digest(data)}:
+        report.refused.append((path, first_line, "the file changed since it was checked; run the update again"))
         return
     try:
         source = parse_source(data)
     except UnicodeDecodeError as error:
         report.refused.append((path, 1, f"not UTF-8 ({error}); cannot rewrite it safely"))
         return
-    edits, places = [], set()
+    planned: list[_Planned] = []
     for block, drift in drifts:
         try:
-            edit = plan_edit(source, block, drift)
+            planned.append(plan_edit(source, block, drift, Steps(step_limit) if step_limit else Steps()))
         except CannotRewrite as why:
-            report.refused.append((path, drift.line, str(why)))
-            continue
-        places.add((path, drift.line))
-        if source.lines[edit.start : edit.stop] != edit.lines:
-            edits.append(edit)
-    if not edits:
-        return
-    new_data = render_source(apply_edits(source, edits))
-    report.rewritten += len(edits)
-    report.diffs[path] = _diff(path, data, new_data)
-    if dry_run:
-        return
-    try:
-        write_atomically(path, new_data, digest(data))
-        report.written.append(path)
+            report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
+    planned = _read_back(source, planned, report)
+    edits = _merge(planned, copies, report)
+    changing = [e for e in edits if source.lines[e.start : e.stop] != e.lines]
+    places = {(p.block.path, p.drift.line) for p in planned if p.edit in edits}
+    if not changing:
         report.rewritten_at |= places
-    except (FileChanged, OSError) as error:
-        report.refused.append((path, drifts[0][1].line, str(error)))
-        report.rewritten -= len(edits)
+        return
+    new_data = render_source(apply_edits(source, changing))
+    report.diffs[path] = _diff(path, data, new_data)
+    if not dry_run:
+        try:
+            write_atomically(path, new_data, digest(data))
+        except (FileChanged, OSError) as error:
+            report.refused.append((path, first_line, str(error)))
+            return
+        report.written.append(path)
+    report.rewritten += len(changing)
+    report.rewritten_at |= places
 
 
-def plan_edit(source: SourceText, block: Block, drift: Drift) -> Edit:
+def _merge(planned: list[_Planned], copies: Mapping[int, list[Block]], report: UpdateReport) -> list[Edit]:
+    """One edit per place: identical edits (a file included twice) once; different ones refused.
+
+    ``copies`` holds, by first body line, every block read from this file: an
+    edit is written only when every document that includes the block asks for it.
+    """
+    by_edit: dict[Edit, list[_Planned]] = {}
+    for plan in planned:
+        by_edit.setdefault(plan.edit, []).append(plan)
+    edits = sorted(by_edit, key=lambda e: (e.start, e.stop))
+    conflicts: dict[Edit, str] = {}
+    for n, edit in enumerate(edits):
+        for other in edits[n + 1 :]:
+            if other.start >= edit.stop and other.start != edit.start:
+                break
+            conflicts.setdefault(edit, f"{_place(by_edit[other][0])} needs {_shown(by_edit[other][0])}")
+            conflicts.setdefault(other, f"{_place(by_edit[edit][0])} needs {_shown(by_edit[edit][0])}")
+        plan = by_edit[edit][0]
+        asking = {p.block.docname for p in by_edit[edit]}
+        silent = [b for b in copies.get(plan.block.body_line, []) if b.docname not in asking]
+        if silent and edit not in conflicts:
+            conflicts[edit] = (
+                f"document {silent[0].docname!r} includes it too and there it needs no such change "
+                "(its output matches the current text, or could not be updated)"
+            )
+    for edit, why in conflicts.items():
+        for plan in by_edit[edit]:
+            report.refused.append(
+                (
+                    plan.block.path,
+                    plan.drift.line,
+                    f"block {plan.block.label!r} is included by more than one document, which disagree: "
+                    f"{_place(plan)} needs {_shown(plan)}, {why}; update writes neither: make the "
+                    "documents agree, or rewrite the expectation by hand",
+                )
+            )
+    return [edit for edit in edits if edit not in conflicts]
+
+
+def _place(plan: _Planned) -> str:
+    return f"document {plan.block.docname!r}"
+
+
+def _shown(plan: _Planned) -> str:
+    lines = list(plan.drift.actual)
+    return repr(lines if len(lines) <= 3 else [*lines[:3], "..."])
+
+
+def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | None = None) -> _Planned:
     """The edit of file lines that makes one expectation say what really happens."""
     if drift.note:
         raise CannotRewrite(drift.note)
@@ -110,36 +265,100 @@ def plan_edit(source: SourceText, block: Block, drift: Drift) -> Edit:
     expectation = drift.expectation
     start = block.body_line - 1  # file index of body line 0
     prefixes = _prefixes(source, block)
-    kept = refreshed_lines(expectation.expected, drift.actual, rules_of(block, expectation))
+    try:
+        kept = refreshed_lines(expectation.expected, drift.actual, rules_of(block, expectation), steps)
+    except AlignmentTooLarge as error:
+        raise CannotRewrite(
+            f"{error} ({len(expectation.expected)} expected lines with `...` against "
+            f"{len(drift.actual)} actual ones); rewrite this expectation by hand"
+        ) from None
+    why = unwritable_characters([text for text, origin in kept if origin is None])
+    if why is not None:
+        raise CannotRewrite(why)
+    first, stop = expectation.first, expectation.stop
     if expectation.kind is ExpectationKind.INLINE:
         (text, _), = kept or [("", None)]
-        index = expectation.first
-        body_line = block.body[index]
-        line = prefixes[index] + body_line[: expectation.comment_column] + "# " + text
-        return Edit(start + index, start + index + 1, (line.rstrip(),))
-    first, stop = expectation.first, expectation.stop
+        body = (block.body[first][: expectation.comment_column] + "# " + text).rstrip()
+        return _Planned(block, drift, Edit(start + first, start + first + 1, ((prefixes[first] + body).rstrip(),)), first, first + 1, (body,))
     anchor = first if first < len(block.body) else max(0, first - 1)
     prefix = prefixes[anchor] if first == stop else prefixes[first]
     if expectation.kind is ExpectationKind.DOCTEST:
         indent = _doctest_indent(block, expectation.statement_line)
         # A testoutput directive holds empty lines as they are (DONT_ACCEPT_BLANKLINE).
         blank = "" if expectation.optionflags & doctest.DONT_ACCEPT_BLANKLINE else BLANKLINE
-        new = [
-            source.lines[start + first + origin] if origin is not None else
-            (prefix + indent + (text if text else blank)).rstrip()
-            for text, origin in kept
-        ]
+        written = [(indent + (text if text else blank)).rstrip() for text, _ in kept]
     else:
-        new = [
-            source.lines[start + first + origin] if origin is not None else
-            (prefix + ("# " + text if text else "#")).rstrip()
-            for text, origin in kept
-        ]
+        written = [("# " + text if text else "#").rstrip() for text, _ in kept]
         repl_follows = any(e.kind is ExpectationKind.REPL for e in block.expectations)
-        if not new and expectation.kind is ExpectationKind.TRAILING and not repl_follows:
+        if not kept and expectation.kind is ExpectationKind.TRAILING and not repl_follows:
             # The block now prints nothing: a bare "#" keeps it checked (expects no output).
-            new = [(prefix + "#").rstrip()]
-    return Edit(start + first, start + stop, tuple(new))
+            kept, written = [("", None)], ["#"]
+    lines, body_lines = [], []
+    for (_, origin), text in zip(kept, written, strict=True):
+        if origin is None:
+            lines.append((prefix + text).rstrip())
+            body_lines.append(text)
+        else:  # a kept line keeps its bytes
+            lines.append(source.lines[start + first + origin])
+            body_lines.append(block.body[first + origin])
+    return _Planned(block, drift, Edit(start + first, start + stop, tuple(lines)), first, stop, tuple(body_lines))
+
+
+def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport) -> list[_Planned]:
+    """Keep the edits whose block, parsed again, reads the new output as written."""
+    by_block: dict[tuple[str, int], list[_Planned]] = {}
+    for plan in planned:
+        by_block.setdefault((plan.block.docname, plan.block.index), []).append(plan)
+    kept: list[_Planned] = []
+    for plans in by_block.values():
+        why = _reads_back_wrongly(source, plans)
+        if why is None:
+            kept += plans
+            continue
+        for plan in plans:
+            report.refused.append((plan.block.path, plan.drift.line, f"block {plan.block.label!r}: {why}"))
+    return kept
+
+
+def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None:
+    block = plans[0].block
+    body = list(block.body)
+    for plan in sorted(plans, key=lambda p: p.body_first, reverse=True):
+        body[plan.body_first : plan.body_stop] = plan.body_lines
+    fence = _fence_of(source, block)
+    if fence:
+        for plan in plans:
+            for line in plan.body_lines:
+                if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", line):
+                    return f"the new output line {line.strip()!r} would close the Markdown fence {fence!r} of the block"
+    program = block.program
+    again = parse_body(
+        body, filename=program.filename, raises=program.raises, timeout=program.timeout, doctest_only=block.native
+    )
+    if again.error is not None:
+        return f"with the new output written, the block no longer parses ({again.error})"
+    if [(e.kind, e.source) for e in again.expectations] != [(e.kind, e.source) for e in block.expectations]:
+        return "with the new output written, the block would read differently (new or lost examples)"
+    for plan in plans:
+        index = block.expectations.index(plan.drift.expectation)
+        read = again.expectations[index]
+        rules = rules_of(block, plan.drift.expectation)
+        if read.kind is not plan.drift.expectation.kind or not texts_match(read.expected, plan.drift.actual, rules):
+            return (
+                "written into the block, the new output would not read back as itself "
+                f"(it would read {list(read.expected)[:3]!r})"
+            )
+    return None
+
+
+def _fence_of(source: SourceText, block: Block) -> str | None:
+    """The fence (```` ``` ````, ``~~~``, ``:::``) of a Markdown block, if the block has one."""
+    for index in range(block.body_line - 2, max(block.body_line - 40, -1), -1):
+        if index < len(source.lines):
+            found = _FENCE.match(source.lines[index])
+            if found:
+                return found.group(1)
+    return None
 
 
 def _prefixes(source: SourceText, block: Block) -> list[str]:
@@ -150,22 +369,33 @@ def _prefixes(source: SourceText, block: Block) -> list[str]:
         index = start + offset
         if index >= len(source.lines):
             raise CannotRewrite(f"block {block.label!r} extends past the end of the file")
-        raw = source.lines[index]
-        if body_line.strip() and not raw.endswith(body_line) and "\t" in raw:
-            raise CannotRewrite(
-                f"line {index + 1} holds tabs, which reStructuredText expands to spaces, so "
-                "jaxcheck cannot rewrite the block byte for byte; indent it with spaces, or "
-                "rewrite this expectation by hand"
-            )
-        if body_line.strip() and not raw.endswith(body_line):
-            raise CannotRewrite(
-                f"line {index + 1} does not hold the block line {body_line!r} (tabs, or the file "
-                "changed); rewrite this expectation by hand"
-            )
-        prefixes.append(raw[: len(raw) - len(body_line)] if body_line.strip() else "")
+        raw = source.lines[index].rstrip()  # readers drop trailing whitespace; so do we
+        text = body_line.rstrip()
+        if text and not raw.endswith(text):
+            raise CannotRewrite(_mismatch(index + 1, source.lines[index], body_line))
+        prefixes.append(raw[: len(raw) - len(text)] if text else "")
     known = next((p for p in prefixes if p), "")
     # Blank lines carry no indentation; new lines take the block's.
     return [p if p or block.body[i].strip() else known for i, p in enumerate(prefixes)]
+
+
+def _mismatch(number: int, raw: str, body_line: str) -> str:
+    """Why file line ``number`` does not hold the block line Sphinx read from it."""
+    odd = sorted({c for c in raw if c in "\t\v\f"})
+    if "\t" in odd:
+        return (
+            f"line {number} holds tabs, which reStructuredText expands to spaces, so jaxcheck cannot "
+            "rewrite the block byte for byte; indent it with spaces, or rewrite this expectation by hand"
+        )
+    if odd:
+        return (
+            f"line {number} holds {', '.join(repr(c) for c in odd)}, which the reader turns into "
+            "spaces, so jaxcheck cannot rewrite the block byte for byte; rewrite this expectation by hand"
+        )
+    return (
+        f"line {number} reads {raw!r} in the file, but the block was read as {body_line!r} "
+        "(did a Sphinx extension change the text?); rewrite this expectation by hand"
+    )
 
 
 def _doctest_indent(block: Block, statement_line: int) -> str:

@@ -213,7 +213,7 @@ def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -
     assert "Traceback" not in done.stderr, done.stderr
     changed = {name for name in SOURCES if (root / name).read_bytes() != before[name]}
     assert changed == set()  # the one drift (tabs in rST) cannot be rewritten byte for byte
-    assert "tabs_rst.rst:9: cannot update: line 7 holds tabs, which reStructuredText expands to spaces" in done.stderr
+    assert "tabs_rst.rst:9: cannot update: block 'tabs_rst[1]': line 7 holds tabs, which reStructuredText expands to spaces" in done.stderr
 
 
 def test_jaxcheck_check_reports_bad_input_and_exits_one(tmp_path: Path) -> None:

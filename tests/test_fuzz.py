@@ -17,12 +17,12 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+from sphinx_jaxcheck.alignment import refreshed_lines
 from sphinx_jaxcheck.grammar import is_prompt, parse_body
 from sphinx_jaxcheck.matching import (
     MatchRules,
     canonical_jaxpr,
     normalize,
-    refreshed_lines,
     texts_match,
 )
 from sphinx_jaxcheck.model import (
@@ -218,7 +218,17 @@ def test_apply_edits_keeps_every_line_it_does_not_edit(case: tuple[bytes, list[E
 # -- update_sources over arbitrary documents ----------------------------------------
 
 NOISE_LINE = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n`"), max_size=20)
-PRINTED = st.text(st.characters(min_codepoint=33, max_codepoint=0x24F, blacklist_characters="\\#`'"), min_size=1, max_size=8)
+# Control characters are refused by update (tested on their own); printable text is written.
+PRINTED = st.text(
+    st.characters(min_codepoint=33, max_codepoint=0x24F, blacklist_characters="\\#`'", blacklist_categories=["Cc"]),
+    min_size=1,
+    max_size=8,
+)
+
+
+def replaying(outcome: Outcome):  # type: ignore[no-untyped-def]
+    """A second run that prints what the first did (these outcomes are made up, not run)."""
+    return lambda documents: {doc: [judge(b, outcome) for b in blocks] for doc, blocks in documents.items()}
 
 
 def _stale_document(
@@ -258,9 +268,10 @@ def test_update_sources_changes_only_expectation_lines(tmp_path: Path, document:
     path.write_bytes(data)
     parsed = parse_body(body, filename="<doc>")
     block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(data))
-    verdict = judge(block, Outcome(stdout="\n".join(printed) + "\n"))
+    outcome = Outcome(stdout="\n".join(printed) + "\n")
+    verdict = judge(block, outcome)
     assert verdict.status is Status.DRIFT
-    report = update_sources([(block, verdict)])
+    report = update_sources([(block, verdict)], rerun=replaying(outcome))
     assert not report.refused
     new = path.read_bytes()
     old_lines, new_lines = data.splitlines(keepends=True), new.splitlines(keepends=True)
@@ -289,7 +300,7 @@ def test_update_refuses_undecodable_files_and_leaves_them_alone(tmp_path: Path, 
     parsed = parse_body(("print(1)", "", "# 2"), filename="<doc>")
     block = Block("doc", 0, str(path), 1, ("print(1)", "", "# 2"), BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(data))
     verdict = judge(block, Outcome(stdout="1\n"))
-    report = update_sources([(block, verdict)])
+    report = update_sources([(block, verdict)], rerun=replaying(Outcome(stdout="1\n")))
     assert report.refused and "not UTF-8" in report.refused[0][2]
     assert path.read_bytes() == data
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from sphinx_jaxcheck.alignment import refreshed
 from sphinx_jaxcheck.matching import (
     MatchRules,
     canonical_jaxpr,
     ellipsis_match,
-    refreshed,
     texts_match,
 )
 from sphinx_jaxcheck.model import CompareMode

@@ -101,7 +101,7 @@ def test_inline_print_that_became_multiline_is_refused_with_a_message(tmp_path: 
     root = write_project(tmp_path, {"p.md": page})
     result = jaxcheck("update", str(root))
     assert result.returncode == 1
-    assert "p.md:4: cannot update: the print now writes 2 lines" in result.stderr
+    assert "p.md:4: cannot update: block 'p[1]': the print now writes 2 lines" in result.stderr
     assert (root / "p.md").read_text() == page
 
 

@@ -16,7 +16,7 @@ import os
 import sys
 import weakref
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -29,7 +29,7 @@ from ..examples import all_examples, describe_examples
 from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
 from ..sessions import CheckPlan, check_documents, findings_of, tally
-from ..update import describe, update_sources
+from ..update import Rerun, describe, update_sources
 from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
 from .interpreter import fingerprint_of, interpreter_of
@@ -159,7 +159,7 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
             domain.set_verdicts(docname, found)
     domain.data["fingerprint"] = fingerprint
     domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
-    domain.data["rewritten"] = _update_sources(domain) if settings.update else set()
+    domain.data["rewritten"] = _update_sources(app, domain) if settings.update else set()
     for finding in all_findings(domain):
         if finding.is_drift and settings.on_drift == "ignore":
             continue
@@ -240,9 +240,28 @@ def all_findings(domain: JaxcheckDomain) -> Iterator[Finding]:
                 yield finding
 
 
-def _update_sources(domain: JaxcheckDomain) -> set[tuple[str, int]]:
+def second_run(app: Sphinx) -> Rerun:
+    """Check blocks again in fresh workers (a new process tree, no cache), for update to compare with."""
+
+    def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
+        workers = _workers_of(app)
+        try:
+            setup = settings_of(app.config).setup
+            return check_documents(documents, workers.settings, workers=workers, setup=setup).verdicts
+        finally:
+            workers.close()
+
+    return rerun
+
+
+def _update_sources(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]:
     """``jaxcheck_update``: rewrite stale expectations now; report what could not be."""
-    report = update_sources(checked_blocks(domain))
+    report = update_sources(
+        checked_blocks(domain),
+        rerun=second_run(app),
+        root=str(app.srcdir),
+        allow_outside=settings_of(app.config).update_allow_outside,
+    )
     for path, line, why in report.refused:
         logger.warning(
             "cannot update this expectation: %s", why,

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
+from .frames import hide_worker_frames
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
@@ -134,6 +135,7 @@ class SessionRunner:
             _install_builtins(PRISTINE_BUILTINS)
 
     def _run(self, program: Program) -> Outcome:
+        hide_worker_frames()  # jax may have been imported by the previous block
         started = time.perf_counter()
         capture = Capture(self.output_limit)
         inline: dict[int, io.StringIO] = {}
@@ -226,7 +228,8 @@ class SessionRunner:
                 raise
             except BaseException as error:  # doctest shows any exception
                 error_text = doctest_exception_text(error)
-                buffer.write(f"Traceback (most recent call last):\n    ...\n{exception_summary(error)}\n")
+                # As doctest expects it: the header, then the exception as doctest compares it; no frames.
+                buffer.write(f"Traceback (most recent call last):\n{error_text}")
         return buffer.getvalue(), error_text
 
     def _describe(self, error: BaseException, raises: str | None) -> RaisedException:

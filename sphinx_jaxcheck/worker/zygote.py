@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import FailureKind, Outcome, Program
+from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
 from .protocol import encode, outcome_to_wire, program_from_wire
 from .runner import run_session
@@ -284,6 +285,7 @@ def preload() -> tuple[list[str], str]:
         except Exception as error:
             problems.append(f"{name}: {type(error).__name__}: {error}")
     if not problems:
+        hide_worker_frames()
         warm_up()
     # Children inherit these objects copy-on-write; keep the garbage collector off them.
     gc.collect()
