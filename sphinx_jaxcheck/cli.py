@@ -184,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.dry_run:
             return EXIT_FAILED if report.diffs or report.refused else EXIT_OK
         others = [f for f in remaining if not f.is_drift or f.subtype.value == "citation"]
+        for finding in others:  # what update leaves alone, each with its reason
+            print(f"{finding.location}: not updated: {finding.message.splitlines()[0]}", file=sys.stderr)
         if report.refused or others:
             print(
                 f"jaxcheck: {len(report.refused)} expectation(s) could not be rewritten and "

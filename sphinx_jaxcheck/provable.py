@@ -37,17 +37,25 @@ def skipped_example(source: str) -> bool:
     return any("+SKIP" in re.split(r"[\s,]+", found) for found in _DIRECTIVE.findall(source))
 
 
+def skip_reason(expectation: Expectation) -> str | None:
+    """Why update never writes this example's output (it is marked ``+SKIP``), or None."""
+    if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
+        return None
+    if not (expectation.skip or skipped_example(expectation.source)):
+        return None
+    first = expectation.source.splitlines()[0] if expectation.source else ""
+    return f"the example {first!r} is marked `+SKIP`: its output is never checked, so update does not write one"
+
+
 def example_problem(expectation: Expectation) -> str | None:
     """Why the output of this ``>>>`` example must not be written, or None."""
     if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
         return None
+    skipped = skip_reason(expectation)
+    if skipped is not None:
+        return skipped
     source = expectation.source
     first = source.splitlines()[0] if source else ""
-    if expectation.skip or skipped_example(source):
-        return (
-            f"the example {first!r} is marked `+SKIP`: its output is never checked, so update "
-            "does not write one"
-        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

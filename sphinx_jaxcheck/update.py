@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .alignment import AlignmentTooLarge, Steps, refreshed_lines
-from .grammar import parse_body
+from .grammar import ParsedBody, parse_body
 from .matching import texts_match
 from .model import Block, Drift, ExpectationKind, Verdict
-from .provable import example_problem, reproduction_problem, unwritable_characters
+from .provable import example_problem, reproduction_problem, skip_reason, unwritable_characters
 from .rewrite import (
     Edit,
     FileChanged,
@@ -46,6 +46,7 @@ BLANKLINE = "<BLANKLINE>"
 # Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
 Rerun = Callable[[Mapping[str, Sequence[Block]]], Mapping[str, Sequence[Verdict]]]
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{jaxcheck\}")
+_OPTION = re.compile(r"^\s*:[\w-]+:")
 
 
 class CannotRewrite(ValueError):
@@ -61,6 +62,7 @@ class UpdateReport:
     rewritten: int = 0  # expectations rewritten
     rewritten_at: set[tuple[str, int]] = field(default_factory=set)  # (path, reported line)
     refused: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why
+    skipped: list[tuple[str, int, str]] = field(default_factory=list)  # +SKIP examples: path, line, why
 
 
 @dataclass(frozen=True)
@@ -91,20 +93,29 @@ def update_sources(
     """
     checked = list(checked)
     report = UpdateReport()
-    drifted = [(block, drift) for block, verdict in checked for drift in verdict.drifts]
-    if not drifted:
-        return report
-    second = _run_again(checked, {block.session_key for block, _ in drifted}, rerun)
+    report.skipped = [
+        (block.path, block.file_line(e.statement_line), f"block {block.label!r}: {skipped}")
+        for block, _ in checked
+        for e in block.expectations
+        if (skipped := skip_reason(e)) is not None
+    ]
+    candidates = []
+    for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
+        why = None if allow_outside else _outside(os.path.realpath(block.path), block.path, root)
+        why = why or drift.note or block.update_refusal or example_problem(drift.expectation)
+        if why:
+            report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
+        else:
+            candidates.append((block, drift))
+    # Only what passed every other test is run again (a second run costs a fresh worker).
+    second = _run_again(checked, {block.session_key for block, _ in candidates}, rerun) if candidates else {}
     by_file: dict[str, list[tuple[Block, Drift]]] = {}
-    for block, drift in drifted:
-        real = os.path.realpath(block.path)
-        why = _outside(real, block.path, root) if not allow_outside else None
-        if why is None:
-            why = _unprovable(block, drift, second)
+    for block, drift in candidates:
+        why = second if isinstance(second, str) else reproduction_problem(drift, second.get((block.docname, block.index)))
         if why is not None:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
             continue
-        by_file.setdefault(real, []).append((block, drift))
+        by_file.setdefault(os.path.realpath(block.path), []).append((block, drift))
     copies: dict[str, dict[int, list[Block]]] = {}
     for block, _ in checked:
         copies.setdefault(os.path.realpath(block.path), {}).setdefault(block.body_line, []).append(block)
@@ -146,17 +157,6 @@ def _outside(real: str, path: str, root: str | None) -> str | None:
         f"the file ({shown}) is outside the source folder {top}; update writes there only when "
         "asked: pass --allow-outside (or set jaxcheck_update_allow_outside = True)"
     )
-
-
-def _unprovable(block: Block, drift: Drift, second: dict[tuple[str, int], Verdict] | str) -> str | None:
-    if drift.note:
-        return drift.note
-    problem = example_problem(drift.expectation)
-    if problem is not None:
-        return problem
-    if isinstance(second, str):
-        return second
-    return reproduction_problem(drift, second.get((block.docname, block.index)))
 
 
 def _update_file(
@@ -258,10 +258,8 @@ def _shown(plan: _Planned) -> str:
 
 def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | None = None) -> _Planned:
     """The edit of file lines that makes one expectation say what really happens."""
-    if drift.note:
-        raise CannotRewrite(drift.note)
-    if block.update_refusal:
-        raise CannotRewrite(block.update_refusal)
+    if drift.note or block.update_refusal:
+        raise CannotRewrite(drift.note or block.update_refusal)
     expectation = drift.expectation
     start = block.body_line - 1  # file index of body line 0
     prefixes = _prefixes(source, block)
@@ -331,10 +329,9 @@ def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None
             for line in plan.body_lines:
                 if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", line):
                     return f"the new output line {line.strip()!r} would close the Markdown fence {fence!r} of the block"
-    program = block.program
-    again = parse_body(
-        body, filename=program.filename, raises=program.raises, timeout=program.timeout, doctest_only=block.native
-    )
+    if _read(block, block.body) != [(e.kind, e.source, e.expected) for e in block.expectations]:
+        return None  # not a body our grammar alone reads (e.g. a testcode with its testoutput)
+    again = _parsed(block, body)
     if again.error is not None:
         return f"with the new output written, the block no longer parses ({again.error})"
     if [(e.kind, e.source) for e in again.expectations] != [(e.kind, e.source) for e in block.expectations]:
@@ -351,13 +348,29 @@ def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None
     return None
 
 
+def _parsed(block: Block, body: Sequence[str]) -> ParsedBody:
+    program = block.program
+    return parse_body(
+        body, filename=program.filename, raises=program.raises, timeout=program.timeout, doctest_only=block.native
+    )
+
+
+def _read(block: Block, body: Sequence[str]) -> list[tuple[ExpectationKind, str, tuple[str, ...]]]:
+    return [(e.kind, e.source, e.expected) for e in _parsed(block, body).expectations]
+
+
 def _fence_of(source: SourceText, block: Block) -> str | None:
-    """The fence (```` ``` ````, ``~~~``, ``:::``) of a Markdown block, if the block has one."""
-    for index in range(block.body_line - 2, max(block.body_line - 40, -1), -1):
-        if index < len(source.lines):
-            found = _FENCE.match(source.lines[index])
-            if found:
-                return found.group(1)
+    """The fence (```` ``` ````, ``~~~``, ``:::``) of a Markdown block, if the block has one.
+
+    Only option lines (``:name: x``) and blank lines may stand between it and the body.
+    """
+    for index in range(min(block.body_line - 2, len(source.lines) - 1), -1, -1):
+        line = source.lines[index]
+        found = _FENCE.match(line)
+        if found:
+            return found.group(1)
+        if line.strip() and not _OPTION.match(line):
+            return None
     return None
 
 
@@ -417,7 +430,8 @@ def _diff(path: str, old: bytes, new: bytes) -> str:
 
 def describe(report: UpdateReport, *, dry_run: bool = False) -> Sequence[str]:
     """Lines that tell a maintainer what the update did (or, with ``dry_run``, would do)."""
-    lines = [f"{path}:{line}: cannot update: {why}" for path, line, why in report.refused]
+    lines = [f"{path}:{line}: not checked: {why}" for path, line, why in report.skipped]
+    lines += [f"{path}:{line}: cannot update: {why}" for path, line, why in report.refused]
     files = len(report.written) or len(report.diffs)
     done = "would rewrite" if dry_run else "rewrote"
     lines.append(f"jaxcheck update: {done} {report.rewritten} expectation(s) in {files} file(s)")
