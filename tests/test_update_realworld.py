@@ -99,7 +99,7 @@ def test_update_repairs_exactly_the_corrupted_examples_and_jax_doctests_pass(cor
 
     done = jaxcheck("update", str(corrupted))
     assert done.returncode == 0, done.stderr
-    assert "jaxcheck update: 6 expectation(s) in 3 file(s)" in done.stderr
+    assert "jaxcheck update: rewrote 6 expectation(s) in 3 file(s)" in done.stderr
 
     for page in PAGES:
         original = (REALWORLD / page).read_text("utf-8").splitlines()
@@ -118,4 +118,4 @@ def test_update_repairs_exactly_the_corrupted_examples_and_jax_doctests_pass(cor
     assert after.returncode == 0, after.stdout[-3000:]
 
     again = jaxcheck("update", str(corrupted))
-    assert again.returncode == 0 and "jaxcheck update: 0 expectation(s) in 0 file(s)" in again.stderr
+    assert again.returncode == 0 and "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)" in again.stderr

@@ -70,7 +70,7 @@ def test_outputs_that_cannot_be_proven_leave_the_page_byte_identical_with_a_reas
         "block 'skipped': the example '40 + 2  # doctest: +SKIP' is marked `+SKIP`: its output is never "
         "checked, so update does not write one",
     )
-    assert "jaxcheck update: 0 expectation(s) in 0 file(s)" in result.stderr
+    assert "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)" in result.stderr
 
 
 TRACEBACKS_RST = """\
