@@ -47,8 +47,11 @@ def skip_reason(expectation: Expectation) -> str | None:
     return f"the example {first!r} is marked `+SKIP`: its output is never checked, so update does not write one"
 
 
-def example_problem(expectation: Expectation) -> str | None:
-    """Why the output of this ``>>>`` example must not be written, or None."""
+def example_problem(expectation: Expectation, mode: str = "single") -> str | None:
+    """Why the output of this ``>>>`` example must not be written, or None.
+
+    ``mode`` is how the worker compiles it (``exec`` for a snippet of statements).
+    """
     if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
         return None
     skipped = skip_reason(expectation)
@@ -59,7 +62,7 @@ def example_problem(expectation: Expectation) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(source, mode="single")
+            ast.parse(source, mode=mode)
     except SyntaxError as error:
         return (
             f"the example {first!r} is not Python ({error.msg}; an IPython command such as `%time`?): "

@@ -102,7 +102,8 @@ def update_sources(
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
         why = None if allow_outside else _outside(os.path.realpath(block.path), block.path, root)
-        why = why or drift.note or block.update_refusal or example_problem(drift.expectation)
+        mode = next((e.mode for e in block.program.examples if e.source == drift.expectation.source), "single")
+        why = why or drift.note or block.update_refusal or example_problem(drift.expectation, mode)
         if why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
         else:
