@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
-from .reports import FORMATS, colour_diff, format_findings, use_colour, write_junit
+from .merging import merge_parser, run_merge
+from .reports import FORMATS, build_report, colour_diff, render, use_colour, write_junit
+from .sharding import Shard, ShardProblem
 from .update import describe, update_sources
 
 if TYPE_CHECKING:
@@ -75,6 +77,7 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="verify every block and citation (no HTML written)")
     update = commands.add_parser("update", help="rewrite the expectations that drifted, in place")
+    merge_parser(commands)
     for command in (check, update):
         command.add_argument(
             "paths", nargs="*", metavar="PATH",
@@ -89,6 +92,10 @@ def parser() -> argparse.ArgumentParser:
         add_build_options(command)
     check.add_argument("--format", choices=FORMATS, default="text", help="how to print problems (default: text)")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    check.add_argument(
+        "--shard", metavar="K/N", type=_shard,
+        help="check only shard K of N (a deterministic split of the sessions); merge the JSON reports with `jaxcheck merge`",
+    )
     update.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
     update.add_argument(
         "--allow-outside",
@@ -133,6 +140,13 @@ def _definition(text: str) -> tuple[str, str]:
     return name.strip(), value
 
 
+def _shard(text: str) -> str:
+    try:
+        return str(Shard.parse(text))
+    except ShardProblem as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -146,6 +160,8 @@ def _positive(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``."""
     args = parser().parse_args(argv)
+    if args.command == "merge":
+        return run_merge(args)
     try:
         target = find_target(args.paths or ["."])
     except _UsageError as error:
@@ -154,13 +170,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     srcdir = target.srcdir
     args.sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
     overrides = build_overrides(args)
+    if getattr(args, "shard", None):
+        overrides["jaxcheck_shard"] = args.shard
     try:
         build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
         app, warnings = run_build(srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages)
-    except _ConfigurationError as error:
+    except ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
-    from .sphinx.checking import all_findings, checked_blocks, domain_of, second_run, summary
+    from .sphinx.checking import (
+        all_findings,
+        checked_blocks,
+        domain_of,
+        run_description,
+        second_run,
+        summary,
+    )
+    from .sphinx.native_examples import unchecked_examples
     from .sphinx.settings import settings_of
 
     domain = domain_of(app.env)
@@ -194,23 +220,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return EXIT_FAILED
         return EXIT_OK
-    findings = list(all_findings(domain))
     line, failed = summary(domain)
-    text = format_findings(
-        findings,
-        args.format,
-        use_colour(sys.stdout),
+    checked = build_report(
+        list(checked_blocks(domain)),
+        list(all_findings(domain)),
         summary=line,
-        sourcedir=args.sourcedir,
-        checked=list(checked_blocks(domain)),
+        unchecked_examples=unchecked_examples(domain),
+        run={"sourcedir": args.sourcedir, **run_description(app)},
     )
-    print(text, end="")
+    print(render(checked, args.format, use_colour(sys.stdout)), end="")
     if args.junit:
-        write_junit(args.junit, checked_blocks(domain), domain.read_findings())
+        write_junit(args.junit, checked)
     return EXIT_FAILED if failed else EXIT_OK
 
 
-class _ConfigurationError(RuntimeError):
+class ConfigurationError(RuntimeError):
     """conf.py, a -D value or the pin is wrong: exit status 2."""
 
 
@@ -275,13 +299,18 @@ def run_build(
     *,
     build_dir: Path | None = None,
     pages: Sequence[Path] = (),
+    read_only: bool = False,
 ) -> tuple[Sphinx, str]:
-    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings."""
+    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings.
+
+    ``read_only``: read every document (blocks, citations, cards) but run no block.
+    """
     from sphinx.application import Sphinx
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     from .sphinx.checking import domain_of
+    from .sphinx.checking import read_only as only_read
     from .sphinx.settings import ConfigurationExit
 
     build_dir = build_dir or srcdir / "_build" / "jaxcheck"
@@ -303,19 +332,21 @@ def run_build(
                 keep_going=True,
             )
             if "sphinx_jaxcheck" not in app.config.extensions:
-                raise _ConfigurationError(
+                raise ConfigurationError(
                     f"{srcdir / 'conf.py'} does not load the extension: add "
                     '"sphinx_jaxcheck" to `extensions`'
                 )
             if pages:
                 domain_of(app.env).scope = frozenset(_docnames(app, pages))
+            if read_only:
+                only_read(app)
             app.build()
     except ConfigurationExit as stopped:
-        raise _ConfigurationError(stopped.message) from None
+        raise ConfigurationError(stopped.message) from None
     except (ConfigError, ExtensionError) as error:
-        raise _ConfigurationError(str(error)) from None
+        raise ConfigurationError(str(error)) from None
     except SphinxError as error:
-        raise _ConfigurationError(f"{type(error).__name__}: {error}") from None
+        raise ConfigurationError(f"{type(error).__name__}: {error}") from None
     return app, warnings.getvalue()
 
 
@@ -326,7 +357,7 @@ def _docnames(app: Sphinx, pages: Sequence[Path]) -> list[str]:
         docname = app.env.path2doc(page)
         if docname is None or docname not in app.env.found_docs:
             suffixes = ", ".join(app.config.source_suffix)
-            raise _ConfigurationError(
+            raise ConfigurationError(
                 f"{os.path.relpath(page)}: not a document of the project in {os.path.relpath(app.srcdir)} "
                 f"(its source suffixes: {suffixes}; excluded pages are not built)"
             )
@@ -344,7 +375,7 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
         if not ignore.exists():
             ignore.write_text("# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8")
     except OSError as error:
-        raise _ConfigurationError(
+        raise ConfigurationError(
             f"configuration error: cannot write to {build_dir}, the build folder of jaxcheck "
             f"({error.strerror or error}): choose one you can write to with --build-dir"
         ) from None

@@ -174,6 +174,17 @@ def _setup_code(value: Any) -> str:
     return value
 
 
+def _shard(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    from .sharding import Shard, ShardProblem
+
+    try:
+        return str(Shard.parse(value))
+    except ShardProblem as problem:
+        raise ConfigProblem(f"jaxcheck_shard: {problem}") from None
+
+
 def _optional_path(name: str, what: str, example: str) -> Callable[[Any], Any]:
     def clean(value: Any) -> str | None:
         if value in (None, ""):
@@ -206,6 +217,7 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_doctests", "report", "the pages' own >>> examples: check them, report how many went unchecked, or off", _choice("jaxcheck_doctests", DOCTESTS)),
     ConfigValue("jaxcheck_doctest_flags", [], "doctest option flags of every >>> example (doctest's names plus NUMBER, ALLOW_UNICODE, ALLOW_BYTES)", _doctest_flags),
     ConfigValue("jaxcheck_setup", "", "Python run, unseen, at the start of every session", _setup_code),
+    ConfigValue("jaxcheck_shard", None, "check only this shard K/N of the sessions (see `jaxcheck check --shard`)", _shard),
 )
 
 
@@ -231,6 +243,7 @@ class Settings:
     doctests: str = "report"
     doctest_flags: tuple[str, ...] = ()
     setup: str = ""
+    shard: str | None = None
 
     @property
     def doctest_optionflags(self) -> int:

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 from .model import Block, ExpectationKind, Status, Verdict
 
-STATUSES = (Status.VERIFIED.value, Status.DRIFT.value, Status.ERROR.value, Status.SKIPPED.value)
+STATUSES = (
+    Status.VERIFIED.value, Status.DRIFT.value, Status.ERROR.value, Status.SKIPPED.value, Status.OTHER_SHARD.value
+)
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,8 @@ def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdi
             continue
         if expectation.skip or verdict is None or verdict.status is Status.SKIPPED:
             status = Status.SKIPPED
+        elif verdict.status is Status.OTHER_SHARD:
+            status = Status.OTHER_SHARD  # its shard's report has it
         elif verdict.status is Status.ERROR:
             status = Status.ERROR
         elif expectation in drifted:

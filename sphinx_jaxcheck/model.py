@@ -182,6 +182,7 @@ class Status(enum.Enum):
     ERROR = "failed"  # raised, timed out, crashed, or cannot run as written
     UNCHECKED = "not compared"  # ran, with nothing to compare (`:output: ignore`, no output)
     SKIPPED = "skipped"  # not run (`:output: skip`)
+    OTHER_SHARD = "other-shard"  # its session runs on another shard (``jaxcheck check --shard``)
 
     @property
     def slug(self) -> str:

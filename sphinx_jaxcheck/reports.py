@@ -1,20 +1,27 @@
-"""Findings as people and CI systems read them: text, GitHub annotations, JSON, JUnit XML."""
+"""Findings as people and CI systems read them: text, GitHub annotations, JSON, JUnit XML.
+
+A run is first turned into one plain report (the JSON structure of
+``--format json``); every other format is rendered from that report, so a
+report read back from JSON (``jaxcheck merge``) prints exactly as the run did.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
-from typing import TextIO
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
 from xml.etree import ElementTree
 
-from .examples import all_examples
-from .findings import Finding
+from .examples import ExampleVerdict, all_examples, describe_examples
+from .findings import Finding, Subtype
 from .model import Block, Status, Verdict
 from .sessions import findings_of
 
 FORMATS = ("text", "github", "json")
 RED, GREEN, CYAN, BOLD, RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
+
+Report = dict[str, Any]
 
 
 def use_colour(stream: TextIO) -> bool:
@@ -44,70 +51,138 @@ def colour_diff(diff: str) -> str:
     return "".join(out)
 
 
-def _relative(path: str) -> str:
+def relative(path: str) -> str:
+    """``path`` relative to the current folder, as reports print it."""
     try:
         return os.path.relpath(path)
     except ValueError:
         return path
 
 
-def format_findings(
+def summary_line(
+    statuses: Iterable[Status],
+    read: Sequence[Finding | Mapping[str, Any]],
+    jax_version: str,
+    examples: Iterable[ExampleVerdict] = (),
+    unchecked_examples: int = 0,
+) -> str:
+    """The one-line summary: blocks by status, problems found while reading, the JAX version, examples.
+
+    ``read`` holds the findings not tied to a block (citations, quotes, names,
+    encoding); ``unchecked_examples`` counts the pages' own examples left unchecked.
+    """
+    counts = dict.fromkeys(Status, 0)
+    for status in statuses:
+        counts[status] += 1
+    kinds = [(f.subtype.value, f.is_drift) if isinstance(f, Finding) else (f["subtype"], f["drift"]) for f in read]
+    stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype == Subtype.CITATION.value)
+    unknown_names = sum(1 for subtype, _ in kinds if subtype == Subtype.NAME.value)
+    parts = [
+        f"{counts[Status.VERIFIED]} verified",
+        f"{counts[Status.DRIFT]} stale",
+        f"{counts[Status.ERROR]} failed",
+    ]
+    if counts[Status.UNCHECKED]:
+        parts.append(f"{counts[Status.UNCHECKED]} not compared")
+    if counts[Status.SKIPPED]:
+        parts.append(f"{counts[Status.SKIPPED]} skipped")
+    if counts[Status.OTHER_SHARD]:
+        parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
+    if read:
+        other = len(read) - stale_quotes - unknown_names
+        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
+        parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
+    total = sum(counts.values())
+    line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + f" (jax {jax_version or '?'})"
+    described = describe_examples(examples)
+    if described:
+        line += f"; {described}"
+    if unchecked_examples:
+        line += (
+            f"; {unchecked_examples} `>>>` example(s) of the pages were not checked: set "
+            'jaxcheck_doctests = "check" in conf.py to check them'
+        )
+    return line
+
+
+def build_report(
+    checked: Sequence[tuple[Block, Verdict]],
     findings: Sequence[Finding],
-    style: str,
-    colour: bool,
     *,
     summary: str,
-    sourcedir: str,
-    checked: Sequence[tuple[Block, Verdict]] = (),
-) -> str:
-    """All findings and the summary, in one of :data:`FORMATS`."""
-    if style == "json":
-        return json.dumps(
+    unchecked_examples: int = 0,
+    run: Mapping[str, Any] | None = None,
+) -> Report:
+    """The plain report of a run: every block with its status, every open finding, the summary.
+
+    A finding of a block names it (``"block"``); the others (citations,
+    quotes, unreadable files) have ``"block": null``. ``run`` says what was
+    checked and how (documents, JAX, configuration, shard); merging needs it.
+    """
+    owner = {
+        finding: block.label for block, verdict in checked for finding in findings_of(block, verdict)
+    }
+    return {
+        "blocks": [
             {
-                "blocks": [
-                    {
-                        "document": block.docname,
-                        "name": block.label,
-                        "path": _relative(block.path),
-                        "line": block.body_line,
-                        "status": verdict.status.value,
-                        "seconds": round(verdict.seconds, 3),
-                    }
-                    for block, verdict in checked
-                ],
-                "examples": [
-                    {"path": _relative(e.path), "line": e.line, "block": e.block, "status": e.status}
-                    for e in all_examples(checked)
-                ],
-                "findings": [
-                    {
-                        "path": _relative(f.path),
-                        "line": f.line,
-                        "subtype": f.subtype.value,
-                        "drift": f.is_drift,
-                        "document": f.docname,
-                        "message": f.message,
-                    }
-                    for f in findings
-                ],
-                "summary": summary,
-            },
-            indent=2,
-        ) + "\n"
+                "document": block.docname,
+                "name": block.label,
+                "session": block.options.session or "",
+                "path": relative(block.path),
+                "line": block.body_line,
+                "status": verdict.status.value,
+                "seconds": round(verdict.seconds, 3),
+            }
+            for block, verdict in checked
+        ],
+        "examples": [
+            {"path": relative(e.path), "line": e.line, "block": e.block, "status": e.status}
+            for e in all_examples(checked)
+        ],
+        "findings": [finding_record(f, owner.get(f)) for f in findings],
+        "unchecked_examples": unchecked_examples,
+        "summary": summary,
+        "run": dict(run or {}),
+    }
+
+
+def finding_record(finding: Finding, block: str | None = None) -> dict[str, Any]:
+    """A finding as reports hold it; ``block`` names the block it belongs to, if any."""
+    return {
+        "path": relative(finding.path),
+        "line": finding.line,
+        "subtype": finding.subtype.value,
+        "drift": finding.is_drift,
+        "document": finding.docname,
+        "block": block,
+        "message": finding.message,
+    }
+
+
+def format_finding(finding: Mapping[str, Any], colour: bool) -> str:
+    """One finding as the text report prints it: ``file:line: subtype: message`` and its diff."""
+    header = f"{finding['path']}:{finding['line']}: {finding['subtype']}: "
+    body = colour_diff(finding["message"] + "\n") if colour else finding["message"] + "\n"
+    return (BOLD + header + RESET if colour else header) + body
+
+
+def render(report: Report, style: str, colour: bool) -> str:
+    """A report in one of :data:`FORMATS`."""
+    findings: list[dict[str, Any]] = report["findings"]
+    summary: str = report["summary"]
+    if style == "json":
+        return json.dumps(report, indent=2) + "\n"
     if style == "github":
         lines = [
-            f"::error file={_github_escape(_relative(f.path), True)},line={f.line},"
-            f"title=jaxcheck {f.subtype.value}::{_github_escape(f.message, False)}"
+            f"::error file={_github_escape(f['path'], True)},line={f['line']},"
+            f"title=jaxcheck {f['subtype']}::{_github_escape(f['message'], False)}"
             for f in findings
         ]
         return "\n".join([*lines, summary]) + "\n"
-    parts = []
-    for f in findings:
-        header = f"{_relative(f.path)}:{f.line}: {f.subtype.value}: "
-        body = colour_diff(f.message + "\n") if colour else f.message + "\n"
-        parts.append((BOLD + header + RESET if colour else header) + body)
+    parts = [format_finding(f, colour) for f in findings]
     parts.append(summary + "\n")
-    if any(f.is_drift and f.subtype.value == "drift" for f in findings):
+    if any(f["drift"] and f["subtype"] == "drift" for f in findings):
+        sourcedir = report.get("run", {}).get("sourcedir", ".")
         parts.append(f"Accept the new outputs with: jaxcheck update {sourcedir}\n")
     return "\n".join(parts)
 
@@ -120,34 +195,48 @@ def _github_escape(text: str, is_property: bool) -> str:
     return text
 
 
-def write_junit(path: str, checked: Iterable[tuple[Block, Verdict]], other: Iterable[Finding]) -> None:
-    """One test case per block (and per citation problem), JUnit XML as CI systems read it."""
+def write_junit(path: str, report: Report) -> None:
+    """One test case per block (and per problem not tied to a block), JUnit XML as CI systems read it.
+
+    Blocks run on another shard are left out: their shard's report has them.
+    """
     suite = ElementTree.Element("testsuite", name="jaxcheck")
     tests = failures = skipped = 0
-    for block, verdict in checked:
+    by_block: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for finding in report["findings"]:
+        if finding["block"] is not None:
+            by_block.setdefault((finding["document"], finding["block"]), []).append(finding)
+    for block in report["blocks"]:
+        if block["status"] == Status.OTHER_SHARD.value:
+            continue
         tests += 1
         case = ElementTree.SubElement(
-            suite, "testcase", classname=block.docname, name=block.label,
-            file=_relative(block.path), line=str(block.body_line), time=f"{verdict.seconds:.3f}",
+            suite, "testcase", classname=block["document"], name=block["name"],
+            file=block["path"], line=str(block["line"]), time=f"{block['seconds']:.3f}",
         )
-        if verdict.status is Status.SKIPPED:
+        if block["status"] == Status.SKIPPED.value:
             skipped += 1
             ElementTree.SubElement(case, "skipped")
-        for finding in findings_of(block, verdict):
+        for finding in by_block.get((block["document"], block["name"]), []):
             failures += 1
             failure = ElementTree.SubElement(
-                case, "failure", type=finding.subtype.value, message=finding.message.split("\n", 1)[0]
+                case, "failure", type=finding["subtype"], message=finding["message"].split("\n", 1)[0]
             )
-            failure.text = f"{_relative(finding.path)}:{finding.line}\n{finding.message}"
-    for finding in other:
+            failure.text = f"{finding['path']}:{finding['line']}\n{finding['message']}"
+    for finding in report["findings"]:
+        if finding["block"] is not None:
+            continue
         tests += 1
         failures += 1
         case = ElementTree.SubElement(
-            suite, "testcase", classname=finding.docname, name=f"{finding.subtype.value} at line {finding.line}",
-            file=_relative(finding.path), line=str(finding.line),
+            suite, "testcase", classname=finding["document"],
+            name=f"{finding['subtype']} at line {finding['line']}",
+            file=finding["path"], line=str(finding["line"]),
         )
-        failure = ElementTree.SubElement(case, "failure", type=finding.subtype.value, message=finding.message.split("\n", 1)[0])
-        failure.text = finding.message
+        failure = ElementTree.SubElement(
+            case, "failure", type=finding["subtype"], message=finding["message"].split("\n", 1)[0]
+        )
+        failure.text = finding["message"]
     suite.set("tests", str(tests))
     suite.set("failures", str(failures))
     suite.set("skipped", str(skipped))

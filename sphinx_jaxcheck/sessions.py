@@ -6,7 +6,7 @@ Sphinx: the Sphinx adapter and the command line both call :func:`check_documents
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from .cache import OutcomeCache, session_key
@@ -55,6 +55,7 @@ def check_documents(
     workers: Workers | None = None,
     setup: str = "",
     announce: Callable[[CheckPlan], None] | None = None,
+    select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None = None,
 ) -> CheckReport:
     """Run every session of these documents and judge every block.
 
@@ -62,10 +63,17 @@ def check_documents(
     the session's cache key, and when it fails every block of the session fails.
     ``announce`` hears what will happen before anything runs; ``progress``
     then counts the blocks that run, up to ``CheckPlan.to_run``.
+    ``select``, given every session (also those whose blocks cannot run),
+    returns the ones to check here; the blocks of the others are
+    ``other-shard``.
     """
+    every_session = list(dict.fromkeys(b.session_key for blocks in documents.values() for b in blocks))
+    chosen = set(every_session) if select is None else select(every_session)
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
-        sessions.update(sessions_of(blocks))
+        sessions.update(
+            (key, session) for key, session in sessions_of(blocks).items() if key in chosen
+        )
     outcomes: dict[tuple[str, int], Outcome] = {}
     to_run: dict[SessionKey, list[Block]] = {}
     keys: dict[SessionKey, str] = {}
@@ -79,7 +87,7 @@ def check_documents(
             to_run[key] = blocks
     programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
     if announce:
-        every = sum(len(blocks) for blocks in documents.values())
+        every = sum(1 for blocks in documents.values() for b in blocks if b.session_key in chosen)
         running = sum(len(blocks) for blocks in to_run.values())
         in_sessions = sum(len(blocks) for blocks in sessions.values())
         announce(CheckPlan(running, in_sessions - running, every - in_sessions))
@@ -92,7 +100,11 @@ def check_documents(
         if cache:
             cache.put(keys[key], results)
     verdicts = {
-        docname: [judge(b, outcomes.get((b.docname, b.index))) for b in blocks]
+        docname: [
+            judge(b, outcomes.get((b.docname, b.index)))
+            if b.session_key in chosen else Verdict(Status.OTHER_SHARD)
+            for b in blocks
+        ]
         for docname, blocks in documents.items()
     }
     return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run))

@@ -12,11 +12,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 import sys
 import weakref
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -25,10 +28,12 @@ from sphinx.util.display import status_iterator
 
 from ..cache import OutcomeCache
 from ..config import Settings
-from ..examples import all_examples, describe_examples
+from ..examples import all_examples
 from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
-from ..sessions import CheckPlan, check_documents, findings_of, tally
+from ..reports import summary_line
+from ..sessions import CheckPlan, SessionKey, check_documents, findings_of
+from ..sharding import Shard, load_durations, save_durations, session_name, split, split_digest
 from ..update import Rerun, describe, update_sources
 from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
@@ -37,6 +42,15 @@ from .native_examples import unchecked_examples
 from .settings import cache_directory, settings_of, stop
 
 logger = logging.getLogger(__name__)
+
+
+# Applications that only read: the pytest plugin runs the blocks itself, as test items.
+_READ_ONLY: weakref.WeakSet[Sphinx] = weakref.WeakSet()
+
+
+def read_only(app: Sphinx) -> None:
+    """Let this application read documents (blocks, citations, cards) without running any block."""
+    _READ_ONLY.add(app)
 
 
 def setup_checking(app: Sphinx) -> None:
@@ -80,7 +94,8 @@ def _recheck_when_environment_changes(
     return []
 
 
-def _workers_of(app: Sphinx) -> Workers:
+def workers_of(app: Sphinx) -> Workers:
+    """The workers of a build, as configured (not started yet)."""
     settings = settings_of(app.config)
     # Compiled XLA programs are kept beside the outcomes (without the cache: for this build only).
     xla = os.path.join(cache_directory(app.confdir, settings), "xla") if settings.cache else None
@@ -98,16 +113,18 @@ def _start_workers_early(app: Sphinx, env: BuildEnvironment, docnames: list[str]
     sessions are usually hits, and an unused jax import would slow the build.
     """
     settings = settings_of(app.config)
-    if settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries():
+    if app in _READ_ONLY or (settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()):
         return
     if docnames and app not in _EARLY:
-        workers = _workers_of(app)
+        workers = workers_of(app)
         workers.start()
         _EARLY[app] = workers
 
 
 def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
-    workers = _EARLY.pop(app, None) or _workers_of(app)
+    if app in _READ_ONLY:
+        return []
+    workers = _EARLY.pop(app, None) or workers_of(app)
     try:
         return _check_with(app, env, workers)
     finally:
@@ -121,38 +138,13 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
     pending = domain.unchecked_documents()
     if pending:
         documents = {doc: domain.blocks(doc) for doc in pending}
-        cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
         display = ProgressDisplay("jaxcheck: running blocks... ", app.verbosity)
 
         def announce(plan: CheckPlan) -> None:
             logger.info("jaxcheck: %s", describe_plan(plan, len(documents), settings.workers))
 
         try:
-            report = check_documents(
-                documents,
-                workers.settings,
-                cache=cache,
-                fingerprint=fingerprint,
-                progress=display.advance,
-                workers=workers,
-                setup=settings.setup,
-                announce=announce,
-            )
-            verdicts = report.verdicts
-        except JaxUnavailable as error:
-            # Once for the build, not once per block: no block can run.
-            stop(
-                f"{error}. Install it there: `pip install jax` (the release your docs describe), "
-                'or `pip install "./sphinx-jaxcheck[jax]"` beside a checkout of sphinx-jaxcheck'
-            )
-        except WorkerStartError as error:
-            verdicts = {
-                doc: [
-                    Verdict(Status.ERROR, problems=(Problem("worker", str(error), b.file_line(1)),))
-                    for b in blocks
-                ]
-                for doc, blocks in documents.items()
-            }
+            verdicts = run_documents(app, documents, workers, progress=display.advance, announce=announce)
         finally:
             display.finish()
         for docname, found in verdicts.items():
@@ -167,6 +159,107 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
             finding.message, location=finding.location, type="jaxcheck", subtype=finding.subtype.value
         )
     return []
+
+
+def run_documents(
+    app: Sphinx,
+    documents: Mapping[str, Sequence[Block]],
+    workers: Workers,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    announce: Callable[[CheckPlan], None] | None = None,
+) -> dict[str, list[Verdict]]:
+    """Run (or take from the cache) the sessions of these documents and judge every block.
+
+    As configured: cache, setup, shard, environment. Workers that cannot start
+    make every block an error that says why; without jax, the build stops.
+    """
+    settings = settings_of(app.config)
+    cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
+    select = _shard_selector(app, settings)
+    try:
+        report = check_documents(
+            documents,
+            workers.settings,
+            cache=cache,
+            fingerprint=fingerprint_of(app.config),
+            progress=progress,
+            workers=workers,
+            setup=settings.setup,
+            announce=announce,
+            select=select,
+        )
+    except JaxUnavailable as error:
+        # Once for the build, not once per block: no block can run.
+        stop(
+            f"{error}. Install it there: `pip install jax` (the release your docs describe), "
+            'or `pip install "./sphinx-jaxcheck[jax]"` beside a checkout of sphinx-jaxcheck'
+        )
+    except WorkerStartError as error:
+        return {
+            doc: [
+                Verdict(Status.ERROR, problems=(Problem("worker", str(error), b.file_line(1)),))
+                for b in blocks
+            ]
+            for doc, blocks in documents.items()
+        }
+    if select is None and settings.cache:
+        save_durations(cache_directory(app.confdir, settings), session_durations(documents, report.verdicts))
+    return report.verdicts
+
+
+def _shard_selector(app: Sphinx, settings: Settings) -> Callable[[Sequence[SessionKey]], set[SessionKey]] | None:
+    """For ``jaxcheck_shard``: pick this shard's sessions, and remember the split for reports."""
+    if settings.shard is None:
+        return None
+    shard = Shard.parse(settings.shard)
+    durations = load_durations(cache_directory(app.confdir, settings))
+
+    def select(sessions: Sequence[SessionKey]) -> set[SessionKey]:
+        assignment = split(sessions, durations, shard.count)
+        domain_of(app.env).data["split"] = split_digest(assignment)
+        return {key for key, number in assignment.items() if number == shard.index}
+
+    return select
+
+
+def session_durations(documents: Mapping[str, Sequence[Block]], verdicts: Mapping[str, Sequence[Verdict]]) -> dict[str, float]:
+    """The seconds each session took (as run, or as the cache remembers it)."""
+    durations: dict[str, float] = {}
+    for docname, blocks in documents.items():
+        for block, verdict in zip(blocks, verdicts.get(docname, ()), strict=False):
+            if verdict.status is not Status.SKIPPED:
+                name = session_name(block.session_key)
+                durations[name] = durations.get(name, 0.0) + verdict.seconds
+    return durations
+
+
+def run_description(app: Sphinx) -> dict[str, object]:
+    """What a report was made from, so that only reports of one run are merged.
+
+    Digests of the blocks read and of everything that decides a verdict (the
+    environment fingerprint and the ``jaxcheck_*`` values that reach a block),
+    the JAX version, and for a shard its number and split.
+    """
+    domain = domain_of(app.env)
+    settings = settings_of(app.config)
+    blocks = [[b.docname, b.label, b.body_line] for b, _ in checked_blocks(domain)]
+    deciding = {
+        key: value for key, value in dataclasses.asdict(settings).items()
+        if key not in ("workers", "cache", "cache_dir", "update", "shard")
+    }
+    configuration = [fingerprint_of(app.config), deciding]
+    return {
+        "documents": _digest(blocks),
+        "jax": domain.data.get("jax_version") or "?",
+        "configuration": _digest(configuration),
+        "shard": settings.shard,
+        "split": domain.data.get("split") if settings.shard else None,
+    }
+
+
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
@@ -244,7 +337,7 @@ def second_run(app: Sphinx) -> Rerun:
     """Check blocks again in fresh workers (a new process tree, no cache), for update to compare with."""
 
     def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
-        workers = _workers_of(app)
+        workers = workers_of(app)
         try:
             setup = settings_of(app.config).setup
             return check_documents(documents, workers.settings, workers=workers, setup=setup).verdicts
@@ -273,36 +366,15 @@ def _update_sources(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]
 
 def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
     """The one-line summary of the build, and whether anything is still failing."""
-    verdicts = [verdict for _, verdict in checked_blocks(domain)]
-    counts = tally(verdicts)
-    read = list(domain.read_findings())
-    stale_quotes = sum(1 for f in read if f.is_drift and f.subtype is Subtype.CITATION)
-    unknown_names = sum(1 for f in read if f.subtype is Subtype.NAME)
-    parts = [
-        f"{counts[Status.VERIFIED]} verified",
-        f"{counts[Status.DRIFT]} stale",
-        f"{counts[Status.ERROR]} failed",
-    ]
-    if counts[Status.UNCHECKED]:
-        parts.append(f"{counts[Status.UNCHECKED]} not compared")
-    if counts[Status.SKIPPED]:
-        parts.append(f"{counts[Status.SKIPPED]} skipped")
-    if read:
-        other = len(read) - stale_quotes - unknown_names
-        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
-        parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
+    checked = list(checked_blocks(domain))
     failed = any(True for _ in all_findings(domain))
-    version = domain.data.get("jax_version") or "?"
-    line = f"jaxcheck: {len(verdicts)} block(s): " + ", ".join(parts) + f" (jax {version})"
-    examples = describe_examples(all_examples(checked_blocks(domain)))
-    if examples:
-        line += f"; {examples}"
-    unchecked = unchecked_examples(domain)
-    if unchecked:
-        line += (
-            f"; {unchecked} `>>>` example(s) of the pages were not checked: set "
-            'jaxcheck_doctests = "check" in conf.py to check them'
-        )
+    line = summary_line(
+        [verdict.status for _, verdict in checked],
+        list(domain.read_findings()),
+        domain.data.get("jax_version") or "?",
+        all_examples(checked),
+        unchecked_examples(domain),
+    )
     return line, failed
 
 
@@ -310,7 +382,7 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
     early = _EARLY.pop(app, None)
     if early is not None:  # the build stopped before checking
         early.close()
-    if exception is not None or app.env is None:
+    if exception is not None or app.env is None or app in _READ_ONLY:
         return
     domain = domain_of(app.env)
     settings = settings_of(app.config)

@@ -58,6 +58,8 @@ def _html_marker(verdict: Verdict | None, version: str) -> str:
     jax = f"jax {html.escape(version)}"
     if verdict is None or verdict.status is Status.SKIPPED:
         return f'<div class="jaxcheck-status jaxcheck-status-skipped">skipped · {jax}</div>'
+    if verdict.status is Status.OTHER_SHARD:
+        return f'<div class="jaxcheck-status jaxcheck-status-skipped">checked on another shard · {jax}</div>'
     if verdict.status is Status.VERIFIED:
         return (
             '<div class="jaxcheck-status jaxcheck-status-verified" '

@@ -103,6 +103,7 @@ class Workers:
             settings = replace(settings, xla_cache_dir=self.scratch.name)
         self.settings = settings
         self.zygote: Zygote | None = None
+        self.ready = False
 
     def start(self) -> None:
         """Launch the zygote now; it imports jax while the caller does other work."""
@@ -110,19 +111,25 @@ class Workers:
             self.zygote = Zygote(self.settings)
 
     def run(self, sessions: Mapping[Key, Sequence[Program]], progress: Progress | None = None) -> dict[Key, list[Outcome]]:
-        """Run each session in a fresh worker; return one outcome per program."""
+        """Run each session in a fresh worker; return one outcome per program.
+
+        May be called again (the pytest plugin runs a document at a time) until :meth:`close`.
+        """
         if not sessions:
             return {}
         self.start()
         assert self.zygote is not None
-        with self.zygote as zygote:
-            if "jax" not in zygote.preloaded:
-                why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
-                what = "is not installed" if "No module named 'jax'" in why else "cannot be imported"
-                raise JaxUnavailable(
-                    f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
-                )
-            return zygote.run(sessions, progress)
+        if not self.ready:
+            self.zygote.__enter__()  # waits until the zygote has imported jax
+            self.ready = True
+        zygote = self.zygote
+        if "jax" not in zygote.preloaded:
+            why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
+            what = "is not installed" if "No module named 'jax'" in why else "cannot be imported"
+            raise JaxUnavailable(
+                f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
+            )
+        return zygote.run(sessions, progress)
 
     def close(self) -> None:
         """Stop the zygote (if started) and remove the scratch folder."""

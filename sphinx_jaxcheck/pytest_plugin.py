@@ -1,0 +1,380 @@
+"""``pytest --jaxcheck DOCSDIR``: the blocks and citations of a Sphinx project as pytest items.
+
+Registered through the ``pytest11`` entry point and inert unless a docs folder
+is given (``--jaxcheck DOCSDIR``, repeatable, or the ini value
+``jaxcheck_docs``). Sphinx reads the docs in the pytest process with the
+``dummy`` builder, running nothing; items then run their document's sessions
+with the same workers, cache and verdicts as a build. A document's items stay
+together: under pytest-xdist they go to one worker (by document, also with a
+plain ``-n N``), which runs the document's sessions when its first item runs.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+    from .findings import Finding
+    from .model import Block, Verdict
+    from .sphinx.citations import CitedAt
+    from .sphinx.domain import JaxcheckDomain
+    from .worker.pool import Workers
+
+PLUGIN_NAME = "jaxcheck-docs"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--jaxcheck DOCSDIR``, ``--jaxcheck-update`` and the ini value ``jaxcheck_docs``."""
+    group = parser.getgroup("jaxcheck", "docs checked by sphinx-jaxcheck")
+    group.addoption(
+        "--jaxcheck", action="append", default=[], metavar="DOCSDIR", dest="jaxcheck_docs",
+        help="check the jaxcheck blocks and citations of the Sphinx project in DOCSDIR (the folder "
+        "holding conf.py) as test items; repeatable",
+    )
+    group.addoption(
+        "--jaxcheck-update", action="store_true", dest="jaxcheck_update",
+        help="rewrite the expected outputs that drifted, as `jaxcheck update` does",
+    )
+    parser.addini("jaxcheck_docs", type="paths", default=[], help="docs folders to check, as --jaxcheck")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Become active only when docs folders are given."""
+    given = [config.invocation_params.dir / folder for folder in config.getoption("jaxcheck_docs")]
+    folders = given or [Path(folder) for folder in config.getini("jaxcheck_docs")]
+    if folders:
+        config.pluginmanager.register(DocsPlugin(config, [f.resolve() for f in folders]), PLUGIN_NAME)
+
+
+class JaxcheckFailure(Exception):
+    """A problem of an item, already worded as the build reports it."""
+
+
+class DocsPlugin:
+    """The active plugin: adds the docs folders to the collection and schedules their items."""
+
+    def __init__(self, config: pytest.Config, folders: list[Path]) -> None:
+        self.config = config
+        self.folders = list(dict.fromkeys(folders))
+        self.runs: list[DocsRun] = []
+        self.worker_notes: list[str] = []  # from xdist workers
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.extend(
+                DocsFolder.from_parent(collector, path=folder, plugin=self) for folder in self.folders
+            )
+        return report
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Without xdist, the first item runs the sessions of every selected document at once.
+        selected: dict[DocsRun, set[str]] = {}
+        for item in session.items:
+            if isinstance(item, DocsItem):
+                selected.setdefault(item.run, set()).add(item.docname)
+        for run, docnames in selected.items():
+            run.selected = docnames
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        for run in self.runs:
+            run.close()
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: the controller prints the summary
+            workeroutput["jaxcheck_notes"] = [line for run in self.runs for line in run.notes]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.worker_notes.extend(getattr(node, "workeroutput", {}).get("jaxcheck_notes", []))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        lines = [line for run in self.runs for line in run.notes] + self.worker_notes
+        if lines:
+            terminalreporter.section("jaxcheck")
+            for line in lines:
+                terminalreporter.write_line(line)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """Plain ``-n N`` (``--dist load``): every item on its own, but a document's items together."""
+        if config.getvalue("dist") != "load":
+            return None
+        from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped, unused-ignore]
+
+        rootpath = config.rootpath
+        prefixes = tuple(_nodeid_of(folder, rootpath) for folder in self.folders)
+
+        class ByDocument(LoadScopeScheduling):  # type: ignore[misc]
+            def _split_scope(self, nodeid: str) -> str:
+                page = nodeid.split("::", 1)[0]
+                ours = not page.endswith(".py") and any(
+                    page.startswith(prefix + "/") or not prefix for prefix in prefixes
+                )
+                return page if ours else nodeid
+
+        return ByDocument(config, log)
+
+
+def _nodeid_of(path: Path, rootpath: Path) -> str:
+    try:
+        relative = path.relative_to(rootpath).as_posix()
+    except ValueError:
+        return path.as_posix()
+    return "" if relative == "." else relative
+
+
+class DocsFolder(pytest.Directory):
+    """A Sphinx project: read by Sphinx, it holds one page per document with blocks or citations."""
+
+    def __init__(self, *, plugin: DocsPlugin, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.plugin = plugin
+
+    def collect(self) -> Iterator[DocsPage]:
+        run = DocsRun.read(self.path, update=bool(self.config.getoption("jaxcheck_update")),
+                           in_xdist_worker=hasattr(self.config, "workerinput"))
+        self.plugin.runs.append(run)
+        for docname in run.docnames():
+            yield DocsPage.from_parent(self, path=Path(run.app.env.doc2path(docname)), run=run, docname=docname)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
+        from .cli import ConfigurationError
+
+        if isinstance(excinfo.value, ConfigurationError):
+            return f"jaxcheck: {self.path}: {str(excinfo.value).removeprefix('jaxcheck: ')}"
+        return str(super().repr_failure(excinfo))
+
+
+class DocsPage(pytest.File):
+    """One document: its blocks, its citations, and the problems found while reading it."""
+
+    def __init__(self, *, run: DocsRun, docname: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run = run
+        self.docname = docname
+
+    def collect(self) -> Iterator[DocsItem]:
+        names: set[str] = set()
+
+        def unique(name: str) -> str:
+            candidate, n = name, 1
+            while candidate in names:
+                n += 1
+                candidate = f"{name} ({n})"
+            names.add(candidate)
+            return candidate
+
+        domain = self.run.domain
+        for block in domain.blocks(self.docname):
+            yield BlockItem.from_parent(self, name=unique(block.label), block=block)
+        unclaimed = list(domain.per_document("findings").get(self.docname, []))
+        for cited in domain.per_document("citations").get(self.docname, []):
+            claimed = [
+                f for f in unclaimed
+                if ((f.path, f.line) == (cited.path, cited.line) and repr(cited.citation.target) in f.message)
+                or ((f.path, f.line) == (cited.path, cited.line) and cited.citation.is_drift and f.is_drift)
+            ][:1]
+            unclaimed = [f for f in unclaimed if f not in claimed]
+            target = cited.citation.target.replace("::", ":")
+            yield CitationItem.from_parent(
+                self, name=unique(f"citation line {cited.line}: {target}"), cited=cited, findings=claimed
+            )
+        for finding in unclaimed:
+            yield ProblemItem.from_parent(
+                self, name=unique(f"{finding.subtype.value} line {finding.line}"), finding=finding
+            )
+
+
+class DocsItem(pytest.Item):
+    """An item of a docs page; fails with the findings, worded as the build reports them."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        assert isinstance(self.parent, DocsPage)
+        self.page: DocsPage = self.parent
+        self.run: DocsRun = self.page.run
+        self.docname = self.page.docname
+        # With --dist loadgroup, xdist keeps a group on one worker: a document's items stay together.
+        self.add_marker(pytest.mark.xdist_group(self.page.nodeid))
+
+    def fail_with(self, findings: Sequence[Finding], notes: Sequence[str] = ()) -> None:
+        """Fail with these findings, as ``jaxcheck check`` prints them (and notes after them)."""
+        from .reports import finding_record, format_finding
+
+        if findings:
+            text = "\n".join(format_finding(finding_record(f), False) for f in findings)
+            raise JaxcheckFailure("\n".join([text.rstrip("\n"), *notes]))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, JaxcheckFailure):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo, style))
+
+
+class BlockItem(DocsItem):
+    """One ``jaxcheck`` block: runs (with its document's sessions), then judged."""
+
+    def __init__(self, *, block: Block, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.block = block
+
+    def runtest(self) -> None:
+        from .model import Status
+        from .reports import relative
+        from .sessions import findings_of
+
+        verdict = self.run.verdict(self.block)
+        if verdict.status is Status.SKIPPED:
+            pytest.skip("not run (its options skip it)")
+        open_findings = [
+            f for f in findings_of(self.block, verdict)
+            if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
+        ]
+        refused = [
+            f"{relative(f.path)}:{f.line}: cannot update: {self.run.refused[(f.path, f.line)]}"
+            for f in open_findings if (f.path, f.line) in self.run.refused
+        ]
+        self.fail_with(open_findings, refused)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path(self.block.path), self.block.body_line - 1, f"jaxcheck block {self.block.label}"
+
+
+class CitationItem(DocsItem):
+    """A ``jaxsrc``/``jaxquote`` citation or a Q&A card's source: checked while Sphinx read it."""
+
+    def __init__(self, *, cited: CitedAt, findings: list[Finding], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cited = cited
+        self.findings = findings
+
+    def runtest(self) -> None:
+        self.fail_with(self.findings)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path(self.cited.path), max(self.cited.line - 1, 0), f"citation {self.cited.citation.target}"
+
+
+class ProblemItem(DocsItem):
+    """A problem found while reading (a bad option, an unreadable file): always fails."""
+
+    def __init__(self, *, finding: Finding, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.finding = finding
+
+    def runtest(self) -> None:
+        self.fail_with([self.finding])
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path(self.finding.path), max(self.finding.line - 1, 0), self.finding.subtype.value
+
+
+@dataclass(eq=False)
+class DocsRun:
+    """One docs folder in one pytest process: what Sphinx read, and the verdicts so far."""
+
+    app: Sphinx
+    scratch: tempfile.TemporaryDirectory[str]
+    update: bool
+    in_xdist_worker: bool
+    selected: set[str] = field(default_factory=set)
+    verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
+    rewritten: set[tuple[str, int]] = field(default_factory=set)
+    refused: dict[tuple[str, int], str] = field(default_factory=dict)  # what update could not rewrite, and why
+    notes: list[str] = field(default_factory=list)
+    workers: Workers | None = None
+    stopped: str = ""  # why no block can run, once found
+
+    @classmethod
+    def read(cls, folder: Path, *, update: bool, in_xdist_worker: bool) -> DocsRun:
+        """Read every document with Sphinx (dummy builder, private doctrees); run nothing."""
+        from .cli import run_build
+
+        scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-pytest-")
+        try:
+            app, _ = run_build(folder, {}, 0, read_only=True, build_dir=Path(scratch.name))
+        except BaseException:
+            scratch.cleanup()
+            raise
+        return cls(app, scratch, update, in_xdist_worker)
+
+    @property
+    def domain(self) -> JaxcheckDomain:
+        from .sphinx.checking import domain_of
+
+        return domain_of(self.app.env)
+
+    def docnames(self) -> list[str]:
+        """Documents with anything to check, in order."""
+        domain = self.domain
+        with_items = set(domain.documents_with_blocks())
+        for key in ("citations", "findings"):
+            with_items |= {doc for doc, items in domain.per_document(key).items() if items}
+        return sorted(with_items)
+
+    def verdict(self, block: Block) -> Verdict:
+        """The verdict on a block, running its document's sessions (and, alone in a process, all selected ones) first."""
+        if block.docname not in self.verdicts:
+            pending = {block.docname}
+            if not self.in_xdist_worker:
+                pending |= self.selected - self.verdicts.keys()
+            self._check(sorted(pending))
+        return self.verdicts[block.docname][block.index]
+
+    def _check(self, docnames: list[str]) -> None:
+        from .sphinx.checking import run_documents, workers_of
+        from .sphinx.settings import ConfigurationExit
+
+        if self.stopped:
+            raise JaxcheckFailure(self.stopped)
+        documents = {doc: self.domain.blocks(doc) for doc in docnames}
+        if self.workers is None:
+            self.workers = workers_of(self.app)
+        try:
+            found = run_documents(self.app, documents, self.workers)
+        except ConfigurationExit as stop:  # no block can run (jax missing): every item says why
+            self.stopped = f"jaxcheck: {stop.message.removeprefix('jaxcheck: ')}"
+            raise JaxcheckFailure(self.stopped) from None
+        self.verdicts.update(found)
+        if self.update:
+            self._rewrite(documents, found)
+
+    def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
+        from .reports import relative
+        from .sphinx.checking import second_run
+        from .sphinx.settings import settings_of
+        from .update import describe, update_sources
+
+        checked = [pair for doc, blocks in documents.items() for pair in zip(blocks, found[doc], strict=True)]
+        if not any(verdict.drifts for _, verdict in checked):
+            return
+        # As jaxcheck update: only what a second run in fresh workers confirms, inside the sources.
+        report = update_sources(
+            checked,
+            rerun=second_run(self.app),
+            root=str(self.app.srcdir),
+            allow_outside=settings_of(self.app.config).update_allow_outside,
+        )
+        self.rewritten |= report.rewritten_at
+        self.refused.update({(path, line): why for path, line, why in report.refused})
+        self.notes.extend(f"{relative(path)}: rewritten" for path in report.written)
+        self.notes.extend(describe(report)[:-1])
+
+    def close(self) -> None:
+        """Stop the workers, drop the private doctrees."""
+        if self.workers is not None:
+            self.workers.close()
+        self.scratch.cleanup()

@@ -1,0 +1,253 @@
+"""``pytest --jaxcheck DOCSDIR``: the plugin as users run it, in a separate pytest process."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from buildkit import ROOTS, copy_root
+from test_conformance import STALE
+
+# Records every report (and which xdist worker ran it) as the user's pytest sees it.
+RECORDER = '''
+import json, os, sys
+
+WORKER = False
+
+def pytest_configure(config):
+    global WORKER
+    WORKER = hasattr(config, "workerinput")
+
+def pytest_runtest_logreport(report):
+    if WORKER:
+        return  # the controller records it, with the worker that ran it
+    if report.when == "call" or report.outcome != "passed":
+        node = getattr(report, "node", None)
+        record = {"nodeid": report.nodeid, "outcome": report.outcome, "when": report.when,
+                  "worker": node.gateway.id if node is not None else None,
+                  "text": report.longreprtext}
+        with open("reports.jsonl", "a") as out:
+            out.write(json.dumps(record) + "\\n")
+
+def pytest_sessionfinish(session):
+    if not hasattr(session.config, "workerinput"):
+        with open("sphinx-imported", "w") as out:
+            out.write(str("sphinx.application" in sys.modules))
+'''
+# Every process started as the jaxcheck zygote leaves a line here.
+ZYGOTE_SPY = '''
+import os, sys
+if "sphinx_jaxcheck.worker.zygote" in sys.orig_argv:
+    with open(os.environ["ZYGOTE_LOG"], "a") as out:
+        out.write(f"{os.getpid()}\\n")
+'''
+
+
+def entry_point_registered() -> bool:
+    return any(
+        ep.value == "sphinx_jaxcheck.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
+    )
+
+
+class Run:
+    """One pytest run in a project folder holding ``docs/``."""
+
+    def __init__(self, root: Path, *args: str) -> None:
+        for name in ("reports.jsonl", "zygotes.log", "sphinx-imported"):
+            (root / name).unlink(missing_ok=True)
+        (root / "conftest.py").write_text(RECORDER, "utf-8")
+        spy = root / "spy"
+        spy.mkdir(exist_ok=True)
+        (spy / "sitecustomize.py").write_text(ZYGOTE_SPY, "utf-8")
+        # Not the xdist worker running this test: the run is a user's own pytest.
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST_", "PYTEST_CURRENT"))}
+        env["ZYGOTE_LOG"] = str(root / "zygotes.log")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(spy), env.get("PYTHONPATH")]))
+        # Installed, the plugin loads through its entry point, as for users.
+        plugin = [] if entry_point_registered() else ["-p", "sphinx_jaxcheck.pytest_plugin"]
+        self.result = subprocess.run(
+            [sys.executable, "-m", "pytest", *plugin, *args], cwd=root, capture_output=True, text=True, env=env
+        )
+        reports = root / "reports.jsonl"
+        self.reports = [json.loads(line) for line in reports.read_text().splitlines()] if reports.exists() else []
+        log = root / "zygotes.log"
+        self.zygotes = len(log.read_text().splitlines()) if log.exists() else 0
+        imported = root / "sphinx-imported"
+        self.sphinx_imported = imported.read_text() == "True" if imported.exists() else None
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        return {r["nodeid"]: r["outcome"] for r in self.reports}
+
+    def text(self, nodeid: str) -> str:
+        return next(r["text"] for r in self.reports if r["nodeid"] == nodeid and r["outcome"] == "failed")
+
+
+def stale_project(tmp: Path) -> Path:
+    root = tmp / "project"
+    root.mkdir()
+    copy_root("conformance-stale", root).rename(root / "docs")
+    return root
+
+
+DRIFTED = {f"docs/{file}::{name}" for file, _, name in STALE}
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return Run(stale_project(tmp_path_factory.mktemp("single")), "--jaxcheck", "docs")
+
+
+@pytest.fixture(scope="module")
+def distributed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
+    root = stale_project(tmp_path_factory.mktemp("xdist"))
+    return root, Run(root, "--jaxcheck", "docs", "-n", "2")
+
+
+def test_the_plugin_is_registered_through_the_pytest11_entry_point() -> None:
+    assert entry_point_registered(), "reinstall the package (pip install -e .) to register the entry point"
+
+
+def test_stale_corpus_fails_exactly_the_six_drifted_blocks(single: Run) -> None:
+    assert single.result.returncode == 1, single.result.stdout[-3000:]
+    outcomes = single.outcomes
+    assert len(outcomes) == 18
+    assert {nodeid for nodeid, outcome in outcomes.items() if outcome == "failed"} == DRIFTED
+    assert list(outcomes.values()).count("skipped") == 1  # its :output: skip
+    assert "docs/forms_md.md::md-doctest" in outcomes and outcomes["docs/forms_md.md::md-doctest"] == "passed"
+    assert single.zygotes == 1  # one jaxcheck worker pool for the whole run
+
+
+def test_a_failing_item_reports_the_finding_as_the_build_prints_it(single: Run) -> None:
+    text = single.text("docs/forms_md.md::md-inline")
+    assert text == (
+        "docs/forms_md.md:22: drift: block 'md-inline': the output of this print is stale:\n"
+        "--- expected\n+++ actual\n@@ -1 +1 @@\n-[0 2 5]\n+[0 2 4]"
+    )
+    assert all("Traceback" not in r["text"] and "runtest" not in r["text"] for r in single.reports)
+
+
+def test_under_xdist_verdicts_equal_one_process_and_a_document_stays_on_one_worker(
+    single: Run, distributed: tuple[Path, Run]
+) -> None:
+    _, run = distributed
+    assert run.result.returncode == 1, run.result.stdout[-3000:]
+    assert run.outcomes == single.outcomes
+    workers: dict[str, set[str]] = {}
+    for report in run.reports:
+        workers.setdefault(report["nodeid"].split("::")[0], set()).add(report["worker"])
+    assert workers.keys() == {"docs/forms_md.md", "docs/forms_rst.rst"}
+    assert all(len(ids) == 1 and None not in ids for ids in workers.values()), workers
+
+
+def test_jaxcheck_update_rewrites_the_drift_and_the_next_run_passes(distributed: tuple[Path, Run]) -> None:
+    root, _ = distributed
+    update = Run(root, "--jaxcheck", "docs", "-n", "2", "--jaxcheck-update")
+    assert update.result.returncode == 0, update.result.stdout[-3000:]
+    for name in ("forms_md.md", "forms_rst.rst"):
+        assert (root / "docs" / name).read_bytes() == (ROOTS / "test-conformance-fresh" / name).read_bytes()
+    again = Run(root, "--jaxcheck", "docs")
+    assert again.result.returncode == 0
+    assert sorted(again.outcomes.values()) == ["passed"] * 17 + ["skipped"]
+
+
+def test_no_worker_starts_when_no_jaxcheck_item_is_selected(tmp_path: Path) -> None:
+    root = stale_project(tmp_path)
+    run = Run(root, "--jaxcheck", "docs", "-k", "no_such_item")
+    assert run.result.returncode == 5  # pytest: no tests ran
+    assert run.zygotes == 0
+    assert "18 deselected" in run.result.stdout
+
+
+def test_without_jaxcheck_the_plugin_is_inert(tmp_path: Path) -> None:
+    root = stale_project(tmp_path)
+    (root / "test_plain.py").write_text("def test_plain():\n    pass\n", "utf-8")
+    run = Run(root)
+    assert run.result.returncode == 0
+    assert run.outcomes == {"test_plain.py::test_plain": "passed"}
+    assert run.sphinx_imported is False and run.zygotes == 0
+
+
+def test_citations_and_card_sources_are_items_with_the_builds_findings(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    docs = copy_root("citations-broken", root).rename(root / "docs")
+    for name in ("cards_md.md", "cards_rst.rst"):
+        shutil.copy(ROOTS / "test-cards" / name, docs / name)
+    check = subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", "check", "docs", "--format", "json"],
+        cwd=root, capture_output=True, text=True,
+    )
+    findings = json.loads(check.stdout)["findings"]
+    assert findings and all(f["subtype"] == "citation" for f in findings)
+    run = Run(root, "--jaxcheck", "docs", "-p", "no:cacheprovider")
+    failed = [r for r in run.reports if r["outcome"] == "failed"]
+    assert sorted(r["text"] for r in failed) == sorted(
+        f"{f['path']}:{f['line']}: {f['subtype']}: {f['message']}" for f in findings
+    )
+    passed = [nodeid for nodeid, outcome in run.outcomes.items() if outcome == "passed"]
+    assert any(nodeid.startswith("docs/cards_md.md::citation") for nodeid in passed)
+    assert run.zygotes == 0  # no blocks: nothing to run
+
+
+def test_a_configuration_problem_is_one_collection_error(tmp_path: Path) -> None:
+    root = stale_project(tmp_path)
+    conf = root / "docs" / "conf.py"
+    conf.write_text(conf.read_text() + "jaxcheck_on_drift = 'sometimes'\n", "utf-8")
+    run = Run(root, "--jaxcheck", "docs")
+    assert run.result.returncode == 2  # pytest: errors during collection
+    assert "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in run.result.stdout
+    assert "Traceback" not in run.result.stdout
+    assert run.zygotes == 0
+
+
+
+
+NATIVE_PAGE = """\
+# Existing examples
+
+```python
+>>> 1 + 1
+2
+
+```
+
+Later, a group of two:
+
+```python
+>>> x = 3
+>>> x * 2
+7
+
+```
+"""
+
+
+def test_each_group_of_a_pages_own_examples_is_an_item(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "conf.py").write_text(
+        'extensions = ["myst_parser", "sphinx_jaxcheck"]\nexclude_patterns = ["_build"]\n'
+        'jaxcheck_doctests = "check"\njaxcheck_cache = False\n', "utf-8"
+    )
+    (docs / "index.md").write_text(NATIVE_PAGE, "utf-8")
+    check = subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", "check", "docs", "--format", "json"],
+        cwd=root, capture_output=True, text=True,
+    )
+    findings = json.loads(check.stdout)["findings"]
+    assert len(findings) == 1 and findings[0]["subtype"] == "drift"
+    run = Run(root, "--jaxcheck", "docs")
+    assert run.outcomes == {"docs/index.md::index.md:4": "passed", "docs/index.md::index.md:12": "failed"}
+    expected = findings[0]
+    assert run.text("docs/index.md::index.md:12") == (
+        f"{expected['path']}:{expected['line']}: drift: {expected['message']}"
+    )
+    assert "-7\n+6" in run.text("docs/index.md::index.md:12")
