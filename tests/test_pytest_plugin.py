@@ -128,7 +128,8 @@ def test_a_failing_item_reports_the_finding_as_the_build_prints_it(single: Run) 
     text = single.text("docs/forms_md.md::md-inline")
     assert text == (
         "docs/forms_md.md:22: drift: block 'md-inline': the output of this print is stale:\n"
-        "--- expected\n+++ actual\n@@ -1 +1 @@\n-[0 2 5]\n+[0 2 4]"
+        "--- expected\n+++ actual\n@@ -1 +1 @@\n-[0 2 5]\n+[0 2 4]\n"
+        "(`jaxcheck update` accepts the actual output)"
     )
     assert all("Traceback" not in r["text"] and "runtest" not in r["text"] for r in single.reports)
 
