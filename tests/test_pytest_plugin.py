@@ -151,6 +151,9 @@ def test_jaxcheck_update_rewrites_the_drift_and_the_next_run_passes(distributed:
     root, _ = distributed
     update = Run(root, "--jaxcheck", "docs", "-n", "2", "--jaxcheck-update")
     assert update.result.returncode == 0, update.result.stdout[-3000:]
+    # The xdist workers' rewrites, in the controller's terminal summary.
+    assert "docs/forms_md.md: rewritten" in update.result.stdout
+    assert "docs/forms_rst.rst: rewritten" in update.result.stdout
     for name in ("forms_md.md", "forms_rst.rst"):
         assert (root / "docs" / name).read_bytes() == (ROOTS / "test-conformance-fresh" / name).read_bytes()
     again = Run(root, "--jaxcheck", "docs")
