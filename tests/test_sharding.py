@@ -193,4 +193,5 @@ def test_a_sharded_html_build_marks_the_blocks_of_other_shards(tmp_path: Path) -
     assert "on other shards" in result.log
     pages = [(srcdir / "_build" / "html" / f"{name}.html").read_text("utf-8") for name in ("forms_md", "forms_rst")]
     assert sum(page.count("checked on another shard") for page in pages) > 0
+    assert sum(page.count("jaxcheck-other-shard") for page in pages) > 0
     assert sum(page.count("jaxcheck-status-verified") for page in pages) > 0

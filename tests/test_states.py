@@ -80,7 +80,8 @@ def test_markers_and_status_table_use_the_same_words(built) -> None:  # type: ig
         assert html.count(mark) == 2, mark  # the marker under the block, and its table row
     assert "ran · jax 0.10.2 · not compared" in html and "skipped · jax 0.10.2" in html
     for status in Status:
-        assert f"jaxcheck-{status.slug}" in html
+        if status is not Status.OTHER_SHARD:  # only in a sharded build: see test_sharding
+            assert f"jaxcheck-{status.slug}" in html
 
 
 def test_json_report_uses_the_words_and_text_colour_follows_the_environment(
@@ -138,5 +139,5 @@ def test_progress_counts_up_to_the_blocks_it_announced(built) -> None:  # type: 
 
 def test_the_guide_lists_exactly_these_statuses() -> None:
     text = (GUIDE / "status.md").read_text("utf-8")
-    rows = re.findall(r"^\| ([a-z ]+) \| ", text, re.MULTILINE)
+    rows = re.findall(r"^\| ([a-z -]+) \| ", text, re.MULTILINE)
     assert [row for row in rows if row != "status"] == [status.value for status in Status]
