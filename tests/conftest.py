@@ -21,6 +21,8 @@ ROOTS = Path(__file__).parent / "roots"
 # with fresh random examples and remember failures in .hypothesis/ (git-ignored).
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.register_profile("dev")
+# tox -e mutation runs the fast tests once per mutant: fewer examples, same every time.
+settings.register_profile("mutation", derandomize=True, database=None, max_examples=10)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 

@@ -76,3 +76,15 @@ def test_refresh_keeps_a_multiline_ellipsis_and_inserts_new_lines() -> None:
     expected = ["head", "...", "end"]
     actual = ["head", "x", "y", "end", "new"]
     assert refreshed(expected, actual, TEXT) == ["head", "...", "end", "new"]
+
+
+def test_ellipsis_pieces_match_in_order() -> None:
+    assert texts_match(["start ... b ... c ... end"], ["start a b x c y end"], TEXT)
+    assert not texts_match(["start ... b ... c ... end"], ["start c b end"], TEXT)
+    assert not texts_match(["...", "second", "...", "first", "..."], ["first", "second"], TEXT)
+    # A piece is found after the previous one ends, never overlapping it.
+    assert not ellipsis_match("a...bb...bb...c", "abbbc")
+    assert ellipsis_match("a...bb...bb...c", "abbbbc")
+    # Head and tail may not overlap either.
+    assert not ellipsis_match("ab...bc", "abc")
+    assert ellipsis_match("ab...bc", "abbc")
