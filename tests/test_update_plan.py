@@ -75,7 +75,7 @@ def test_a_drift_that_needs_a_human_is_refused_and_the_file_left_alone(tmp_path:
     ((path, line, why),) = report.refused
     assert (path, line) == (str(tmp_path / "doc.md"), 2)
     assert why.startswith("the print now writes 2 lines")
-    assert describe(report) == [f"{path}:2: cannot update: {why}", "jaxcheck update: 0 expectation(s) in 0 file(s)"]
+    assert describe(report) == [f"{path}:2: cannot update: {why}", "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)"]
 
 
 def test_tabs_that_rst_expands_are_refused(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_dry_run_reports_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert new == text and report.written == [] and report.rewritten == 1
     diff = report.diffs[str(tmp_path / "doc.md")]
     assert diff.splitlines()[2:] == ["@@ -1,5 +1,5 @@", " ```", " print(1)", " ", "-# 2", "+# 1", " ```"]
-    assert describe(report) == ["jaxcheck update: 1 expectation(s) in 1 file(s)"]
+    assert describe(report, dry_run=True) == ["jaxcheck update: would rewrite 1 expectation(s) in 1 file(s)"]
 
 
 def test_a_file_that_changed_since_it_was_checked_is_refused(tmp_path: Path) -> None:

@@ -113,8 +113,10 @@ def test_trailing_drift_points_at_the_first_expected_line() -> None:
     assert verdict.actual_text == "1\n2"
 
 
-def test_no_expectation_or_ignored_output_is_unchecked() -> None:
-    assert judge(block("print(1)"), Outcome(stdout="1\n", seconds=2.0)) == Verdict(Status.UNCHECKED, seconds=2.0)
+def test_no_expectation_and_no_output_or_ignored_output_is_unchecked() -> None:
+    assert judge(block("x = 1"), Outcome(stdout="\n", seconds=2.0)) == Verdict(Status.UNCHECKED, seconds=2.0)
+    # Output with no expectation at all is drift: nothing may print unchecked.
+    assert judge(block("print(1)"), Outcome(stdout="1\n")).status is Status.DRIFT
     ignored = block("print(1)", "", "# 2", output=OutputMode.IGNORE)
     assert judge(ignored, Outcome(stdout="1\n")).status is Status.UNCHECKED
 
