@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sphinx_jaxcheck.citation import check_citation, installed_index
 from sphinx_jaxcheck.pin import Pin
-from sphinx_jaxcheck.quotes import find_quote, quote_diff
+from sphinx_jaxcheck.quotes import _reader_stream, find_quote, quote_diff, reader_text
+
+
+@pytest.fixture(autouse=True)
+def fresh_reader() -> Iterator[None]:
+    """Each test reads its source afresh: a stream cached by an earlier test would hide a changed reader."""
+    _reader_stream.cache_clear()
+    yield
 
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 SCAN_QUOTE = (
@@ -99,3 +109,93 @@ def test_quote_not_in_the_file_is_drift_with_a_diff() -> None:
     assert citation.diff.splitlines()[1].startswith("+++ jax/_src/lax/control_flow/loops.py#L")
     added = [line[1:] for line in citation.diff.splitlines()[2:] if line.startswith("+")]
     assert any("carry input and carry output must have the same" in line for line in added), citation.diff
+
+
+LITERALS = """x = 1
+msg = (
+    r"raw \\n stays"
+    "tab\\there \\x41 \\\\ q\\'s"
+    f"{{braces}} {name!r:>{width}} end"
+    B"bytes"
+)
+# comment here
+s = \"\"\"doc
+    string\"\"\"
+t = f\"\"\"a {
+  x} b\"\"\"
+"""
+
+
+def test_the_reader_stream_reads_literals_as_printed_with_their_lines() -> None:
+    stream = _reader_stream(LITERALS)
+    assert "".join(c.char or "*" for c in stream) == (
+        "x=1msg=(raw\\nstaystabhere\\x41\\qs{braces}*endbytes)commentheres=docstringt=a*b"
+    )
+    lines: dict[int, str] = {}
+    for c in stream:
+        lines[c.line] = lines.get(c.line, "") + (c.char or "*")
+    assert lines == {
+        1: "x=1", 2: "msg=(", 3: "raw\\nstays", 4: "tabhere\\x41\\qs", 5: "{braces}*end", 6: "bytes",
+        7: ")", 8: "commenthere", 9: "s=doc", 10: "string", 11: "t=a*", 12: "b",
+    }
+
+
+@pytest.mark.parametrize(
+    ("quote", "lines"),
+    [
+        ("raw \\n stays", (3, 3)),
+        ("tab\there \\x41", (4, 4)),
+        ("{braces} ANY TEXT end", (5, 5)),
+        ("bytes", (6, 6)),
+        ("# comment here", (8, 8)),
+        ("doc string", (9, 10)),
+        ("a X b", (11, 12)),  # the field spans two lines
+    ],
+)
+def test_each_kind_of_literal_is_found_at_its_lines(quote: str, lines: tuple[int, int]) -> None:
+    result = find_quote(LITERALS, quote)
+    assert result.found and (result.start, result.end) == lines and result.similarity == 1.0
+
+
+def test_escapes_that_print_nothing_visible_are_not_text() -> None:
+    assert not find_quote(LITERALS, "raw stays").found  # a raw string keeps its backslash
+    assert not find_quote(LITERALS, "tab\\there").found  # \t is a tab, not a backslash and t
+    assert find_quote('s = "a\\\nb"\n', "ab").found  # an escaped line break joins the lines
+
+
+def test_text_that_is_not_python_is_compared_as_plain_characters() -> None:
+    plain = "The carry must\nkeep its (structure\n"
+    result = find_quote(plain, "keep its (structure")
+    assert result.found and (result.start, result.end) == (2, 2)
+    assert reader_text("# A 'quoted'\n  # \"text\"") == "Aquotedtext"
+
+
+def test_the_closest_passage_starts_where_most_of_the_quote_does() -> None:
+    source = "a = 1\nb = 'the quick brown'\nc = 'fox jumps over'\nd = 'the lazy dog'\ne = 2\n"
+    result = find_quote(source, "the quick brown fox jumps over the lazy cat")
+    assert not result.found
+    # From its first line, enough lines to hold the quote, and one more.
+    assert (result.start, result.end) == (2, 5)
+    assert result.passage.text == "b = 'the quick brown'\nc = 'fox jumps over'\nd = 'the lazy dog'\ne = 2"
+    assert round(result.similarity, 4) == round(32 / 35, 4)
+
+
+def test_nothing_to_compare_gives_an_empty_passage() -> None:
+    result = find_quote("\n\n", "anything")
+    assert (result.found, result.start, result.end, result.similarity) == (False, 1, 1, 0.0)
+    assert not find_quote(SOURCE, "").found
+    assert not find_quote(SOURCE, "Both branches", start=20, end=30).found
+
+
+def test_the_diff_shows_the_quote_against_the_dedented_passage() -> None:
+    quote = "carry input and carry output must have equal shapes"
+    result = find_quote(SOURCE, quote)
+    assert (result.start, result.end, round(result.similarity, 4)) == (10, 11, round(35 / 43, 4))
+    assert quote_diff(f"  {quote}  \n", result, "x.py").splitlines() == [
+        "--- quoted",
+        "+++ x.py#L10-L11 (closest passage)",
+        "@@ -1 +1,2 @@",
+        f"-{quote}",
+        '+f"{name} function carry input and carry output must have the same "',
+        '+"pytree structure, but they differ:\\n\\n"',
+    ]
