@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import doctest
+
+import pytest
+
 from sphinx_jaxcheck.grammar import parse_body
 from sphinx_jaxcheck.model import ExpectationKind
 
@@ -117,3 +121,35 @@ def test_syntax_error_names_the_block_line() -> None:
 def test_only_comments_and_empty_bodies_are_errors() -> None:
     assert "only comments" in (parse("# 1\n# 2").error or "")
     assert "empty" in (parse("").error or "")
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "message"),
+    [
+        ((">>> x = 1", ">>>y"), 2, "line 2 of the docstring for block lacks blank after >>>: '>>>y'"),
+        (("  >>> x = 1", " 2"), 2, "line 2 of the docstring for block has inconsistent leading whitespace: '2'"),
+        ((">>> print(1)", "1", "", ">>> if 1:", "...print(2)"), 5, "line 5 of the docstring for block lacks blank after ...: '...print(2)'"),
+    ],
+)
+def test_a_doctest_that_cannot_be_parsed_names_its_line(body: tuple[str, ...], line: int, message: str) -> None:
+    parsed = parse_body(body, filename="<b>")
+    assert (parsed.error, parsed.error_line, parsed.expectations) == (f"the doctest cannot be parsed: {message}", line, ())
+
+
+def test_doctest_examples_keep_their_source_want_flags_and_lines() -> None:
+    body = (">>> %time x  # doctest: +SKIP", "1", ">>> print(2)", "<BLANKLINE>", "2", ">>> 1/0", "Traceback (most recent call last):", "ZeroDivisionError: division by zero")
+    parsed = parse_body(body, filename="<b>")
+    skipped, printed, raised = parsed.expectations
+    assert (skipped.skip, skipped.optionflags, skipped.statement_line, skipped.first, skipped.stop) == (True, doctest.SKIP, 1, 1, 2)
+    assert skipped.source == "%time x  # doctest: +SKIP\n" and skipped.want == "1\n" and skipped.expected == ("1",)
+    assert (printed.skip, printed.optionflags, printed.statement_line, printed.first, printed.stop) == (False, 0, 3, 3, 5)
+    assert printed.expected == ("", "2") and printed.want == "<BLANKLINE>\n2\n" and printed.exc_msg is None
+    assert raised.exc_msg == "ZeroDivisionError: division by zero\n" and raised.source == "1/0\n"
+    # The skipped example never runs; the others run, each at its own line.
+    assert [(e.source, e.line) for e in parsed.program.examples] == [("print(2)\n", 3), ("1/0\n", 6)]
+
+
+def test_an_ipython_magic_that_would_run_is_bad_input_at_its_line() -> None:
+    parsed = parse_body((">>> x = 1", ">>> !ls", "a"), filename="<b>")
+    assert parsed.error_line == 2
+    assert parsed.error is not None and parsed.error.startswith("line 2: `!ls` is an IPython magic")
