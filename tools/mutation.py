@@ -10,7 +10,8 @@ or not, and ends with one line::
 where N counts the mutants that are not equivalent. Exit status 1 when the score
 is under ``THRESHOLD``. Usage, from the repository root: ``tox -e mutation``, or
 ``python tools/mutation.py`` in an environment with the test extra and mutmut;
-``--report-only`` reports on the last run's ``mutants/`` without running again.
+``--report-only`` reports on the last run's ``mutants/`` without running again;
+``--max-children N`` tests N mutants at once (default: one per CPU).
 
 Equivalent mutants are recorded by what they change, not by mutmut's numbering
 (which shifts whenever a function changes): an entry names the function and
@@ -90,13 +91,13 @@ def changed_lines(diff: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return removed, added
 
 
-def run_mutmut() -> bool:
+def run_mutmut(options: list[str]) -> bool:
     """Mutate from scratch and run the tests against every mutant of the targets."""
     shutil.rmtree(ROOT / "mutants", ignore_errors=True)
     # Derandomized hypothesis, no example database: the same run gives the same score.
     env = {**os.environ, "CI": "1", "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
-        [sys.executable, "-m", "mutmut", "run", *TARGETS], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "mutmut", "run", *options, *TARGETS], cwd=ROOT, env=env, capture_output=True, text=True
     )
     if run.returncode != 0:
         sys.stdout.write(run.stdout[-4000:] + run.stderr[-4000:])
@@ -125,7 +126,9 @@ def mutants() -> dict[str, tuple[str, str]]:
 
 def main(argv: list[str]) -> int:
     equivalents = read_equivalents()
-    if "--report-only" not in argv and not run_mutmut():
+    # --max-children N: mutants tested at once (mutmut's default: the CPU count).
+    options = argv[argv.index("--max-children") : argv.index("--max-children") + 2] if "--max-children" in argv else []
+    if "--report-only" not in argv and not run_mutmut(options):
         print("mutmut run failed; see its output above")
         return 2
     statuses = mutants()
