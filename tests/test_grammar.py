@@ -153,3 +153,15 @@ def test_an_ipython_magic_that_would_run_is_bad_input_at_its_line() -> None:
     parsed = parse_body((">>> x = 1", ">>> !ls", "a"), filename="<b>")
     assert parsed.error_line == 2
     assert parsed.error is not None and parsed.error.startswith("line 2: `!ls` is an IPython magic")
+
+
+def test_the_fast_comment_scan_reads_plain_lines_and_defers_the_rest() -> None:
+    from sphinx_jaxcheck.grammar import _scan_comments
+
+    code = "x = 'a#b'  # c\nprint(\"#\", 'q\\'#')  # 1\ny = 2\nz = '#'"
+    assert _scan_comments(code) == {1: (11, "# c"), 2: (20, "# 1")}
+    assert _scan_comments("#\n  # two\n") == {1: (0, "#"), 2: (2, "# two")}
+    # Where only tokenize can tell: f-strings, triple quotes, continued lines, open strings, CR.
+    for hard in ("s = f'{x}'  # c", "s = rb'x' + F'{y}'  # c", 's = """a"""  # c', "x = 1 + \\\n2  # c", "s = 'open  # c", "a = 1\r# c"):
+        assert _scan_comments(hard) is None, hard
+    assert _scan_comments("s = br'#'  # c") == {1: (11, "# c")}
