@@ -133,7 +133,7 @@ def test_only_comments_and_empty_bodies_are_errors() -> None:
 )
 def test_a_doctest_that_cannot_be_parsed_names_its_line(body: tuple[str, ...], line: int, message: str) -> None:
     parsed = parse_body(body, filename="<b>")
-    assert (parsed.error, parsed.error_line, parsed.expectations) == (f"the doctest cannot be parsed: {message}", line, ())
+    assert (parsed.error, parsed.error_line) == (f"the doctest cannot be parsed: {message}", line)
 
 
 def test_doctest_examples_keep_their_source_want_flags_and_lines() -> None:

@@ -11,6 +11,11 @@ from sphinx_jaxcheck.update import UpdateReport, describe, update_sources
 from sphinx_jaxcheck.verdict import judge
 
 
+def replaying(outcome: Outcome):  # type: ignore[no-untyped-def]
+    """The second run update asks for: it prints what the first did (made up, not run)."""
+    return lambda documents: {doc: [judge(b, outcome) for b in blocks] for doc, blocks in documents.items()}
+
+
 def updated(
     tmp_path: Path, text: str, body_line: int, outcome: Outcome, *, indent: str = "", dry_run: bool = False, body: tuple[str, ...] = ()
 ) -> tuple[str, UpdateReport]:
@@ -22,7 +27,7 @@ def updated(
     body = body or tuple(line.removeprefix(indent) for line in lines[body_line - 1 : end])
     parsed = parse_body(body, filename="<b>")
     block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program, parsed.error, digest(text.encode()))
-    report = update_sources([(block, judge(block, outcome))], dry_run=dry_run)
+    report = update_sources([(block, judge(block, outcome))], rerun=replaying(outcome), dry_run=dry_run)
     return path.read_text(), report
 
 
@@ -74,7 +79,7 @@ def test_a_drift_that_needs_a_human_is_refused_and_the_file_left_alone(tmp_path:
     assert report.rewritten == 0 and report.written == []
     ((path, line, why),) = report.refused
     assert (path, line) == (str(tmp_path / "doc.md"), 2)
-    assert why.startswith("the print now writes 2 lines")
+    assert why.startswith("block 'doc[1]': the print now writes 2 lines")
     assert describe(report) == [f"{path}:2: cannot update: {why}", "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)"]
 
 
@@ -84,10 +89,10 @@ def test_tabs_that_rst_expands_are_refused(tmp_path: Path) -> None:
     new, report = updated(tmp_path, text, 2, Outcome(inline=((1, "1\n"),)), body=("print(1)        # 2",))
     assert new == text
     ((_, line, why),) = report.refused
-    assert line == 2 and why.startswith("line 2 holds tabs, which reStructuredText expands to spaces")
+    assert line == 2 and why.startswith("block 'doc[1]': line 2 holds tabs, which reStructuredText expands to spaces")
     # Without tabs, a line that does not hold the body line means the file is not what was read.
     new, report = updated(tmp_path, "```\nprint(7)  # 2\n```\n", 2, Outcome(inline=((1, "1\n"),)), body=("print(1)  # 2",))
-    assert report.refused[0][2].startswith("line 2 does not hold the block line 'print(1)  # 2'")
+    assert report.refused[0][2].startswith("block 'doc[1]': line 2 reads 'print(7)  # 2' in the file, but the block was read as 'print(1)  # 2'")
 
 
 def test_dry_run_reports_the_diff_and_writes_nothing(tmp_path: Path) -> None:
@@ -106,11 +111,11 @@ def test_a_file_that_changed_since_it_was_checked_is_refused(tmp_path: Path) -> 
     body = ("print(1)", "", "# 2")
     parsed = parse_body(body, filename="<b>")
     block = Block("doc", 0, str(path), 2, body, BlockOptions(), parsed.expectations, parsed.program, None, digest(b"other"))
-    report = update_sources([(block, judge(block, Outcome(stdout="1\n")))])
+    report = update_sources([(block, judge(block, Outcome(stdout="1\n")))], rerun=replaying(Outcome(stdout="1\n")))
     assert report.refused == [(str(path), 4, "the file changed since it was checked; run the update again")]
     assert path.read_text() == text
     missing = Block("doc", 0, str(tmp_path / "gone.md"), 2, body, BlockOptions(), parsed.expectations, parsed.program)
-    (refused,) = update_sources([(missing, judge(missing, Outcome(stdout="1\n")))]).refused
+    (refused,) = update_sources([(missing, judge(missing, Outcome(stdout="1\n")))], rerun=replaying(Outcome(stdout="1\n"))).refused
     assert refused[2].startswith("cannot read the file:")
 
 
