@@ -21,6 +21,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         builder,
         checking,
         interpreter,
+        matrix_page,
         native_examples,
         rendering,
         settings,
@@ -40,6 +41,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     rendering.setup_rendering(app)
     status_page.setup_status_page(app)
     builder.setup_builder(app)
+    matrix_page.setup_matrix_page(app)
     return {
         "version": __version__,
         "env_version": 1,

@@ -11,6 +11,7 @@ holds, 1 on drift or errors, 2 on usage or configuration errors.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import os
 import re
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .matrix import FORMATS as MATRIX_FORMATS
 from .merging import merge_parser, run_merge
 from .reports import FORMATS, build_report, colour_diff, render, use_colour, write_junit
 from .sharding import Shard, ShardProblem
@@ -102,15 +104,37 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also write files outside SOURCEDIR (symlinked or included from elsewhere)",
     )
+    matrix = commands.add_parser(
+        "matrix", help="check under several interpreters: one row per block, one column per JAX version"
+    )
+    matrix.add_argument(
+        "paths", nargs="?", default=".", metavar="SOURCEDIR", type=lambda path: [path],
+        help="the Sphinx source folder, holding conf.py (default: .)",
+    )
+    matrix.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)")
+    matrix.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
+    add_build_options(matrix, several=True)
+    matrix.add_argument("--format", choices=MATRIX_FORMATS, default="text", help="how to print the matrix (default: text)")
     return top
 
 
-def add_build_options(command: argparse.ArgumentParser) -> None:
-    """``-D``, ``--jax-version`` and ``--python``: the configuration of one run."""
+def add_build_options(command: argparse.ArgumentParser, several: bool = False) -> None:
+    """``-D``, ``--jax-version`` and ``--python``: the configuration of one run.
+
+    ``matrix`` (``several``) takes ``--python`` once per extra interpreter, and
+    no ``--jax-version``: each column is checked against its own interpreter's JAX.
+    """
     command.add_argument(
         "-D", dest="define", action="append", default=[], type=_definition, metavar="name=value",
         help="override a conf.py value for this run, as sphinx-build -D does",
     )
+    if several:
+        command.set_defaults(jax_version=None)
+        command.add_argument(
+            "--python", metavar="PATH", action="append", default=[], required=True,
+            help="another interpreter to check with (repeat for more); the current one is always checked",
+        )
+        return
     command.add_argument(
         "--jax-version", metavar="X", help="the JAX version to check against (overrides the pin)"
     )
@@ -124,7 +148,7 @@ def build_overrides(args: argparse.Namespace) -> dict[str, object]:
     overrides: dict[str, object] = dict(args.define)
     if args.jax_version:
         overrides["jaxcheck_jax_version"] = args.jax_version
-    if args.python:
+    if isinstance(args.python, str):
         overrides["jaxcheck_python"] = os.path.abspath(args.python)  # relative to where we run
     if args.no_cache:
         overrides["jaxcheck_cache"] = False
@@ -172,6 +196,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     overrides = build_overrides(args)
     if getattr(args, "shard", None):
         overrides["jaxcheck_shard"] = args.shard
+    if args.command == "matrix":
+        return run_matrix(srcdir, [os.path.abspath(p) for p in args.python], overrides, args)
     try:
         build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
         app, warnings = run_build(srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages)
@@ -232,6 +258,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.junit:
         write_junit(args.junit, checked)
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], args: argparse.Namespace) -> int:
+    """``jaxcheck matrix``: one check per interpreter (ours first), one column per JAX version."""
+    from .interpreter import InterpreterProblem, describe, locate
+    from .matrix import build_matrix, column_names, format_matrix, save_matrix
+    from .sphinx.checking import checked_blocks, domain_of
+    from .worker.pool import WorkerSettings
+
+    pythons = list(dict.fromkeys([sys.executable, *pythons]))
+    runs = []
+    for python in pythons:
+        ours = python == sys.executable
+        run = dict(overrides)
+        build_dir = srcdir / "_build" / "jaxcheck"
+        if not ours:
+            try:
+                found = describe(locate(python, os.getcwd()), WorkerSettings(python=python).process_env())
+            except InterpreterProblem as problem:
+                print(f"jaxcheck: {problem}", file=sys.stderr)
+                return EXIT_USAGE
+            # Each column is checked against its own JAX, whatever the docs are pinned to.
+            run.update(jaxcheck_python=python, jaxcheck_jax_version=found.jax_version)
+            build_dir = build_dir / f"python-{hashlib.sha256(python.encode()).hexdigest()[:12]}"
+        print(f"jaxcheck: matrix: checking with {python}", file=sys.stderr)
+        try:
+            app, _ = run_build(srcdir, run, args.jobs or 0, build_dir=build_dir)
+        except ConfigurationError as error:
+            print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
+            return EXIT_USAGE
+        domain = domain_of(app.env)
+        runs.append((str(domain.data.get("jax_version") or "unknown"), list(checked_blocks(domain))))
+    names = column_names([version for version, _ in runs])
+    matrix = build_matrix([(name, checked) for name, (_, checked) in zip(names, runs, strict=True)], str(srcdir))
+    save_matrix(matrix, srcdir)
+    print(format_matrix(matrix, args.format), end="")
+    return EXIT_FAILED if matrix.failing() else EXIT_OK
 
 
 class ConfigurationError(RuntimeError):

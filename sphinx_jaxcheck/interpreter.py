@@ -183,3 +183,24 @@ def running_platform(env: Mapping[str, str]) -> str | None:
     if not first:
         return None
     return {"cuda": "gpu", "rocm": "gpu"}.get(first, first)
+
+
+def default_platform(python: str, env: Mapping[str, str]) -> str | None:
+    """The platform jax picks in ``python`` when ``JAX_PLATFORMS`` does not say (None: unknown).
+
+    Imports jax, in a subprocess: only asked when a block is limited to platforms.
+    """
+    return _default_platform(python, tuple(sorted(env.items())))
+
+
+@functools.lru_cache(maxsize=16)
+def _default_platform(python: str, env: tuple[tuple[str, str], ...]) -> str | None:
+    try:
+        done = subprocess.run(
+            [python, "-c", "import jax; print(jax.default_backend())"],
+            env=dict(env), capture_output=True, text=True, timeout=PROBE_SECONDS,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = done.stdout.split()
+    return running_platform({"JAX_PLATFORMS": lines[-1]}) if done.returncode == 0 and lines else None

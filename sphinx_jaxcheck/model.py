@@ -37,6 +37,14 @@ class ExpectationKind(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Limits:
+    """Where a block applies: a PEP 440 specifier of jax versions, and platforms (empty: any)."""
+
+    jax_version: str | None = None
+    platforms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class BlockOptions:
     """The parsed options of one ``jaxcheck`` block."""
 
@@ -48,6 +56,7 @@ class BlockOptions:
     tolerance: float | None = None
     timeout: float | None = None
     hide: bool = False
+    limits: Limits = Limits()
 
 
 @dataclass(frozen=True)
@@ -219,3 +228,4 @@ class Verdict:
     problems: tuple[Problem, ...] = ()
     actual_text: str = ""  # what the block printed, for the stale marker
     seconds: float = 0.0
+    reason: str = ""  # why a skipped block did not run (its limits exclude this JAX)

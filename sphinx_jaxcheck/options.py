@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .model import BlockOptions, CompareMode, OutputMode
+from . import limits
+from .model import BlockOptions, CompareMode, Limits, OutputMode
 
 DIRECTIVE = "jaxcheck"
 
@@ -77,6 +78,16 @@ def _flag(name: str) -> Converter:
     return convert
 
 
+def _parsed(name: str, parse: Callable[[str], Any], what: str) -> Converter:
+    def convert(value: str | None) -> Any:
+        try:
+            return parse(value or "")
+        except ValueError:
+            return OptionProblem(name, value, what)
+
+    return convert
+
+
 def _identifier_list(name: str) -> Converter:
     return _text(name, "a value")
 
@@ -104,6 +115,8 @@ def block_option_spec() -> StrictOptionSpec:
             "compare": _choice("compare", tuple(mode.value for mode in CompareMode)),
             "tolerance": _positive_number("tolerance"),
             "timeout": _positive_number("timeout"),
+            "jax-version": _parsed("jax-version", limits.specifier, limits.SPECIFIER_EXAMPLE),
+            "platforms": _parsed("platforms", limits.platforms, limits.PLATFORMS_EXAMPLE),
             "hide": _flag("hide"),
             "caption": _text("caption", "a caption"),
             "linenos": _flag("linenos"),
@@ -130,4 +143,5 @@ def block_options(options: Mapping[str, Any]) -> BlockOptions:
         tolerance=options.get("tolerance"),
         timeout=options.get("timeout"),
         hide="hide" in options,
+        limits=Limits(options.get("jax-version"), options.get("platforms", ())),
     )

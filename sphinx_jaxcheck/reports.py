@@ -132,6 +132,7 @@ def build_report(
                 "line": block.body_line,
                 "status": verdict.status.value,
                 "seconds": round(verdict.seconds, 3),
+                **({"reason": verdict.reason} if verdict.reason else {}),
             }
             for block, verdict in checked
         ],
@@ -180,6 +181,12 @@ def render(report: Report, style: str, colour: bool) -> str:
         ]
         return "\n".join([*lines, summary]) + "\n"
     parts = [format_finding(f, colour) for f in findings]
+    # Blocks whose limits exclude this JAX: not problems, but say why they did not run.
+    parts.extend(
+        f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n"
+        for b in report["blocks"]
+        if b.get("reason")
+    )
     parts.append(summary + "\n")
     if any(f["drift"] and f["subtype"] == "drift" for f in findings):
         sourcedir = report.get("run", {}).get("sourcedir", ".")
@@ -216,7 +223,7 @@ def write_junit(path: str, report: Report) -> None:
         )
         if block["status"] == Status.SKIPPED.value:
             skipped += 1
-            ElementTree.SubElement(case, "skipped")
+            ElementTree.SubElement(case, "skipped", message=block.get("reason") or "not run (:output: skip)")
         for finding in by_block.get((block["document"], block["name"]), []):
             failures += 1
             failure = ElementTree.SubElement(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .cache import OutcomeCache, session_key
 from .findings import Finding, Subtype
+from .limits import Runtime, why_skipped
 from .model import Block, FailureKind, Outcome, OutputMode, Program, Status, Verdict
 from .verdict import judge
 from .worker.pool import Workers, WorkerSettings, run_sessions
@@ -56,6 +57,7 @@ def check_documents(
     setup: str = "",
     announce: Callable[[CheckPlan], None] | None = None,
     select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None = None,
+    runtime: Runtime | None = None,
 ) -> CheckReport:
     """Run every session of these documents and judge every block.
 
@@ -65,14 +67,22 @@ def check_documents(
     then counts the blocks that run, up to ``CheckPlan.to_run``.
     ``select``, given every session (also those whose blocks cannot run),
     returns the ones to check here; the blocks of the others are
-    ``other-shard``.
+    ``other-shard``. With ``runtime``, blocks whose limits exclude it are
+    skipped with the reason (and left out of their session).
     """
+    skipped = {
+        (b.docname, b.index): why
+        for blocks in documents.values()
+        for b in blocks
+        if runtime and b.error is None and (why := why_skipped(b.options.limits, runtime))
+    }
     every_session = list(dict.fromkeys(b.session_key for blocks in documents.values() for b in blocks))
     chosen = set(every_session) if select is None else select(every_session)
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
         sessions.update(
-            (key, session) for key, session in sessions_of(blocks).items() if key in chosen
+            (key, session) for key, session in sessions_of([b for b in blocks if (b.docname, b.index) not in skipped]).items()
+            if key in chosen
         )
     outcomes: dict[tuple[str, int], Outcome] = {}
     to_run: dict[SessionKey, list[Block]] = {}
@@ -101,7 +111,9 @@ def check_documents(
             cache.put(keys[key], results)
     verdicts = {
         docname: [
-            judge(b, outcomes.get((b.docname, b.index)))
+            Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
+            if (b.docname, b.index) in skipped
+            else judge(b, outcomes.get((b.docname, b.index)))
             if b.session_key in chosen else Verdict(Status.OTHER_SHARD)
             for b in blocks
         ]

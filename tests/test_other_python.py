@@ -183,3 +183,100 @@ def test_a_definition_reaches_the_configuration(old_corpus: Path) -> None:
     done = jaxcheck("check", old_corpus, "-D", "jaxcheck_on_drift=bogus")
     assert done.returncode == 2
     assert "jaxcheck_on_drift = 'bogus' is not one of error, warning, ignore" in done.stderr
+
+
+LIMITED = """\
+# Limited blocks
+
+```{jaxcheck}
+:name: old-literal
+:jax-version: <0.5
+import jax
+print(jax.make_jaxpr(lambda x: x * 2.0)(1.0))
+# { lambda ; a:f32[]. let b:f32[] = mul a 2.0 in (b,) }
+```
+
+```{jaxcheck}
+:name: new-literal
+:jax-version: ">=0.5"
+import jax
+print(jax.make_jaxpr(lambda x: x * 2.0)(1.0))
+# { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }
+```
+
+```{jaxcheck}
+:name: gpu-only
+:platforms: gpu
+import jax
+print(jax.devices()[0].platform)
+# gpu
+```
+
+```{jaxcheck}
+:name: cpu-or-tpu
+:platforms: cpu, tpu
+import jax
+print(jax.devices()[0].platform)
+# cpu
+```
+"""
+
+
+@pytest.fixture
+def limited_corpus(tmp_path: Path) -> Path:
+    (tmp_path / "conf.py").write_text(CONF)
+    (tmp_path / "index.md").write_text(LIMITED)
+    return tmp_path
+
+
+def reasons(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """Block name -> why it was skipped, from ``--format json``."""
+    return {b["name"]: b.get("reason", "") for b in json.loads(done.stdout)["blocks"] if b["status"] == "skipped"}
+
+
+def test_version_and_platform_limits_decide_which_blocks_run(limited_corpus: Path, older_python: Path) -> None:
+    old = jaxcheck("check", limited_corpus, "--python", older_python, "--format", "json")
+    assert old.returncode == 0, old.stdout + old.stderr
+    assert statuses(old) == {"old-literal": "verified", "new-literal": "skipped", "gpu-only": "skipped", "cpu-or-tpu": "verified"}
+    assert reasons(old) == {
+        "new-literal": "jax-version >=0.5 excludes jax 0.4.35",
+        "gpu-only": "platforms gpu: the workers run on cpu",
+    }
+    new = jaxcheck("check", limited_corpus, "--format", "json")
+    assert new.returncode == 0, new.stdout + new.stderr
+    assert statuses(new) == {"old-literal": "skipped", "new-literal": "verified", "gpu-only": "skipped", "cpu-or-tpu": "verified"}
+    assert reasons(new)["old-literal"] == "jax-version <0.5 excludes jax 0.10.2"
+    text = jaxcheck("check", limited_corpus)
+    assert "index.md:6: skipped: block 'old-literal': jax-version <0.5 excludes jax 0.10.2" in text.stdout
+
+
+def test_the_platform_jax_picks_is_asked_when_the_environment_does_not_say(limited_corpus: Path) -> None:
+    with (limited_corpus / "conf.py").open("a") as conf:
+        conf.write("jaxcheck_env = {}\n")
+    env = {k: v for k, v in os.environ.items() if k != "JAX_PLATFORMS"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", "check", str(limited_corpus), "--format", "json"],
+        capture_output=True, text=True, env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert reasons(done)["gpu-only"] == "platforms gpu: the workers run on cpu"  # this machine has no GPU
+    assert statuses(done)["cpu-or-tpu"] == "verified"
+
+
+def test_update_leaves_blocks_of_other_releases_alone(limited_corpus: Path) -> None:
+    source = limited_corpus / "index.md"
+    stale = LIMITED.replace("mul a 2.0:f32[] in", "mul a 3.0:f32[] in")
+    source.write_text(stale)
+    done = jaxcheck("update", limited_corpus)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The stale block of this release is rewritten; the block for jax <0.5 keeps its old output.
+    assert source.read_text() == LIMITED
+
+
+def test_a_bad_limit_is_an_option_error(limited_corpus: Path) -> None:
+    source = limited_corpus / "index.md"
+    source.write_text(LIMITED.replace(":jax-version: <0.5", ":jax-version: before 0.5").replace(":platforms: gpu", ":platforms: gpu, npu"))
+    done = jaxcheck("check", limited_corpus)
+    assert done.returncode == 1
+    assert "option \":jax-version:\": 'before 0.5' is not allowed; expected a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9" in done.stdout
+    assert "option \":platforms:\": 'gpu, npu' is not allowed; expected some of cpu, gpu, tpu" in done.stdout

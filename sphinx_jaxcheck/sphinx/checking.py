@@ -37,7 +37,7 @@ from ..sharding import Shard, load_durations, save_durations, session_name, spli
 from ..update import Rerun, describe, update_sources
 from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
-from .interpreter import fingerprint_of, interpreter_of
+from .interpreter import fingerprint_of, interpreter_of, runtime_of
 from .native_examples import unchecked_examples
 from .settings import cache_directory, settings_of, stop
 
@@ -188,6 +188,7 @@ def run_documents(
             setup=settings.setup,
             announce=announce,
             select=select,
+            runtime=runtime_of(app.config, [b for blocks in documents.values() for b in blocks]),
         )
     except JaxUnavailable as error:
         # Once for the build, not once per block: no block can run.

@@ -9,7 +9,16 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 from ..cache import environment_fingerprint
-from ..interpreter import Interpreter, InterpreterProblem, describe, locate
+from ..interpreter import (
+    Interpreter,
+    InterpreterProblem,
+    default_platform,
+    describe,
+    locate,
+    running_platform,
+)
+from ..limits import Runtime
+from ..model import Block
 from ..worker.pool import WorkerSettings
 from .settings import settings_of, stop
 
@@ -35,6 +44,17 @@ def interpreter_of(config: Config) -> Interpreter:
     python = settings.python or sys.executable
     # Asked in the workers' environment: their PYTHONPATH, their variables.
     return describe(python, WorkerSettings(env=settings.env, python=python).process_env())
+
+
+def runtime_of(config: Config, blocks: list[Block]) -> Runtime:
+    """The jax version and platform the workers run, which decide what limited blocks apply."""
+    settings = settings_of(config)
+    found = interpreter_of(config)
+    env = WorkerSettings(env=settings.env, python=found.python).process_env()
+    platform = running_platform(env)
+    if platform is None and any(b.options.limits.platforms for b in blocks):
+        platform = default_platform(found.python, env)  # JAX picks: ask it (imports jax there)
+    return Runtime(found.jax_version, platform)
 
 
 def fingerprint_of(config: Config) -> str:

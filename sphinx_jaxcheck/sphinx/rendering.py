@@ -56,6 +56,8 @@ class RenderVerdicts(SphinxPostTransform):
 
 def _html_marker(verdict: Verdict | None, version: str) -> str:
     jax = f"jax {html.escape(version)}"
+    if verdict is not None and verdict.reason:
+        return f'<div class="jaxcheck-status jaxcheck-status-skipped">not run · {html.escape(verdict.reason)}</div>'
     if verdict is None or verdict.status is Status.SKIPPED:
         return f'<div class="jaxcheck-status jaxcheck-status-skipped">skipped · {jax}</div>'
     if verdict.status is Status.OTHER_SHARD:

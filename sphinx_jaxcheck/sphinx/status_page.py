@@ -90,7 +90,10 @@ class FillStatusTable(SphinxPostTransform):
                 refexplicit=False, refwarn=False, refdoc=here,
             )
             page += nodes.inline(text=block.docname)
-            cells = [target, page, nodes.Text(MARKS.get(verdict.status, "") + verdict.status.value), nodes.Text(f"{verdict.seconds:.2f}")]
+            label = MARKS.get(verdict.status, "") + verdict.status.value
+            if verdict.reason:
+                label += f": {verdict.reason}"
+            cells = [target, page, nodes.Text(label), nodes.Text(f"{verdict.seconds:.2f}")]
             body += _row(cells)
         group += body
         return [intro, table]

@@ -1,0 +1,101 @@
+"""What checking in another interpreter costs: the same check, side by side.
+
+    python benchmarks/second_interpreter.py [--repeat 5] [--documents 4] [--blocks 6]
+
+Times ``jaxcheck check --no-cache`` of one generated corpus (blocks whose output
+is the same in every JAX release) in turns (round robin, so a machine that
+drifts slower or faster skews no ratio):
+
+* ``default``: the workers run this interpreter (jax 0.10.2);
+* ``other, same jax``: ``--python`` a virtual environment with jax 0.10.2,
+  so the difference is the other interpreter alone (asking it what it has,
+  starting its workers);
+* ``other, jax 0.4.35``: ``--python`` a virtual environment with jax 0.4.35,
+  the check the drift-history page needs.
+
+The environments are made once under ``.tox/`` by ``tools/jax_env.py``. Prints a
+markdown table of median times and the ratio of each to ``default``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).parent.parent
+BLOCK = """
+```{{jaxcheck}}
+import jax.numpy as jnp
+print(jnp.arange({n}) * 2)
+# [{doubled}]
+```
+"""
+
+
+def make_corpus(folder: Path, documents: int, blocks: int) -> None:
+    """``documents`` pages of ``blocks`` blocks each, verified by every JAX release."""
+    (folder / "conf.py").write_text('extensions = ["myst_parser", "sphinx_jaxcheck"]\nexclude_patterns = ["_build"]\n')
+    names = [f"page{d}" for d in range(documents)]
+    toc = "```{toctree}\n" + "\n".join(names) + "\n```\n"
+    (folder / "index.md").write_text("# Corpus\n\n" + toc)
+    for name in names:
+        body = "".join(
+            BLOCK.format(n=n + 1, doubled=" ".join(str(2 * i) for i in range(n + 1))) for n in range(blocks)
+        )
+        (folder / f"{name}.md").write_text(f"# {name}\n{body}")
+
+
+def environment(version: str) -> Path:
+    spec = importlib.util.spec_from_file_location("jax_env", REPO / "tools" / "jax_env.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return Path(module.ensure(REPO / ".tox" / f"jax-{version}", version))
+
+
+def timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}")
+    return seconds
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--repeat", type=int, default=5)
+    options.add_argument("--documents", type=int, default=4)
+    options.add_argument("--blocks", type=int, default=6)
+    args = options.parse_args()
+    pythons = {
+        "default": None,
+        "other, same jax": environment("0.10.2"),
+        "other, jax 0.4.35": environment("0.4.35"),
+    }
+    runs: dict[str, list[float]] = {name: [] for name in pythons}
+    with tempfile.TemporaryDirectory() as scratch:
+        corpus = Path(scratch) / "corpus"
+        corpus.mkdir()
+        make_corpus(corpus, args.documents, args.blocks)
+        for _ in range(args.repeat):
+            for name, python in pythons.items():
+                extra = ["--python", str(python)] if python else []
+                runs[name].append(timed([sys.executable, "-m", "sphinx_jaxcheck", "check", str(corpus), "--no-cache", *extra]))
+    base = statistics.median(runs["default"])
+    print(f"{args.documents} documents x {args.blocks} blocks, {args.repeat} turns, median seconds\n")
+    print("| workers run | median s | runs | ratio to default |")
+    print("|---|---|---|---|")
+    for name, times in runs.items():
+        shown = " ".join(f"{t:.2f}" for t in times)
+        print(f"| {name} | {statistics.median(times):.2f} | {shown} | {statistics.median(times) / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
