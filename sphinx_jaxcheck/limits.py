@@ -19,8 +19,8 @@ from .model import Limits
 PLATFORMS = ("cpu", "gpu", "tpu")
 SPECIFIER_EXAMPLE = "a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"
 PLATFORMS_EXAMPLE = "some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"
-# ``# jaxcheck: jax-version <0.5`` / ``# jaxcheck: platforms gpu, tpu``
-_COMMENT = re.compile(r"^\s*#\s*jaxcheck:\s*(?P<name>[\w-]+)\s*(?P<value>.*?)\s*$")
+# ``# jaxcheck: jax-version <0.5`` / ``>>> # jaxcheck: platforms gpu, tpu``
+_COMMENT = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s+)?#\s*jaxcheck:\s*(?P<name>[\w-]+)\s*(?P<value>.*?)\s*$")
 LIMIT_NAMES = ("jax-version", "platforms")
 
 
@@ -72,7 +72,7 @@ def why_skipped(limits: Limits, runtime: Runtime) -> str | None:
 
 
 def comment_limit(line: str) -> tuple[str, str] | None:
-    """``(name, value)`` of a ``# jaxcheck: NAME VALUE`` comment line, else None.
+    """``(name, value)`` of a ``# jaxcheck: NAME VALUE`` comment line (after a prompt, too), else None.
 
     The name is returned whatever it is, so the caller can report unknown ones;
     check values with :func:`specifier` / :func:`platforms`.

@@ -56,7 +56,9 @@ def test_why_a_block_does_not_run() -> None:
 def test_comment_directives() -> None:
     assert comment_limit("# jaxcheck: jax-version <0.5") == ("jax-version", "<0.5")
     assert comment_limit("   #jaxcheck:platforms gpu, tpu  ") == ("platforms", "gpu, tpu")
+    assert comment_limit(">>> # jaxcheck: platforms gpu") == ("platforms", "gpu")
     assert comment_limit("# just a comment") is None
+    assert comment_limit("x = 1  # jaxcheck: platforms gpu") is None
     found, problems = limits_from_comments(["# jaxcheck: jax-version >=0.7,<0.9", "x = 1", "# jaxcheck: platforms gpu"])
     assert found == Limits(">=0.7,<0.9", ("gpu",)) and problems == []
     _, problems = limits_from_comments(["# jaxcheck: jax-version soon", "# jaxcheck: backend gpu", "# jaxcheck: platforms npu"])

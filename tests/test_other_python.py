@@ -280,3 +280,20 @@ def test_a_bad_limit_is_an_option_error(limited_corpus: Path) -> None:
     assert done.returncode == 1
     assert "option \":jax-version:\": 'before 0.5' is not allowed; expected a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9" in done.stdout
     assert "option \":platforms:\": 'gpu, npu' is not allowed; expected some of cpu, gpu, tpu" in done.stdout
+
+
+def test_the_other_interpreter_does_not_import_the_jax_beside_our_package(old_corpus: Path, older_python: Path, tmp_path: Path) -> None:
+    # Installed, our package sits in site-packages next to Sphinx's jax: a folder
+    # like that, with a jax that cannot be imported, must not reach the workers.
+    site = tmp_path / "site-packages"
+    (site / "jax").mkdir(parents=True)
+    (site / "jax" / "__init__.py").write_text("raise ImportError('the jax beside sphinx_jaxcheck was imported')\n")
+    (site / "sphinx_jaxcheck").symlink_to(Path(__file__).parents[1] / "sphinx_jaxcheck")
+    run = (
+        f"import sys; sys.path.insert(0, {str(site)!r}); import sphinx_jaxcheck.cli as cli; "
+        f"assert cli.__file__.startswith({str(site)!r}); "
+        f"raise SystemExit(cli.main(['check', {str(old_corpus)!r}, '--python', {str(older_python)!r}]))"
+    )
+    done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "3 verified" in done.stdout and "(jax 0.4.35)" in done.stdout

@@ -5,10 +5,13 @@ Imports nothing from jax; the zygote is a separate interpreter.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import json
 import os
 import selectors
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,9 +74,27 @@ class WorkerSettings:
         else:
             env.pop("JAXCHECK_MEMORY_LIMIT", None)
         # The zygote must import this very package, wherever it was imported from.
-        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_folder(self.python), env.get("PYTHONPATH")]))
         return env
+
+
+def package_folder(python: str) -> str:
+    """A folder from which ``python`` imports this very package.
+
+    For our own interpreter, the folder our package sits in. Another interpreter
+    gets a folder holding nothing but a link to the package: the folder ours
+    sits in is usually site-packages, whose jax would shadow that interpreter's own.
+    """
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.dirname(here) if python == sys.executable else _package_link(here)
+
+
+@functools.lru_cache(maxsize=1)
+def _package_link(package: str) -> str:
+    folder = tempfile.mkdtemp(prefix="jaxcheck-package-")
+    os.symlink(package, os.path.join(folder, os.path.basename(package)))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 Progress = Callable[[int, int], None]
