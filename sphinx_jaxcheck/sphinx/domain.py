@@ -17,7 +17,8 @@ from ..model import Block, Verdict
 
 # Keys of per-document dictionaries; other features add their own here.
 PER_DOCUMENT = (
-    "blocks", "verdicts", "findings", "citations", "cards", "status_pages", "unchecked_examples"
+    "blocks", "verdicts", "findings", "citations", "cards", "unchecked_examples",
+    "jaxcheck-status-pages", "jaxcheck-matrix-pages",
 )
 
 

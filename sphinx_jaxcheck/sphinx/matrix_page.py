@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
-from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -24,6 +23,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..matrix import FAILING, LABELS, Matrix, Row, block_digest, from_json, matrix_file
 from ..model import Status
 from .checking import domain_of
+from .status_page import note_table_page, setup_project_table
 
 logger = logging.getLogger(__name__)
 MARKS = {
@@ -41,10 +41,7 @@ class jaxcheck_matrix_table(nodes.General, nodes.Element):  # type: ignore[misc]
 
 def setup_matrix_page(app: Sphinx) -> None:
     """Register the directive, its placeholder and the rewrite-every-build rule."""
-    app.add_directive("jaxcheck-matrix", MatrixDirective)
-    app.add_node(jaxcheck_matrix_table)
-    app.add_post_transform(FillMatrixTable)
-    app.connect("env-updated", _pages_with_matrices, priority=600)
+    setup_project_table(app, "jaxcheck-matrix", MatrixDirective, jaxcheck_matrix_table, FillMatrixTable)
 
 
 class MatrixDirective(SphinxDirective):
@@ -54,14 +51,10 @@ class MatrixDirective(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {"page": directives.flag}
 
     def run(self) -> list[nodes.Node]:
-        domain_of(self.env).per_document("matrix_pages").setdefault(self.env.docname, []).append(True)
+        note_table_page(self)
         placeholder = jaxcheck_matrix_table(page="page" in self.options)
         self.set_source_info(placeholder)
         return [placeholder]
-
-
-def _pages_with_matrices(app: Sphinx, env: BuildEnvironment) -> list[str]:
-    return sorted(domain_of(env).per_document("matrix_pages"))
 
 
 class FillMatrixTable(SphinxPostTransform):

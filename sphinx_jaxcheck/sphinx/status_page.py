@@ -29,10 +29,29 @@ class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
 
 def setup_status_page(app: Sphinx) -> None:
     """Register the directive, its placeholder node and the rewrite-every-build rule."""
-    app.add_directive("jaxcheck-status", StatusDirective)
-    app.add_node(jaxcheck_status_table)
-    app.add_post_transform(FillStatusTable)
-    app.connect("env-updated", _pages_with_status_tables, priority=600)
+    setup_project_table(app, "jaxcheck-status", StatusDirective, jaxcheck_status_table, FillStatusTable)
+
+
+def setup_project_table(
+    app: Sphinx, name: str, directive: type[SphinxDirective], placeholder: type[nodes.Element],
+    fill: type[SphinxPostTransform],
+) -> None:
+    """A directive whose table depends on every document: a placeholder filled at
+    write time, on pages rewritten by every build (see :func:`note_table_page`)."""
+    app.add_directive(name, directive)
+    app.add_node(placeholder)
+    app.add_post_transform(fill)
+
+    def pages_with_tables(app: Sphinx, env: BuildEnvironment) -> list[str]:
+        return sorted(domain_of(env).per_document(f"{name}-pages"))
+
+    app.connect("env-updated", pages_with_tables, priority=600)
+
+
+def note_table_page(directive: SphinxDirective) -> None:
+    """Remember that the directive's page holds a project table, to rewrite it every build."""
+    pages = domain_of(directive.env).per_document(f"{directive.name}-pages")
+    pages.setdefault(directive.env.docname, []).append(True)
 
 
 class StatusDirective(SphinxDirective):
@@ -41,13 +60,8 @@ class StatusDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        domain = domain_of(self.env)
-        domain.per_document("status_pages").setdefault(self.env.docname, []).append(True)
+        note_table_page(self)
         return [jaxcheck_status_table()]
-
-
-def _pages_with_status_tables(app: Sphinx, env: BuildEnvironment) -> list[str]:
-    return sorted(domain_of(env).per_document("status_pages"))
 
 
 class FillStatusTable(SphinxPostTransform):
