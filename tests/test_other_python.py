@@ -297,3 +297,62 @@ def test_the_other_interpreter_does_not_import_the_jax_beside_our_package(old_co
     done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 verified" in done.stdout and "(jax 0.4.35)" in done.stdout
+
+
+@pytest.fixture
+def two_pages(tmp_path: Path) -> Path:
+    (tmp_path / "conf.py").write_text(CONF)
+    (tmp_path / "index.md").write_text("# Pages\n\n```{toctree}\nold\nlimited\n```\n")
+    (tmp_path / "old.md").write_text(OLD_OUTPUTS)
+    (tmp_path / "limited.md").write_text(LIMITED + "\n```{jaxcheck-matrix}\n:page:\n```\n")
+    return tmp_path
+
+
+def test_the_matrix_has_a_column_per_release_and_a_verdict_per_block(two_pages: Path, older_python: Path) -> None:
+    done = jaxcheck("matrix", two_pages, "--python", older_python, "--format", "json")
+    assert done.returncode == 1, done.stderr  # the outputs of 0.4.35 drift on 0.10.2
+    matrix = json.loads(done.stdout)
+    assert matrix["versions"] == ["0.4.35", "0.10.2"]
+    rows = {row["name"]: (row["path"], row["status"]) for row in matrix["blocks"]}
+    assert rows == {
+        "literal": ("old.md", {"0.4.35": "verified", "0.10.2": "drift"}),
+        "pjit": ("old.md", {"0.4.35": "verified", "0.10.2": "drift"}),
+        "same-in-both": ("old.md", {"0.4.35": "verified", "0.10.2": "verified"}),
+        "old-literal": ("limited.md", {"0.4.35": "verified", "0.10.2": "skipped"}),
+        "new-literal": ("limited.md", {"0.4.35": "skipped", "0.10.2": "verified"}),
+        "gpu-only": ("limited.md", {"0.4.35": "skipped", "0.10.2": "skipped"}),
+        "cpu-or-tpu": ("limited.md", {"0.4.35": "verified", "0.10.2": "verified"}),
+    }
+    assert json.loads((two_pages / "_build" / "jaxcheck" / "matrix.json").read_text())["blocks"] == matrix["blocks"]
+
+    # The same matrix as text and Markdown, from the cache this time.
+    text = jaxcheck("matrix", two_pages, "--python", older_python)
+    assert text.stdout.splitlines()[0].split() == ["block", "where", "0.4.35", "0.10.2"]
+    assert text.stdout.splitlines()[1].split() == ["literal", "old.md:5", "verified", "stale"]
+    markdown = jaxcheck("matrix", two_pages, "--python", older_python, "--format", "markdown")
+    assert "| old-literal | limited.md:6 | verified | skipped |" in markdown.stdout.splitlines()
+
+
+def test_the_matrix_directive_shows_the_last_matrix_and_vouches_for_its_rows(two_pages: Path, older_python: Path) -> None:
+    html = two_pages / "_build" / "html"
+    sphinx_build = [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(two_pages), str(html)]
+    missing = subprocess.run(sphinx_build, capture_output=True, text=True)
+    assert "no compatibility matrix at" in missing.stderr and "[jaxcheck.matrix]" in missing.stderr
+
+    assert jaxcheck("matrix", two_pages, "--python", older_python).returncode == 1
+    (two_pages / "old.md").unlink()  # its drifting rows stay in the matrix, not on the page
+    (two_pages / "index.md").write_text("# Pages\n\n```{toctree}\nlimited\n```\n")
+    clean = subprocess.run([*sphinx_build, "-W"], capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stderr
+    page = (html / "limited.html").read_text()
+    table = page[page.index("jaxcheck-matrix-table") : page.index("</table>")]
+    assert table.count("<tr") == 1 + 4 and "jax 0.4.35" in table and "✓ verified" in table
+
+    # A page showing the whole matrix vouches for the drifting rows too; a changed block is stale in it.
+    (two_pages / "limited.md").write_text(
+        LIMITED.replace(":platforms: cpu, tpu\nimport jax\n", ":platforms: cpu, tpu\nimport jax  # changed\n")
+        + "\n```{jaxcheck-matrix}\n```\n"
+    )
+    warned = subprocess.run(sphinx_build, capture_output=True, text=True)
+    assert "block 'literal' is stale with jax 0.10.2 in the last `jaxcheck matrix`" in warned.stderr
+    assert "block 'cpu-or-tpu' changed since the last `jaxcheck matrix`" in warned.stderr
