@@ -83,12 +83,12 @@ def comment_limit(line: str) -> tuple[str, str] | None:
     return match["name"], match["value"]
 
 
-def limits_from_comments(lines: list[str] | tuple[str, ...]) -> tuple[Limits, list[str]]:
-    """The limits that ``# jaxcheck:`` comment lines state, and a problem message per bad one."""
+def limits_from_comments(lines: list[str] | tuple[str, ...]) -> tuple[Limits, list[tuple[int, str]]]:
+    """The limits that ``# jaxcheck:`` comment lines state, and (1-based line, message) per bad one."""
     version: str | None = None
     named: tuple[str, ...] = ()
-    problems: list[str] = []
-    for line in lines:
+    problems: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
         found = comment_limit(line)
         if found is None:
             continue
@@ -99,11 +99,11 @@ def limits_from_comments(lines: list[str] | tuple[str, ...]) -> tuple[Limits, li
             elif name == "platforms":
                 named = platforms(value)
             else:
-                problems.append(
+                problems.append((number, (
                     f"unknown directive {line.strip()!r}; expected `# jaxcheck: jax-version SPEC` "
                     "or `# jaxcheck: platforms cpu|gpu|tpu`"
-                )
+                )))
         except ValueError:
             expected = SPECIFIER_EXAMPLE if name == "jax-version" else PLATFORMS_EXAMPLE
-            problems.append(f"`# jaxcheck: {name}`: {value!r} is not {expected}")
+            problems.append((number, f"`# jaxcheck: {name}`: {value!r} is not {expected}"))
     return Limits(version, named), problems

@@ -63,7 +63,7 @@ def test_comment_directives() -> None:
     assert found == Limits(">=0.7,<0.9", ("gpu",)) and problems == []
     _, problems = limits_from_comments(["# jaxcheck: jax-version soon", "# jaxcheck: backend gpu", "# jaxcheck: platforms npu"])
     assert problems == [
-        "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9",
-        "unknown directive '# jaxcheck: backend gpu'; expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`",
-        "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu, e.g. gpu or cpu, gpu",
+        (1, "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"),
+        (2, "unknown directive '# jaxcheck: backend gpu'; expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`"),
+        (3, "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"),
     ]

@@ -356,3 +356,48 @@ def test_the_matrix_directive_shows_the_last_matrix_and_vouches_for_its_rows(two
     warned = subprocess.run(sphinx_build, capture_output=True, text=True)
     assert "block 'literal' is stale with jax 0.10.2 in the last `jaxcheck matrix`" in warned.stderr
     assert "block 'cpu-or-tpu' changed since the last `jaxcheck matrix`" in warned.stderr
+
+
+NATIVE = """\
+# Native examples
+
+```python
+>>> import jax
+>>> # jaxcheck: jax-version <0.5
+>>> print(jax.make_jaxpr(lambda x: x * 2.0)(1.0))
+{ lambda ; a:f32[]. let b:f32[] = mul a 2.0 in (b,) }
+
+```
+
+```python
+>>> # jaxcheck: platforms gpu
+>>> print(jax.devices()[0].platform)
+gpu
+
+```
+
+```python
+>>> # jaxcheck: platforms npu
+>>> print(1)
+1
+
+```
+"""
+
+
+def test_native_examples_are_limited_by_comment_directives(tmp_path: Path, older_python: Path) -> None:
+    (tmp_path / "conf.py").write_text(CONF + 'jaxcheck_doctests = "check"\n')
+    (tmp_path / "index.md").write_text(NATIVE)
+    old = jaxcheck("check", tmp_path, "--python", older_python, "--format", "json")
+    new = jaxcheck("check", tmp_path, "--format", "json")
+    for done, version in ((old, "0.4.35"), (new, "0.10.2")):
+        report = json.loads(done.stdout)
+        by_line = {block["line"]: (block["status"], block.get("reason", "")) for block in report["blocks"]}
+        first = ("verified", "") if version == "0.4.35" else ("skipped", "jax-version <0.5 excludes jax 0.10.2")
+        assert by_line[4] == first, (version, by_line)
+        # doctest drops a comment-only example: the directive right above the examples counts.
+        assert by_line[13] == ("skipped", "platforms gpu: the workers run on cpu")
+        assert by_line[20][0] == "error"
+        assert [(f["line"], f["subtype"]) for f in report["findings"]] == [(19, "option")]
+        assert "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu" in report["findings"][0]["message"]
+        assert done.returncode == 1

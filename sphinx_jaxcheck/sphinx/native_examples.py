@@ -10,6 +10,7 @@ with its verdict. With ``"report"`` they are only counted, for the summary.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import replace
 from typing import Any
@@ -22,6 +23,7 @@ from ..docstrings import Docstring, docstring_location, is_own
 from ..doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
 from ..findings import Finding, Subtype
 from ..grammar import parse_body
+from ..limits import limits_from_comments
 from ..model import Block, BlockOptions
 from ..native import Region, count_examples, find_regions
 from .block_directive import file_digest
@@ -89,7 +91,10 @@ def _docstring_blocks(
     for name, doc in noted.items():
         digest = file_digest(doc.path)
         for region in find_regions(doc.text):
-            block = _block(docname, doc.path, replace(region, first=doc.line + region.first - 1), settings, digest)
+            above = doc.text.splitlines()[: region.first - 1]
+            block = _block(
+                docname, doc.path, replace(region, first=doc.line + region.first - 1), settings, digest, above
+            )
             block = replace(block, update_refusal=(
                 f"this example is in a docstring ({name}); jaxcheck update does not rewrite "
                 "Python files: edit the docstring by hand"
@@ -129,7 +134,10 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         domain.per_document(UNCHECKED)[docname] = [unchecked]
         return
     digest = file_digest(path)
-    placed = [Placed(_block(docname, path, region, settings, digest), IN_PLACE) for region in regions]
+    placed = [
+        Placed(_block(docname, path, region, settings, digest, lines[: region.first - 1]), IN_PLACE)
+        for region in regions
+    ]
     placed += _docstring_blocks(doctree, path, noted, settings, docname)
     placed += blocks_of(
         [item for item, _ in items], docname=docname, path=path,
@@ -191,7 +199,9 @@ def _content_start(lines: list[str], directive_line: int, content: list[str]) ->
     return None
 
 
-def _block(docname: str, path: str, region: Region, settings: Settings, digest: str) -> Block:
+def _block(
+    docname: str, path: str, region: Region, settings: Settings, digest: str, above: list[str] | None = None
+) -> Block:
     parsed = parse_body(
         region.lines,
         filename=f"<{docname}:{region.first}>",
@@ -199,20 +209,33 @@ def _block(docname: str, path: str, region: Region, settings: Settings, digest: 
         doctest_flags=settings.doctest_optionflags,
         doctest_only=True,
     )
+    # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits, as a block's options.
+    # doctest drops comment-only examples, so those right above the region count too.
+    lead = list(itertools.takewhile(_is_prompted_comment, reversed(above or [])))[::-1]
+    limits, problems = limits_from_comments([*lead, *region.lines])
+    error, error_line, error_subtype = parsed.error, parsed.error_line, "syntax"
+    if problems:
+        error_line, message = problems[0]
+        error, error_line, error_subtype = f"not run: {message}", error_line - len(lead), "option"
     return Block(
         docname=docname,
         index=-1,  # numbered when merged into the document's blocks
         path=path,
         body_line=region.first,
         body=region.lines,
-        options=BlockOptions(),
+        options=BlockOptions(limits=limits),
         expectations=parsed.expectations,
         program=parsed.program,
-        error=parsed.error,
+        error=error,
         file_digest=digest,
-        error_line=parsed.error_line,
+        error_line=error_line,
+        error_subtype=error_subtype,
         native=True,
     )
+
+
+def _is_prompted_comment(line: str) -> bool:
+    return line.lstrip().startswith(">>>") and line.lstrip()[3:].strip().startswith("#")
 
 
 def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed]) -> list[Placed]:
