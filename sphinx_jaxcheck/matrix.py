@@ -21,13 +21,6 @@ from .model import Block, Status, Verdict
 
 FORMATS = ("text", "json", "markdown")
 FAILING = (Status.DRIFT.value, Status.ERROR.value)
-LABELS = {
-    Status.VERIFIED.value: "verified",
-    Status.DRIFT.value: "stale",
-    Status.ERROR.value: "failed",
-    Status.UNCHECKED.value: "ran",
-    Status.SKIPPED.value: "skipped",
-}
 
 
 @dataclass(frozen=True)
@@ -147,7 +140,7 @@ def format_matrix(matrix: Matrix, style: str) -> str:
         return json.dumps(to_json(matrix), indent=2) + "\n"
     header = ["block", "where", *matrix.versions]
     table = [
-        [row.name, f"{row.path}:{row.line}", *(LABELS.get(row.status_in(v) or "", "-") for v in matrix.versions)]
+        [row.name, f"{row.path}:{row.line}", *(row.status_in(v) or "-" for v in matrix.versions)]
         for row in matrix.rows
     ]
     if style == "markdown":

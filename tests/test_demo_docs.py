@@ -205,7 +205,7 @@ def test_every_older_output_drifts_under_its_release_when_corrupted(tmp_path: Pa
     assert done.returncode == 1
     statuses = {b["name"]: b["status"] for b in json.loads(done.stdout)["blocks"]}
     assert {name: status for name, status in statuses.items() if name.endswith("-old")} == {
-        name: "drift" for name in statuses if name.endswith("-old")
+        name: "stale" for name in statuses if name.endswith("-old")
     }
     assert len([name for name in statuses if name.endswith("-old")]) == 6
 

@@ -315,8 +315,8 @@ def test_the_matrix_has_a_column_per_release_and_a_verdict_per_block(two_pages: 
     assert matrix["versions"] == ["0.4.35", "0.10.2"]
     rows = {row["name"]: (row["path"], row["status"]) for row in matrix["blocks"]}
     assert rows == {
-        "literal": ("old.md", {"0.4.35": "verified", "0.10.2": "drift"}),
-        "pjit": ("old.md", {"0.4.35": "verified", "0.10.2": "drift"}),
+        "literal": ("old.md", {"0.4.35": "verified", "0.10.2": "stale"}),
+        "pjit": ("old.md", {"0.4.35": "verified", "0.10.2": "stale"}),
         "same-in-both": ("old.md", {"0.4.35": "verified", "0.10.2": "verified"}),
         "old-literal": ("limited.md", {"0.4.35": "verified", "0.10.2": "skipped"}),
         "new-literal": ("limited.md", {"0.4.35": "skipped", "0.10.2": "verified"}),
@@ -400,7 +400,7 @@ def test_native_examples_are_limited_by_comment_directives(tmp_path: Path, older
         assert by_line[4] == first, (version, by_line)
         # doctest drops a comment-only example: the directive right above the examples counts.
         assert by_line[13] == ("skipped", "platforms gpu: the workers run on cpu")
-        assert by_line[20][0] == "error"
+        assert by_line[20][0] == "failed"
         assert [(f["line"], f["subtype"]) for f in report["findings"]] == [(19, "option")]
         assert "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu" in report["findings"][0]["message"]
         assert done.returncode == 1

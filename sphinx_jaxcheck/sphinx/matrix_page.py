@@ -20,7 +20,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..matrix import FAILING, LABELS, Matrix, Row, block_digest, from_json, matrix_file
+from ..matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
 from ..model import Status
 from .checking import domain_of
 from .status_page import note_table_page, setup_project_table
@@ -108,7 +108,7 @@ class FillMatrixTable(SphinxPostTransform):
                 continue
             for version in matrix.versions:
                 if row.status_in(version) in FAILING:
-                    _warn(f"block {row.name!r} is {LABELS[row.status_in(version) or '']} with jax "
+                    _warn(f"block {row.name!r} is {row.status_in(version)} with jax "
                           f"{version} in the last `jaxcheck matrix`", location)
         for block in current.values():
             _warn(f"block {block.label!r} is not in the last `jaxcheck matrix`, which this table "
