@@ -17,25 +17,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_realworld import CONF, PAGES
+from test_realworld import REALWORLD as SHARED
 from test_update import jaxcheck
 
-# The pages sit in the shared folder beside the repository (or beside its worktrees).
-REALWORLD = next(
-    (p / "shared" / "realworld" for p in Path(__file__).resolve().parents[1:] if (p / "shared" / "realworld").is_dir()),
-    Path(__file__).resolve().parents[2] / "shared" / "realworld",
-) / "jax-docs-jaxcheck"
-PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")
+REALWORLD = SHARED / "jax-docs-jaxcheck"  # the pages as jaxcheck blocks
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository")
 
-CONF = """\
-extensions = ["myst_parser", "sphinx_jaxcheck"]
-exclude_patterns = ["_build"]
-suppress_warnings = ["ref.ref", "image.not_readable"]
-jaxcheck_jax_version = "0.10.2"
-jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"
-jaxcheck_env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
-"""
 # JAX's root conftest.py: every doctest sees jax, lax, jnp and np.
 CONFTEST = """\
 import jax
@@ -86,7 +74,8 @@ def corrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
         text = (root / page).read_text("utf-8")
         assert text.count(good) == 1, (page, good)
         (root / page).write_text(text.replace(good, bad), "utf-8")
-    (root / "conf.py").write_text(CONF, "utf-8")
+    # As the pages' own check configures them (the same flags as JAX's pytest), caching inside the project.
+    (root / "conf.py").write_text(CONF.replace("CACHE", repr(str(root / ".jaxcheck_cache"))), "utf-8")
     (root / "conftest.py").write_text(CONFTEST, "utf-8")
     (root / "pytest.ini").write_text(PYTEST_INI, "utf-8")
     (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES))
