@@ -64,12 +64,17 @@ BODY = st.lists(GRAMMAR_LINE, max_size=12)
 @example([">>> print(1)", "1", ">>> x = (", "..."], None)
 @example(["\x00"], None)
 @example([">>> >>>", "\f"], None)
+@example([">>>", ">>>#"], None)
 @example(["def f():", "\treturn 1", "        return 2"], None)
 def test_parse_body_never_raises_and_reports_errors_as_data(body: list[str], raises: str | None) -> None:
     parsed = parse_body(tuple(body), filename="<fuzz>", raises=raises)
     if parsed.error is not None:
         assert isinstance(parsed.error, str) and parsed.error
-        assert parsed.expectations == ()
+        # A doctest that cannot run still lists its examples: one empty one per prompt.
+        assert all(e.kind is ExpectationKind.DOCTEST and e.expected == () and e.first == e.stop for e in parsed.expectations)
+        assert [e.statement_line for e in parsed.expectations] == [
+            n + 1 for n, line in enumerate(body) if is_prompt(line.lstrip())
+        ] or parsed.expectations == ()
         assert 1 <= parsed.error_line <= max(1, len(body))
         return
     for expectation in parsed.expectations:
