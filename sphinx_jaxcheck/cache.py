@@ -1,8 +1,9 @@
 """A persistent cache of session outcomes, keyed by everything that can change them.
 
 The key covers the programs a session runs (code, options that reach the
-worker, pseudo file names), the Python, jax, jaxlib and numpy versions, the
-worker environment and this package's version. Expected outputs are not part
+worker, pseudo file names, the folder they run in), the workers' Python and
+every distribution installed where they import from, the environment the
+workers really get, and this package's version and worker code. Expected outputs are not part
 of it (those comments are blanked out of the code before hashing): verdicts are
 always recomputed from the current comments, so a cached outcome can never hide
 a drift. Sessions with any failure are not stored.
@@ -16,7 +17,6 @@ import importlib.metadata
 import io
 import json
 import os
-import sys
 import tempfile
 import tokenize
 from collections.abc import Mapping, Sequence
@@ -24,9 +24,9 @@ from pathlib import Path
 
 from . import __version__
 from .model import Outcome, Program
+from .worker.pool import WorkerSettings
+from .worker.probe import PackageSet, probe
 from .worker.protocol import outcome_from_wire, outcome_to_wire, program_to_wire
-
-TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
 
 
 def installed_version(package: str) -> str:
@@ -45,25 +45,26 @@ def _worker_source_digest() -> str:
     return digest.hexdigest()
 
 
-def environment_fingerprint(
-    env: Mapping[str, str], versions: Mapping[str, str] | None = None, python: str | None = None
-) -> str:
-    """What, besides the code, decides a session's outcome.
+def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> str:
+    """What, besides the code and its folder, decides a session's outcome.
 
-    ``versions`` (package -> version) defaults to the installed jax, jaxlib and
-    numpy, ``python`` (a ``sys.version``) to ours: pass the workers' when they
-    run another interpreter.
+    ``env`` is the environment the workers really get, ``interpreter`` their
+    Python and every distribution installed where they look for imports.
     """
-    if versions is None:
-        versions = {name: installed_version(name) for name in TRACKED_PACKAGES}
     parts = {
-        "python": python or sys.version,
+        "python": interpreter.python,
+        "distributions": [list(d) for d in interpreter.distributions],
         "jaxcheck": __version__,
         "worker": _worker_source_digest(),
         "env": dict(sorted(env.items())),
-        **{name: versions.get(name, "none") for name in TRACKED_PACKAGES},
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def fingerprint_of(settings: WorkerSettings) -> str:
+    """The fingerprint of the workers these settings start; asks their interpreter (about 0.2 s)."""
+    env = settings.outcome_env()
+    return environment_fingerprint(env, probe(settings.python, env))
 
 
 def session_key(programs: Sequence[Program], fingerprint: str) -> str:
@@ -99,11 +100,50 @@ def code_without_expectations(program: Program) -> str:
     return "\n".join(lines)
 
 
+class BadEntry(ValueError):
+    """A stored entry that is not what :meth:`OutcomeCache.put` writes."""
+
+
+def _entry_digest(key: str, outcomes: object) -> str:
+    return hashlib.sha256(json.dumps([key, outcomes], sort_keys=True).encode()).hexdigest()
+
+
+def _read_entry(key: str, text: str) -> list[Outcome]:
+    """The outcomes of an entry, checked: its digest, its shape, the type of every text."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise BadEntry("not JSON") from None
+    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes"}:
+        raise BadEntry("not an entry of this cache")
+    stored = data["outcomes"]
+    if data["key"] != key or data["digest"] != _entry_digest(key, stored):
+        raise BadEntry("its content does not match its checksum (edited, or written by something else)")
+    if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
+        raise BadEntry("its outcomes are not a list of objects")
+    try:
+        outcomes = [outcome_from_wire(item) for item in stored]
+    except (KeyError, TypeError, ValueError) as error:
+        raise BadEntry(f"an outcome does not parse ({type(error).__name__}: {error})") from None
+    for item, outcome in zip(stored, outcomes, strict=True):
+        texts = [outcome.stdout, outcome.message, *outcome.examples, *(text for _, text in outcome.inline)]
+        if json.loads(json.dumps(outcome_to_wire(outcome))) != item or not all(isinstance(t, str) for t in texts):
+            raise BadEntry("an outcome has fields of the wrong shape")
+        if outcome.failure is not None:
+            raise BadEntry("it holds a failure, which is never stored")
+    return outcomes
+
+
 class OutcomeCache:
-    """Outcomes of whole sessions, one JSON file each, under ``directory``."""
+    """Outcomes of whole sessions, one JSON file each, under ``directory``.
+
+    Entries are checked on every read; one that fails the check is deleted and
+    listed in :attr:`discarded` (path, reason), and its session runs again.
+    """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
+        self.discarded: list[tuple[str, str]] = []
 
     def has_entries(self) -> bool:
         """Whether any outcome is stored (the folder itself may exist empty)."""
@@ -112,13 +152,30 @@ class OutcomeCache:
         except OSError:
             return False
 
-    def get(self, key: str) -> list[Outcome] | None:
-        """The stored outcomes, or None on a miss (or an unreadable entry)."""
+    def get(self, key: str, count: int | None = None) -> list[Outcome] | None:
+        """The stored outcomes (``count`` of them, if given), or None on a miss or a discarded entry."""
+        path = self.directory / f"{key}.json"
         try:
-            data = json.loads((self.directory / f"{key}.json").read_text("utf-8"))
-            return [outcome_from_wire(item) for item in data]
-        except (OSError, ValueError, KeyError, TypeError):
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as error:
+            self._discard(path, f"unreadable: {error}")
+            return None
+        try:
+            outcomes = _read_entry(key, text)
+        except BadEntry as bad:
+            self._discard(path, str(bad))
+            return None
+        if count is not None and len(outcomes) != count:
+            self._discard(path, f"{len(outcomes)} outcome(s) for a session of {count} block(s)")
+            return None
+        return outcomes
+
+    def _discard(self, path: Path, why: str) -> None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        self.discarded.append((str(path), why))
 
     def put(self, key: str, outcomes: Sequence[Outcome]) -> None:
         """Store outcomes of a session that ran without failure; atomic."""
@@ -128,7 +185,8 @@ class OutcomeCache:
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
-        data = json.dumps([outcome_to_wire(o) for o in outcomes])
+        wire = [outcome_to_wire(o) for o in outcomes]
+        data = json.dumps({"key": key, "digest": _entry_digest(key, wire), "outcomes": wire})
         handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:

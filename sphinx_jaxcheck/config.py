@@ -207,6 +207,7 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_timeout", 60, "seconds a block may run", _number("jaxcheck_timeout", float)),
     ConfigValue("jaxcheck_workers", None, "worker processes running sessions in parallel (default: CPU count)", _number("jaxcheck_workers", int, optional=True, example="2")),
     ConfigValue("jaxcheck_env", {"JAX_PLATFORMS": "cpu"}, "environment variables of the workers", _env),
+    ConfigValue("jaxcheck_env_passthrough", [], "more variables the workers inherit from the build's environment (names; * ends a prefix)", _names("jaxcheck_env_passthrough")),
     ConfigValue("jaxcheck_cache", True, "reuse results of unchanged sessions across builds", _flag("jaxcheck_cache")),
     ConfigValue("jaxcheck_cache_dir", None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)", _optional_path("jaxcheck_cache_dir", "a folder path", ".jaxcheck_cache")),
     ConfigValue("jaxcheck_update", False, "rewrite stale expectations in the sources at the end of the build", _flag("jaxcheck_update")),
@@ -233,6 +234,7 @@ class Settings:
     timeout: float
     workers: int
     env: dict[str, str]
+    env_passthrough: tuple[str, ...]
     cache: bool
     cache_dir: str | None
     update: bool

@@ -103,6 +103,7 @@ class Program:
     examples: tuple[Example, ...] = ()
     raises: str | None = None
     timeout: float = 60.0
+    cwd: str = ""  # the folder it runs in: its document's (empty: wherever the worker is)
 
 
 @dataclass(frozen=True)

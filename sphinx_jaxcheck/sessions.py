@@ -26,6 +26,7 @@ class CheckReport:
     verdicts: dict[str, list[Verdict]]
     sessions_run: int
     sessions_cached: int
+    discarded: tuple[tuple[str, str], ...] = ()  # cache entries that failed their check: (path, why)
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,8 @@ def check_documents(
     first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
     for key, blocks in sessions.items():
         keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
-        cached = cache.get(keys[key]) if cache else None
-        if cached is not None and len(cached) == len(first) + len(blocks):
+        cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
+        if cached is not None:
             outcomes.update(_outcomes_of(blocks, cached[len(first) :], cached[0] if first else None))
         else:
             to_run[key] = blocks
@@ -119,7 +120,8 @@ def check_documents(
         ]
         for docname, blocks in documents.items()
     }
-    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run))
+    discarded = tuple(cache.discarded) if cache else ()
+    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run), discarded)
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"

@@ -6,7 +6,12 @@ is observed in the worker itself, not inferred from a log line.
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,7 @@ from sphinx_jaxcheck import cli
 from sphinx_jaxcheck.cache import OutcomeCache, environment_fingerprint, installed_version
 from sphinx_jaxcheck.sessions import check_documents
 from sphinx_jaxcheck.worker.pool import WorkerSettings
+from sphinx_jaxcheck.worker.probe import PackageSet, probe
 
 CACHED = "jaxcheck_cache = True\n"
 
@@ -111,15 +117,29 @@ def test_changed_worker_env_runs_again(project: tuple[Path, Path]) -> None:
     assert runs(ran) == 2
 
 
-def test_fingerprint_changes_with_each_tracked_version_and_the_env() -> None:
+INTERPRETER = PackageSet("3.11.7", (("jax", "0.10.2"), ("jaxlib", "0.10.2"), ("numpy", "2.0.0"), ("somepkg", "1.0")))
+
+
+def test_fingerprint_changes_with_each_distribution_the_python_and_the_env() -> None:
     env = {"JAX_PLATFORMS": "cpu"}
-    installed = {name: installed_version(name) for name in ("jax", "jaxlib", "numpy")}
-    assert environment_fingerprint(env) == environment_fingerprint(env, installed)
-    seen = {environment_fingerprint(env, installed)}
-    for name in installed:
-        seen.add(environment_fingerprint(env, {**installed, name: "0.0.0-other"}))
-    seen.add(environment_fingerprint({**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}, installed))
-    assert len(seen) == 5
+    seen = {environment_fingerprint(env, INTERPRETER)}
+    assert environment_fingerprint(dict(env), INTERPRETER) in seen
+    for n, (name, _) in enumerate(INTERPRETER.distributions):
+        others = list(INTERPRETER.distributions)
+        others[n] = (name, "0.0.0-other")
+        seen.add(environment_fingerprint(env, PackageSet(INTERPRETER.python, tuple(others))))
+    seen.add(environment_fingerprint(env, PackageSet(INTERPRETER.python, (*INTERPRETER.distributions, ("new", "1")))))
+    seen.add(environment_fingerprint(env, PackageSet("3.12.0", INTERPRETER.distributions)))
+    seen.add(environment_fingerprint({**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}, INTERPRETER))
+    assert len(seen) == 1 + len(INTERPRETER.distributions) + 3
+
+
+def test_the_probe_sees_what_the_workers_import() -> None:
+    """The interpreter is asked with the workers' environment, so their sys.path decides."""
+    settings = WorkerSettings(workers=1)
+    found = dict(probe(settings.python, settings.outcome_env()).distributions)
+    for name in ("jax", "jaxlib", "numpy"):
+        assert found[name] == installed_version(name)
 
 
 def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
@@ -130,14 +150,126 @@ def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
     blocks = built.app.env.get_domain("jaxcheck").blocks("page")  # type: ignore[attr-defined]
     cache = OutcomeCache(tmp_path / "cache")
     settings = WorkerSettings(workers=1)
-    installed = {name: installed_version(name) for name in ("jax", "jaxlib", "numpy")}
-    now = environment_fingerprint(settings.env, installed)
-    other = environment_fingerprint(settings.env, {**installed, "jax": "0.0.0-other"})
+    now = environment_fingerprint(settings.env, INTERPRETER)
+    other = environment_fingerprint(settings.env, PackageSet(INTERPRETER.python, (("jax", "0.0.0-other"),)))
     first = check_documents({"page": blocks}, settings, cache=cache, fingerprint=now)
     again = check_documents({"page": blocks}, settings, cache=cache, fingerprint=now)
     bumped = check_documents({"page": blocks}, settings, cache=cache, fingerprint=other)
     assert (first.sessions_run, again.sessions_run, again.sessions_cached, bumped.sessions_run) == (1, 0, 1, 1)
     assert runs(ran) == 1 + 2  # the build, then the first and the bumped check
+
+
+def local_wheel(folder: Path, version: str) -> Path:
+    """A real wheel of ``jaxcheckdemo`` (a module that knows its version), as a build backend makes it."""
+    wheel = folder / f"jaxcheckdemo-{version}-py3-none-any.whl"
+    info = f"jaxcheckdemo-{version}.dist-info"
+    files = {
+        "jaxcheckdemo.py": f"VERSION = {version!r}\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: jaxcheckdemo\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+        archive.writestr(f"{info}/RECORD", "".join(f"{name},," + "\n" for name in [*files, f"{info}/RECORD"]))
+    return wheel
+
+
+def pip_install(wheel: Path, target: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--upgrade", "--target", str(target), str(wheel)],
+        check=True, capture_output=True,
+    )
+
+
+def test_upgrading_any_package_the_workers_import_runs_its_blocks_again(tmp_path: Path) -> None:
+    """A package the Sphinx process cannot even see, installed on the workers' path, changes version."""
+    site = tmp_path / "site"
+    pip_install(local_wheel(tmp_path, "1.0"), site)
+    ran = tmp_path / "ran.txt"
+    block = counted_block(ran, code="import jaxcheckdemo\nprint(jaxcheckdemo.VERSION)", expected="1.0")
+    conf = CACHED + f"jaxcheck_env = {{'JAX_PLATFORMS': 'cpu', 'PYTHONPATH': {str(site)!r}}}\n"
+    root = write_project(tmp_path / "docs", {"page.md": block}, conf=conf)
+    assert rebuild(root).status == 0
+    assert rebuild(root).status == 0 and runs(ran) == 1
+    pip_install(local_wheel(tmp_path, "2.0"), site)
+    warm = build(root)  # incremental, as a developer rebuilds after `pip install -U`
+    assert runs(ran) == 2
+    assert warm.status == 1 and warm.subtypes() == ["drift"] and "+2.0" in warm.reported[0].message
+
+
+def test_the_shell_environment_the_workers_get_is_in_the_key(project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    root, ran = project
+    edit(root, 'print("hello")\n\n# hello', "import jax.numpy as jnp\nprint(jnp.zeros(1).dtype)\n\n# float32")
+    assert rebuild(root).status == 0 and runs(ran) == 1
+    monkeypatch.setenv("JAX_ENABLE_X64", "1")
+    warm = build(root)
+    assert runs(ran) == 2
+    assert warm.status == 1 and "+float64" in warm.reported[0].message
+    monkeypatch.delenv("JAX_ENABLE_X64")
+    assert build(root).status == 0 and runs(ran) == 2  # back to the first environment: its entry
+
+
+def test_secrets_of_the_build_environment_reach_neither_blocks_nor_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_a_real_token")
+    monkeypatch.setenv("MYDOCS_SETTING", "passed")
+    code = "import os\nprint(os.environ.get('GITHUB_TOKEN'), os.environ.get('MYDOCS_SETTING'))"
+    root = write_project(tmp_path / "docs", {"page.md": counted_block(tmp_path / "ran", code=code, expected="None None")}, conf=CACHED)
+    assert rebuild(root).status == 0
+    assert rebuild(root, jaxcheck_env_passthrough=["MYDOCS_*"]).subtypes() == ["drift"]
+    stored = "".join(path.read_text() for path in (root / ".jaxcheck_cache").glob("*.json"))
+    assert "None passed" in stored and "ghp_not_a_real_token" not in stored
+
+
+def test_blocks_run_in_their_documents_folder_wherever_the_build_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = "import os, helper\nprint(os.path.basename(os.getcwd()), helper.NAME)"
+    root = write_project(
+        tmp_path / "docs",
+        {"guide/page.md": counted_block(tmp_path / "ran", code=code, expected="guide here"), "guide/helper.py": "NAME = 'here'\n"},
+        conf=CACHED,
+    )
+    (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   guide/page\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "helper.py").write_text("NAME = 'the shell folder'\n")
+    for start in (tmp_path, tmp_path / "elsewhere"):
+        monkeypatch.chdir(start)
+        assert rebuild(root).status == 0
+    # The folder is part of the key: the same project elsewhere runs again.
+    moved = tmp_path / "moved"
+    shutil.copytree(root, moved)
+    assert rebuild(moved).status == 0 and runs(tmp_path / "ran") == 2
+
+
+def test_cache_off_runs_every_block_in_every_build(project: tuple[Path, Path]) -> None:
+    root, ran = project
+    for _ in range(2):
+        assert build(root, jaxcheck_cache="0").status == 0  # consecutive incremental builds
+    assert runs(ran) == 2
+    assert cli.main(["check", str(root), "--no-cache"]) == 0
+    assert cli.main(["check", str(root), "--no-cache"]) == 0
+    assert runs(ran) == 4
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("garbage", lambda text: "\x00\x01 not json"),
+        ("truncated", lambda text: text[: len(text) // 2]),
+        ("old-shape", lambda text: json.dumps(json.loads(text)["outcomes"])),
+        ("wrong-shape", lambda text: json.dumps({**json.loads(text), "outcomes": {"stdout": 1}})),
+        ("hand-edited", lambda text: text.replace("hello", "edited by hand")),
+    ],
+)
+def test_a_bad_cache_entry_is_discarded_named_and_run_again(project: tuple[Path, Path], name: str, damage: Callable[[str], str]) -> None:
+    root, ran = project
+    assert rebuild(root).status == 0
+    [entry] = (root / ".jaxcheck_cache").glob("*.json")
+    entry.write_text(damage(entry.read_text()))
+    again = rebuild(root)
+    assert again.status == 0 and "1 verified" in again.log
+    assert runs(ran) == 2
+    assert f"discarded the cache entry {entry}" in again.log
+    assert rebuild(root).status == 0 and runs(ran) == 2  # stored afresh
 
 
 def test_cached_outcome_still_reports_drift(project: tuple[Path, Path]) -> None:
@@ -163,11 +295,10 @@ def test_failures_are_not_cached(tmp_path: Path) -> None:
     assert runs(ran) == 2
 
 
-def test_cache_off_runs_every_build_and_writes_nothing(project: tuple[Path, Path]) -> None:
+def test_cache_off_writes_nothing(project: tuple[Path, Path]) -> None:
     root, ran = project
     rebuild(root, jaxcheck_cache="0")  # as -D jaxcheck_cache=0 passes it
-    rebuild(root, jaxcheck_cache="0")
-    assert runs(ran) == 2
+    assert runs(ran) == 1
     assert not (root / ".jaxcheck_cache").exists()
 
 

@@ -137,6 +137,5 @@ def test_a_read_only_source_folder_is_a_configuration_error_unless_the_cache_is_
 def test_every_value_rejects_a_value_of_the_wrong_type() -> None:
     """The cleaners themselves: no value accepts an object of an unrelated type."""
     for spec in VALUES:
-        wrong = object()
         with pytest.raises(ConfigProblem, match=spec.name):
-            read_settings(lambda name, bad=spec.name: wrong if name == bad else None)
+            read_settings(lambda name, bad=spec.name: object() if name == bad else None)

@@ -26,7 +26,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
-from ..cache import OutcomeCache
+from ..cache import OutcomeCache, fingerprint_of
 from ..config import Settings
 from ..examples import all_examples
 from ..findings import Finding, Subtype
@@ -37,7 +37,7 @@ from ..sharding import Shard, load_durations, save_durations, session_name, spli
 from ..update import Rerun, describe, update_sources
 from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
 from .domain import JaxcheckDomain
-from .interpreter import fingerprint_of, interpreter_of, runtime_of
+from .interpreter import interpreter_of, runtime_of
 from .native_examples import unchecked_examples
 from .settings import cache_directory, settings_of, stop
 
@@ -78,6 +78,7 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
         memory_limit=memory,
         xla_cache_dir=xla_cache_dir,
         python=settings.python or sys.executable,
+        passthrough=settings.env_passthrough,
     )
 
 
@@ -85,13 +86,27 @@ def _recheck_when_environment_changes(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
     domain = domain_of(env)
-    fingerprint = fingerprint_of(app.config)
+    if not settings_of(app.config).cache:
+        # No cache: every block runs in every build, also when nothing changed.
+        return sorted(set(domain.documents_with_blocks()) - removed)
+    fingerprint = _fingerprint(app)
     stored = domain.data.get("fingerprint", "")
     if stored and stored != fingerprint:
         # Blocks must run again, and citations must be resolved against the new source.
         citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
     return []
+
+
+# The fingerprint of this build's workers, by application: asked of their
+# interpreter once per build (packages may change between two builds).
+_FINGERPRINTS: weakref.WeakKeyDictionary[Sphinx, str] = weakref.WeakKeyDictionary()
+
+
+def _fingerprint(app: Sphinx) -> str:
+    if app not in _FINGERPRINTS:
+        _FINGERPRINTS[app] = fingerprint_of(worker_settings(settings_of(app.config)))
+    return _FINGERPRINTS[app]
 
 
 def workers_of(app: Sphinx) -> Workers:
@@ -134,7 +149,7 @@ def _check_and_report(app: Sphinx, env: BuildEnvironment) -> list[str]:
 def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[str]:
     domain = domain_of(env)
     settings = settings_of(app.config)
-    fingerprint = fingerprint_of(app.config)
+    fingerprint = _fingerprint(app)
     pending = domain.unchecked_documents()
     if pending:
         documents = {doc: domain.blocks(doc) for doc in pending}
@@ -182,7 +197,7 @@ def run_documents(
             documents,
             workers.settings,
             cache=cache,
-            fingerprint=fingerprint_of(app.config),
+            fingerprint=_fingerprint(app),
             progress=progress,
             workers=workers,
             setup=settings.setup,
@@ -190,6 +205,8 @@ def run_documents(
             select=select,
             runtime=runtime_of(app.config, [b for blocks in documents.values() for b in blocks]),
         )
+        for path, why in report.discarded:
+            logger.info("jaxcheck: discarded the cache entry %s (%s); its session ran again", path, why)
     except JaxUnavailable as error:
         # Once for the build, not once per block: no block can run.
         stop(
@@ -249,7 +266,7 @@ def run_description(app: Sphinx) -> dict[str, object]:
         key: value for key, value in dataclasses.asdict(settings).items()
         if key not in ("workers", "cache", "cache_dir", "update", "shard")
     }
-    configuration = [fingerprint_of(app.config), deciding]
+    configuration = [_fingerprint(app), deciding]
     return {
         "documents": _digest(blocks),
         "jax": domain.data.get("jax_version") or "?",
@@ -380,6 +397,7 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
 
 
 def _finish(app: Sphinx, exception: Exception | None) -> None:
+    _FINGERPRINTS.pop(app, None)
     early = _EARLY.pop(app, None)
     if early is not None:  # the build stopped before checking
         early.close()

@@ -8,7 +8,6 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..cache import environment_fingerprint
 from ..interpreter import (
     Interpreter,
     InterpreterProblem,
@@ -56,8 +55,3 @@ def runtime_of(config: Config, blocks: list[Block]) -> Runtime:
         platform = default_platform(found.python, env)  # JAX picks: ask it (imports jax there)
     return Runtime(found.jax_version, platform)
 
-
-def fingerprint_of(config: Config) -> str:
-    """What, besides the code, decides outcomes: the workers' Python, packages and environment."""
-    found = interpreter_of(config)
-    return environment_fingerprint(settings_of(config).env, dict(found.versions), found.python_version)

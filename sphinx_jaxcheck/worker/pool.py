@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fnmatch
 import functools
 import json
 import os
@@ -41,6 +42,32 @@ class JaxUnavailable(WorkerStartError):
     """The workers' interpreter cannot import jax, so no block can run."""
 
 
+# What a worker inherits from the Sphinx process: the names below (``*`` ends a
+# prefix) and those the configuration adds. Everything else (tokens,
+# credentials, CI settings) stays out of reach of blocks, and so out of outputs,
+# reports and the cache.
+INHERITED = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TZ", "TMPDIR", "TEMP", "TMP",
+    "LANG", "LANGUAGE", "LC_*",
+    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "JAX_*", "XLA_*", "TF_CPP_*", "LD_LIBRARY_PATH",
+    "CUDA_*", "NVIDIA_*", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "TPU_*",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+)
+
+
+def inherited(environ: Mapping[str, str], extra: Sequence[str] = ()) -> dict[str, str]:
+    """The variables of ``environ`` a worker gets: :data:`INHERITED` plus ``extra`` names."""
+    patterns = (*INHERITED, *extra)
+    return {
+        name: value
+        for name, value in environ.items()
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    }
+
+
+
+
 @dataclass(frozen=True)
 class WorkerSettings:
     """How worker processes are started."""
@@ -53,10 +80,12 @@ class WorkerSettings:
     # Where workers share compiled XLA programs (JAX's persistent compilation
     # cache); None: a temporary folder for one run.
     xla_cache_dir: str | None = None
+    # Names (``*`` ends a prefix) passed on from the Sphinx process besides INHERITED.
+    passthrough: tuple[str, ...] = ()
 
     def process_env(self) -> dict[str, str]:
-        """The environment of the zygote: ours, the configured values, fixed hashing."""
-        env = dict(os.environ)
+        """The environment of the zygote: what it inherits, the configured values, fixed hashing."""
+        env = inherited(os.environ, self.passthrough)
         env.setdefault("PYTHONHASHSEED", "0")
         env.update({key: str(value) for key, value in self.env.items()})
         if self.workers > 1 and "XLA_FLAGS" not in env:
@@ -73,9 +102,14 @@ class WorkerSettings:
             env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
         else:
             env.pop("JAXCHECK_MEMORY_LIMIT", None)
-        # The zygote must import this very package, wherever it was imported from.
+        # The zygote must import this very package, wherever it was imported
+        # from, whether or not PYTHONPATH is passed on.
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_folder(self.python), env.get("PYTHONPATH")]))
         return env
+
+    def outcome_env(self) -> dict[str, str]:
+        """The environment that can change what blocks print: :meth:`process_env` without our cache folder."""
+        return replace(self, xla_cache_dir=None).process_env()
 
 
 def package_folder(python: str) -> str:

@@ -42,6 +42,7 @@ def program_from_wire(data: dict[str, Any]) -> Program:
         examples=tuple(Example(e["source"], int(e["line"]), e.get("mode", "single")) for e in data["examples"]),
         raises=data["raises"],
         timeout=float(data["timeout"]),
+        cwd=str(data.get("cwd", "")),
     )
 
 

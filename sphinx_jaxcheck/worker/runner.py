@@ -338,6 +338,19 @@ def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseEx
     return found
 
 
+def enter_folder(folder: str, previous: str | None) -> None:
+    """Run from ``folder`` as a script there would: the working directory, and first on ``sys.path``.
+
+    Only when a block's document lies elsewhere than the previous block's, so
+    a block that changes directory keeps it for the next one of its document.
+    """
+    with contextlib.suppress(OSError):  # a folder gone meanwhile: the block says what it misses
+        os.chdir(folder)
+    if previous in sys.path:
+        sys.path.remove(previous)
+    sys.path.insert(0, folder)
+
+
 def run_session(
     programs: list[Program],
     emit: Callable[[dict[str, Any]], None],
@@ -354,9 +367,13 @@ def run_session(
     from .protocol import outcome_to_wire
 
     runner = SessionRunner(output_limit)
+    folder = None
     for index, program in enumerate(programs):
         if index in skip:
             continue
+        if program.cwd and program.cwd != folder:
+            enter_folder(program.cwd, folder)
+            folder = program.cwd
         emit({"event": "start", "index": index, "timeout": program.timeout})
         outcome = runner.run(program)
         if index >= quiet_before:

@@ -316,6 +316,10 @@ def main() -> None:
     """Entry point of the zygote process."""
     die_with_parent()
     adopt_orphans()
+    # ``-m`` put the folder the build was started from first on sys.path: blocks
+    # import from their document's folder instead (runner.enter_folder).
+    if sys.path and sys.path[0] == os.getcwd():
+        del sys.path[0]
     # Keep the protocol on a private descriptor; stray prints go to stderr.
     out_fd = os.dup(1)
     os.dup2(2, 1)
