@@ -122,6 +122,9 @@ def _parse_python(
             # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
             warnings.simplefilter("ignore")
             tree = ast.parse(code)
+            # The compiler finds what the parser lets through: `return`, `yield`
+            # or `await` outside a function, `break` outside a loop, ...
+            compile(tree, "<block>", "exec", dont_inherit=True)
     except SyntaxError as err:
         line = min(max(err.lineno or 1, 1), max(len(body), 1))
         raise BodyError(

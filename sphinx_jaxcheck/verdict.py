@@ -32,6 +32,7 @@ FAILURE_SUBTYPES = {
     FailureKind.OUTPUT_LIMIT: "output",
     FailureKind.OUT_OF_MEMORY: "memory",
     FailureKind.NOT_RUN: "error",
+    FailureKind.THREAD_OUTPUT: "output",
 }
 
 

@@ -274,12 +274,14 @@ class Zygote:
             sid = str(event.get("id"))
             if sid not in running:
                 continue
-            if event["event"] == "block":
-                outcomes[sid][int(event["index"])] = outcome_from_wire(event["outcome"])
-                done += 1
-                if progress:
-                    progress(done, total)
-            elif event["event"] == "end":
+            if event.get("event") == "block":
+                index = int(event["index"])
+                if index not in outcomes[sid]:  # not a block reported again (late thread output)
+                    done += 1
+                    if progress:
+                        progress(done, total)
+                outcomes[sid][index] = outcome_from_wire(event["outcome"])
+            elif event.get("event") == "end":
                 running.discard(sid)
         self.idle = True
         return {

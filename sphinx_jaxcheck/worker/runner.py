@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import codecs
 import contextlib
 import functools
 import importlib
@@ -15,9 +16,11 @@ import io
 import linecache
 import os
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
@@ -44,14 +47,39 @@ class OutputLimitExceeded(BaseException):
     """
 
 
-class Capture(io.TextIOBase):
-    """A stdout that sends text to the current slot and stops a flood."""
+class _BytesToText(io.RawIOBase):
+    """``sys.stdout.buffer`` of a :class:`Capture`: bytes decoded as UTF-8 into its text."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, text: Capture) -> None:
+        self.text = text
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        self.text.write(self.decoder.decode(chunk))
+        return _len(chunk)
+
+
+class Capture(io.TextIOBase):
+    """A stdout that sends text to the current slot and stops a flood.
+
+    ``divert(text)`` may claim text first (output of threads of earlier blocks).
+    """
+
+    def __init__(self, limit: int, divert: Callable[[str], bool] | None = None) -> None:
         self.limit = limit
         self.used = 0
         self.slots: list[io.StringIO] = [io.StringIO()]
         self.exceeded = False
+        self.divert = divert
+        self.buffer = _BytesToText(self)
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
 
     def writable(self) -> bool:
         return True
@@ -59,6 +87,8 @@ class Capture(io.TextIOBase):
     def write(self, text: str) -> int:
         if not _isinstance(text, _str):
             raise TypeError(f"write() argument must be str, not {_type(text).__name__}")
+        if self.divert is not None and self.divert(text):
+            return _len(text)
         self.used += _len(text)
         if self.used > self.limit:
             self.exceeded = True
@@ -118,6 +148,30 @@ class SessionRunner:
         self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.output_limit = output_limit
         self.user_builtins: dict[str, Any] | None = None  # as the last block left them
+        # Threads still alive when the block that started them ended: thread id -> block
+        # index; what they print later is theirs (``late``), not the running block's.
+        self.thread_owner: dict[int, int] = {}
+        self.late: dict[int, list[str]] = {}
+
+    def _divert(self, text: str) -> bool:
+        owner = self.thread_owner.get(threading.get_ident())
+        if owner is None:
+            return False
+        self.late.setdefault(owner, []).append(text)
+        return True
+
+    def adopt_threads(self, before: set[threading.Thread], index: int) -> None:
+        """Threads started by block ``index`` that outlive it: their later output is theirs."""
+        for thread in threading.enumerate():
+            if thread not in before and thread.ident is not None:
+                self.thread_owner.setdefault(thread.ident, index)
+
+    def take_late(self) -> dict[int, str]:
+        """Output printed by threads after their block ended, by block index, since the last call."""
+        late = {index: "".join(parts) for index, parts in list(self.late.items()) if parts}
+        for index in late:
+            self.late[index] = []
+        return late
 
     def run(self, program: Program) -> Outcome:
         """Run one block and return what happened; never raises."""
@@ -137,7 +191,7 @@ class SessionRunner:
     def _run(self, program: Program) -> Outcome:
         hide_worker_frames()  # jax may have been imported by the previous block
         started = time.perf_counter()
-        capture = Capture(self.output_limit)
+        capture = Capture(self.output_limit, self._divert)
         inline: dict[int, io.StringIO] = {}
 
         @contextlib.contextmanager
@@ -196,9 +250,12 @@ class SessionRunner:
         )
 
     def _run_body(self, program: Program, turn: Callable[[], Any]) -> RaisedException | None:
-        tree = ast.parse(program.code, program.filename)
-        tree = _InlinePrints({first for first, _ in program.inline_prints}).visit(tree)
-        code = compile(tree, program.filename, "exec")
+        try:
+            tree = ast.parse(program.code, program.filename)
+            tree = _InlinePrints({first for first, _ in program.inline_prints}).visit(tree)
+            code = compile(tree, program.filename, "exec")
+        except (SyntaxError, ValueError) as error:  # the reader checks first; never a lost worker
+            return self._describe(error, program.raises)
         try:
             with turn():
                 exec(code, self.namespace)
@@ -367,6 +424,7 @@ def run_session(
     from .protocol import outcome_to_wire
 
     runner = SessionRunner(output_limit)
+    outcomes: dict[int, Outcome] = {}
     folder = None
     for index, program in enumerate(programs):
         if index in skip:
@@ -375,6 +433,39 @@ def run_session(
             enter_folder(program.cwd, folder)
             folder = program.cwd
         emit({"event": "start", "index": index, "timeout": program.timeout})
+        before = set(threading.enumerate())
         outcome = runner.run(program)
+        runner.adopt_threads(before, index)
+        outcomes[index] = outcome
         if index >= quiet_before:
             emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcome)})
+        _report_late_output(runner, outcomes, index, quiet_before, emit)
+    _report_late_output(runner, outcomes, None, quiet_before, emit)
+
+
+def _report_late_output(
+    runner: SessionRunner,
+    outcomes: dict[int, Outcome],
+    running: int | None,
+    quiet_before: int,
+    emit: Callable[[dict[str, Any]], None],
+) -> None:
+    """Report again, as failed, each block whose threads printed after it ended."""
+    from .protocol import outcome_to_wire
+
+    for index, text in runner.take_late().items():
+        if index < quiet_before:
+            continue
+        when = f"while block {running + 1} ran" if running is not None and running != index else "after it ended"
+        previous = outcomes[index]
+        shown = repr(text) if _len(text) <= 200 else repr(text[:200]) + " ..."
+        message = (
+            f"a thread this block started printed {shown} {when}; that output belongs to no "
+            "expectation: join the thread (thread.join()) before the block ends"
+        )
+        if previous.failure is FailureKind.THREAD_OUTPUT:
+            message = previous.message + "\n" + message
+        elif previous.failure is not None:
+            continue  # already failed for a reason of its own
+        outcomes[index] = replace(previous, failure=FailureKind.THREAD_OUTPUT, message=message)
+        emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcomes[index])})

@@ -26,7 +26,7 @@ from typing import Any
 from ..model import FailureKind, Outcome, Program
 from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
-from .protocol import encode, outcome_to_wire, program_from_wire
+from .protocol import encode, outcome_from_wire, outcome_to_wire, program_from_wire
 from .runner import run_session
 
 # Exit status of a child whose own code failed, e.g. because the block closed the
@@ -52,6 +52,7 @@ class Child:
     reported: set[int] = field(default_factory=set)
     timed_out: bool = False
     status: int | None = None  # wait status, once reaped
+    garbled: str = ""  # what, not being an event of ours, came on the result channel
 
 
 class Zygote:
@@ -161,8 +162,13 @@ class Zygote:
             if self.memory_limit:
                 limit_memory(self.memory_limit)
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            owner = os.getpid()
 
             def emit(message: dict[str, Any]) -> None:
+                if os.getpid() != owner:
+                    # A copy forked by a block came back into our code: it has no
+                    # say on the channel, and must not run the rest of the session.
+                    os._exit(0)
                 data = encode(message)
                 while data:
                     data = data[os.write(fd, data) :]
@@ -182,6 +188,8 @@ class Zygote:
             except OSError:
                 chunk = b""
             if not chunk:
+                if child.buffer.strip() and not child.garbled:
+                    self._garble(child, child.buffer)  # a partial write
                 self._finish(child)
                 return
             self._take_events(child, chunk)
@@ -189,19 +197,36 @@ class Zygote:
                 return
 
     def _take_events(self, child: Child, chunk: bytes) -> None:
+        """Read a child's events; the channel is untrusted (a block may fork, or write to any fd)."""
         child.buffer += chunk
-        while b"\n" in child.buffer:
+        while b"\n" in child.buffer and not child.garbled:
             line, child.buffer = child.buffer.split(b"\n", 1)
-            event = json.loads(line)
+            try:
+                event = _checked_event(line, len(child.programs))
+            except (ValueError, KeyError, TypeError):
+                self._garble(child, line)
+                return
             index = event["index"]
             if event["event"] == "start":
                 child.current = index
                 child.started = time.monotonic()
                 child.deadline = child.started + float(event["timeout"])
-            elif event["event"] == "block":
-                child.current, child.deadline = None, float("inf")
+            else:
+                if index == child.current:
+                    child.current, child.deadline = None, float("inf")
                 child.reported.add(index)
                 self.send({"id": child.request, "event": "block", "index": index, "outcome": event["outcome"]})
+
+    def _garble(self, child: Child, data: bytes) -> None:
+        """Something not ours on the result channel: stop the child, blame the block it ran."""
+        child.garbled = data[:120].decode("utf-8", "replace") or "(an incomplete line)"
+        if child.current is None:
+            waiting = [i for i in range(child.quiet_before, len(child.programs))
+                       if i not in child.reported and i not in child.skip]
+            if not waiting:
+                return
+            child.current, child.started = waiting[0], time.monotonic()
+        self._kill(child)
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic()
@@ -247,6 +272,16 @@ class Zygote:
 
     def _death(self, child: Child, status: int, program: Program) -> Outcome:
         seconds = time.monotonic() - child.started
+        if child.garbled:
+            return Outcome(
+                failure=FailureKind.CRASH,
+                message=(
+                    "the worker received something other than a result from this block on its result "
+                    f"channel ({child.garbled!r}), so it was stopped: a process the block forked, or a write "
+                    "to a file descriptor the block did not open? End forked children with os._exit()"
+                ),
+                seconds=seconds,
+            )
         if child.timed_out:
             return Outcome(
                 failure=FailureKind.TIMEOUT,
@@ -273,6 +308,25 @@ class Zygote:
         else:
             what = f"the worker process exited with status {os.WEXITSTATUS(status)} (os._exit?)"
         return Outcome(failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds)
+
+
+def _checked_event(line: bytes, count: int) -> dict[str, Any]:
+    """A child's event, or ValueError/KeyError/TypeError when the line is not one."""
+    event = json.loads(line)
+    if not isinstance(event, dict):
+        raise TypeError("not an object")
+    index = event["index"]
+    if type(index) is not int or not 0 <= index < count:
+        raise ValueError("no block of the session")
+    if event["event"] == "start":
+        timeout = float(event["timeout"])
+        if timeout != timeout:
+            raise ValueError("bad timeout")
+    elif event["event"] == "block":
+        outcome_from_wire(event["outcome"])
+    else:
+        raise ValueError("unknown event")
+    return event
 
 
 def preload() -> tuple[list[str], str]:
