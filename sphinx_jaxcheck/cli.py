@@ -15,6 +15,7 @@ import hashlib
 import io
 import os
 import re
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .interrupt import Interrupted, interruptible, message
 from .matrix import FORMATS as MATRIX_FORMATS
 from .merging import merge_parser, run_merge
 from .reports import FORMATS, build_report, colour_diff, render, use_colour, write_junit
@@ -186,6 +188,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "merge":
         return run_merge(args)
+    try:
+        with interruptible():
+            return _run(args)
+    except Interrupted as stopped:  # the handler printed the one line
+        return 128 + stopped.signum
+    except KeyboardInterrupt:  # before the handler was in place
+        print(message(signal.SIGINT), file=sys.stderr)
+        return 128 + signal.SIGINT
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         target = find_target(args.paths or ["."])
     except _UsageError as error:

@@ -104,12 +104,16 @@ def check_documents(
         announce(CheckPlan(running, in_sessions - running, every - in_sessions))
     if progress and first:
         progress = _without_setups(progress, len(to_run))
-    ran = workers.run(programs, progress) if workers else run_sessions(programs, settings, progress)
+
+    def keep(key: SessionKey, results: list[Outcome]) -> None:
+        # At once, so that sessions that finished stay cached if the build is interrupted.
+        if cache:
+            cache.put(keys[key], results)
+
+    ran = workers.run(programs, progress, keep) if workers else run_sessions(programs, settings, progress, keep)
     for key, results in ran.items():
         blocks = to_run[key]
         outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
-        if cache:
-            cache.put(keys[key], results)
     verdicts = {
         docname: [
             Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])

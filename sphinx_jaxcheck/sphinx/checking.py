@@ -26,6 +26,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
+from .. import interrupt
 from ..cache import OutcomeCache, fingerprint_of
 from ..config import Settings
 from ..examples import all_examples
@@ -55,10 +56,20 @@ def read_only(app: Sphinx) -> None:
 
 def setup_checking(app: Sphinx) -> None:
     """Connect the events that run blocks and report on them."""
+    app.connect("builder-inited", _catch_signals)
     app.connect("env-get-outdated", _recheck_when_environment_changes)
     app.connect("env-before-read-docs", _start_workers_early)
     app.connect("env-updated", _check_and_report)
     app.connect("build-finished", _finish, priority=900)
+
+
+# How to undo our SIGINT/SIGTERM handling, by application (for one build).
+_SIGNALS: weakref.WeakKeyDictionary[Sphinx, Callable[[], None]] = weakref.WeakKeyDictionary()
+
+
+def _catch_signals(app: Sphinx) -> None:
+    """From now until the build finishes, SIGINT and SIGTERM unwind cleanly (see ``interrupt``)."""
+    _SIGNALS[app] = interrupt.install()
 
 
 def domain_of(env: BuildEnvironment) -> JaxcheckDomain:
@@ -398,6 +409,9 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
 
 def _finish(app: Sphinx, exception: Exception | None) -> None:
     _FINGERPRINTS.pop(app, None)
+    restore = _SIGNALS.pop(app, None)
+    if restore is not None:
+        restore()
     early = _EARLY.pop(app, None)
     if early is not None:  # the build stopped before checking
         early.close()

@@ -132,17 +132,20 @@ def _package_link(package: str) -> str:
 
 
 Progress = Callable[[int, int], None]
+# Called with each session as soon as it ends, e.g. to cache it before an interruption.
+Finished = Callable[[Key, list[Outcome]], None]
 
 
 def run_sessions(
     sessions: Mapping[Key, Sequence[Program]],
     settings: WorkerSettings,
     progress: Progress | None = None,
+    finished: Finished[Key] | None = None,
 ) -> dict[Key, list[Outcome]]:
     """Run each session in a fresh worker; return one outcome per program."""
     workers = Workers(settings)
     try:
-        return workers.run(sessions, progress)
+        return workers.run(sessions, progress, finished)
     finally:
         workers.close()
 
@@ -165,7 +168,12 @@ class Workers:
         if self.zygote is None:
             self.zygote = Zygote(self.settings)
 
-    def run(self, sessions: Mapping[Key, Sequence[Program]], progress: Progress | None = None) -> dict[Key, list[Outcome]]:
+    def run(
+        self,
+        sessions: Mapping[Key, Sequence[Program]],
+        progress: Progress | None = None,
+        finished: Finished[Key] | None = None,
+    ) -> dict[Key, list[Outcome]]:
         """Run each session in a fresh worker; return one outcome per program.
 
         May be called again (the pytest plugin runs a document at a time) until :meth:`close`.
@@ -184,7 +192,7 @@ class Workers:
             raise JaxUnavailable(
                 f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
             )
-        return zygote.run(sessions, progress)
+        return zygote.run(sessions, progress, finished)
 
     def close(self) -> None:
         """Stop the zygote (if started) and remove the scratch folder."""
@@ -194,6 +202,12 @@ class Workers:
         if self.scratch is not None:
             self.scratch.cleanup()
             self.scratch = None
+
+
+def _complete(outcomes: Mapping[int, Outcome], count: int) -> list[Outcome]:
+    """One outcome per block of a session; a crash for any block that never reported."""
+    lost = Outcome(failure=FailureKind.CRASH, message="the worker ended without running this block")
+    return [outcomes.get(index) or lost for index in range(count)]
 
 
 class Zygote:
@@ -248,7 +262,12 @@ class Zygote:
         self.stdout.close()
         self.stderr.close()
 
-    def run(self, sessions: Mapping[Key, Sequence[Program]], progress: Progress | None) -> dict[Key, list[Outcome]]:
+    def run(
+        self,
+        sessions: Mapping[Key, Sequence[Program]],
+        progress: Progress | None,
+        finished: Finished[Key] | None = None,
+    ) -> dict[Key, list[Outcome]]:
         """Send sessions, at most ``workers`` at a time; gather every outcome."""
         keys = list(sessions)
         ids = {str(n): key for n, key in enumerate(keys)}
@@ -283,15 +302,10 @@ class Zygote:
                 outcomes[sid][index] = outcome_from_wire(event["outcome"])
             elif event.get("event") == "end":
                 running.discard(sid)
+                if finished:
+                    finished(ids[sid], _complete(outcomes[sid], len(sessions[ids[sid]])))
         self.idle = True
-        return {
-            ids[sid]: [
-                outcomes[sid].get(index)
-                or Outcome(failure=FailureKind.CRASH, message="the worker ended without running this block")
-                for index in range(len(sessions[ids[sid]]))
-            ]
-            for sid in ids
-        }
+        return {ids[sid]: _complete(outcomes[sid], len(sessions[ids[sid]])) for sid in ids}
 
     def _lose(self, running: set[str], outcomes: dict[str, dict[int, Outcome]], sessions: Mapping[Key, Sequence[Program]], ids: dict[str, Key]) -> None:
         message = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"

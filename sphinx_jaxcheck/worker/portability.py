@@ -32,18 +32,18 @@ def linux_calls() -> bool:
     return sys.platform.startswith("linux") and os.environ.get(PORTABLE_VARIABLE, "") in ("", "0")
 
 
-def die_with_parent() -> None:
-    """End this process when its parent dies, so no worker outlives the build."""
+def die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """Get ``signum`` when the parent dies (by default: end), so no worker outlives the build."""
     if linux_calls():
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signum)
         return
     parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(WATCH_SECONDS)
-        os._exit(1)
+        os.kill(os.getpid(), signum)
 
     threading.Thread(target=watch, name="jaxcheck-parent-watch", daemon=True).start()
 

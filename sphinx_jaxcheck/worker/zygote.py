@@ -87,6 +87,7 @@ class Zygote:
         self.shutdown()
 
     def shutdown(self) -> None:
+        """Kill every child and every process the blocks started."""
         for child in list(self.children.values()):
             self._kill(child)
             self._finish(child)
@@ -153,6 +154,7 @@ class Zygote:
         try:
             os.setpgid(0, 0)
             die_with_parent()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the zygote's handler is not the block's
             for listened in list(self.children):
                 os.close(listened)
             devnull = os.open(os.devnull, os.O_RDWR)
@@ -368,7 +370,9 @@ def warm_up() -> None:
 
 def main() -> None:
     """Entry point of the zygote process."""
-    die_with_parent()
+    # SIGTERM, not SIGKILL, when the build process dies: time to kill what the blocks started.
+    die_with_parent(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, _terminate)
     adopt_orphans()
     # ``-m`` put the folder the build was started from first on sys.path: blocks
     # import from their document's folder instead (runner.enter_folder).
@@ -384,7 +388,21 @@ def main() -> None:
     zygote = Zygote(out_fd, output_limit, int(memory) if memory else None)
     zygote.send({"event": "ready", "preloaded": loaded, "problem": problem})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    zygote.serve()
+    try:
+        zygote.serve()
+    except Terminated:
+        zygote.stdin_open = False  # nobody to report to
+        zygote.shutdown()
+        raise
+
+
+class Terminated(SystemExit):
+    """SIGTERM: the build was stopped, or died."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: the shutdown must not be cut short
+    raise Terminated(128 + signum)
 
 
 if __name__ == "__main__":
