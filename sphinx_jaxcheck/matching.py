@@ -173,6 +173,24 @@ def canonical_jaxpr(text: str) -> str:
             names[name] = f"v{len(names)}"
 
     def rename(match: re.Match[str]) -> str:
-        return names.get(match.group(), match.group())
+        name = match.group()
+        if name not in names or _is_syntax(folded, match.start(), match.end(), name):
+            return name
+        return names[name]
 
     return _NAME.sub(rename, folded)
+
+
+def _is_syntax(text: str, start: int, end: int, name: str) -> bool:
+    """Whether the name at ``text[start:end]`` is a keyword or a primitive, not a variable.
+
+    JAX names variables a, b, ..., z, ba, bb, ... so after enough equations a
+    variable is called ``in``, ``let``, ``mul`` or ``sin``; only where the name
+    stands tells them apart: a primitive follows ``=``, ``lambda`` follows
+    ``{``, ``let`` follows the ``.`` closing the binders, ``in`` precedes ``(``.
+    """
+    before = text[:start].rstrip()[-1:]
+    after = text[end:].lstrip()[:1]
+    if before == "=":
+        return True
+    return (name, before) in (("lambda", "{"), ("let", ".")) or (name == "in" and after == "(")

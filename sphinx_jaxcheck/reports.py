@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 from .examples import ExampleVerdict, all_examples, describe_examples
 from .findings import Finding, Subtype
 from .model import Block, Status, Verdict
+from .printable import printable
 from .sessions import findings_of
 
 FORMATS = ("text", "github", "json")
@@ -156,7 +157,8 @@ def finding_record(finding: Finding, block: str | None = None) -> dict[str, Any]
         "drift": finding.is_drift,
         "document": finding.docname,
         "block": block,
-        "message": finding.message,
+        # Every report shows a block's output escaped: no terminal sequences, nothing XML 1.0 cannot hold.
+        "message": printable(finding.message),
     }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sphinx_jaxcheck.alignment import refreshed
 from sphinx_jaxcheck.matching import (
     MatchRules,
@@ -88,3 +90,29 @@ def test_ellipsis_pieces_match_in_order() -> None:
     # Head and tail may not overlap either.
     assert not ellipsis_match("ab...bc", "abc")
     assert ellipsis_match("ab...bc", "abbc")
+
+
+# As jax.make_jaxpr prints ``lambda x, y: (jnp.sin(x) * y + 1.0, jnp.sin(x) * y)``.
+JAXPR = """{ lambda ; a:f32[] b:f32[]. let
+    c:f32[] = sin a
+    d:f32[] = mul c b
+    e:f32[] = add d 1.0:f32[]
+  in (e, d) }"""
+
+
+def _rename(text: str, names: dict[str, str]) -> str:
+    return re.sub(r"\b[a-e]\b", lambda m: names[m.group()], text)
+
+
+def test_jaxpr_variables_may_be_called_like_keywords_and_primitives() -> None:
+    """After a few hundred equations JAX names variables ``in``, ``let``, ``mul``, ``sin``: only variables are renamed."""
+    rules = MatchRules(compare=CompareMode.JAXPR)
+    tricky = _rename(JAXPR, {"a": "in", "b": "let", "c": "mul", "d": "sin", "e": "lambda"})
+    assert "in:f32[] let:f32[]" in tricky and "sin:f32[] = mul mul let" in tricky
+    assert texts_match(JAXPR.splitlines(), tricky.splitlines(), rules)
+    assert texts_match(tricky.splitlines(), JAXPR.splitlines(), rules)
+    canonical = canonical_jaxpr(tricky)
+    assert canonical.count("=sin ") == 1 and canonical.count("=mul ") == 1 and "let" in canonical and "in(" in canonical
+    for changed in (tricky.replace("= sin in", "= cos in"), tricky.replace("= mul mul", "= add mul"), tricky.replace("in (lambda, sin)", "in (sin, lambda)")):
+        assert changed != tricky
+        assert not texts_match(tricky.splitlines(), changed.splitlines(), rules)

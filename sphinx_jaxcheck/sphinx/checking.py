@@ -32,6 +32,7 @@ from ..config import Settings
 from ..examples import all_examples
 from ..findings import Finding, Subtype
 from ..model import Block, Problem, Status, Verdict
+from ..printable import printable
 from ..reports import summary_line
 from ..sessions import CheckPlan, SessionKey, check_documents, findings_of
 from ..sharding import Shard, load_durations, save_durations, session_name, split, split_digest
@@ -182,7 +183,7 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
         if finding.is_drift and settings.on_drift == "ignore":
             continue
         logger.warning(
-            finding.message, location=finding.location, type="jaxcheck", subtype=finding.subtype.value
+            printable(finding.message), location=finding.location, type="jaxcheck", subtype=finding.subtype.value
         )
     return []
 

@@ -48,7 +48,9 @@ class RenderVerdicts(SphinxPostTransform):
             container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{status.slug}"])
             container.extend(node.children)
             if is_html:
-                container += nodes.raw("", _html_marker(verdict, version), format="html")
+                # Not for the search index: what a block printed is no content of the
+                # page, and indexing a long line of it is slow.
+                container += nodes.raw("", _html_marker(verdict, version), format="html", classes=["no-search"])
             elif verdict is not None and status in (Status.DRIFT, Status.ERROR):
                 container.extend(_plain_marker(verdict, version))
             node.replace_self(container)
