@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from . import __version__
+from .cache_limits import mark_used
 from .model import Outcome, Program
 from .worker.pool import WorkerSettings
 from .worker.probe import PackageSet, probe
@@ -170,6 +171,7 @@ class OutcomeCache:
         if count is not None and len(outcomes) != count:
             self._discard(path, f"{len(outcomes)} outcome(s) for a session of {count} block(s)")
             return None
+        mark_used(path)  # pruning removes the least recently used entries first
         return outcomes
 
     def _discard(self, path: Path, why: str) -> None:

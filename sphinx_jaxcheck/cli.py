@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from . import __version__
+from .cache_command import add_cache_parser, run_cache_command
 from .interrupt import Interrupted, interruptible, message
 from .matrix import FORMATS as MATRIX_FORMATS
 from .merging import merge_parser, run_merge
@@ -117,6 +118,7 @@ def parser() -> argparse.ArgumentParser:
     matrix.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
     add_build_options(matrix, several=True)
     matrix.add_argument("--format", choices=MATRIX_FORMATS, default="text", help="how to print the matrix (default: text)")
+    add_cache_parser(commands)
     return top
 
 
@@ -199,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "cache":
+        return run_cache_command(args)
     try:
         target = find_target(args.paths or ["."])
     except _UsageError as error:

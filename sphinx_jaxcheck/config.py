@@ -209,6 +209,7 @@ VALUES: tuple[ConfigValue, ...] = (
     ConfigValue("jaxcheck_env", {"JAX_PLATFORMS": "cpu"}, "environment variables of the workers", _env),
     ConfigValue("jaxcheck_env_passthrough", [], "more variables the workers inherit from the build's environment (names; * ends a prefix)", _names("jaxcheck_env_passthrough")),
     ConfigValue("jaxcheck_cache", True, "reuse results of unchanged sessions across builds", _flag("jaxcheck_cache")),
+    ConfigValue("jaxcheck_cache_max_mb", 512, "most disk space the result and XLA caches may take together, in MB", _number("jaxcheck_cache_max_mb", float, example="512")),
     ConfigValue("jaxcheck_cache_dir", None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)", _optional_path("jaxcheck_cache_dir", "a folder path", ".jaxcheck_cache")),
     ConfigValue("jaxcheck_update", False, "rewrite stale expectations in the sources at the end of the build", _flag("jaxcheck_update")),
     ConfigValue("jaxcheck_update_allow_outside", False, "let updates write files outside the source folder (symlinked or included from elsewhere)", _flag("jaxcheck_update_allow_outside")),
@@ -236,6 +237,7 @@ class Settings:
     env: dict[str, str]
     env_passthrough: tuple[str, ...]
     cache: bool
+    cache_max_mb: float
     cache_dir: str | None
     update: bool
     update_allow_outside: bool

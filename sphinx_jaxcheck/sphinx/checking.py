@@ -28,6 +28,7 @@ from sphinx.util.display import status_iterator
 
 from .. import interrupt
 from ..cache import OutcomeCache, fingerprint_of
+from ..cache_limits import human_size, prune
 from ..config import Settings
 from ..examples import all_examples
 from ..findings import Finding, Subtype
@@ -176,6 +177,8 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
             display.finish()
         for docname, found in verdicts.items():
             domain.set_verdicts(docname, found)
+        if settings.cache:
+            _bound_cache(cache_directory(app.confdir, settings), settings.cache_max_mb)
     domain.data["fingerprint"] = fingerprint
     domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
     domain.data["rewritten"] = _update_sources(app, domain) if settings.update else set()
@@ -276,7 +279,7 @@ def run_description(app: Sphinx) -> dict[str, object]:
     blocks = [[b.docname, b.label, b.body_line] for b, _ in checked_blocks(domain)]
     deciding = {
         key: value for key, value in dataclasses.asdict(settings).items()
-        if key not in ("workers", "cache", "cache_dir", "update", "shard")
+        if key not in ("workers", "cache", "cache_dir", "cache_max_mb", "update", "shard")
     }
     configuration = [_fingerprint(app), deciding]
     return {
@@ -290,6 +293,16 @@ def run_description(app: Sphinx) -> dict[str, object]:
 
 def _digest(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _bound_cache(directory: str, max_mb: float) -> None:
+    """Prune both caches to ``jaxcheck_cache_max_mb``, least recently used first."""
+    pruned = prune(directory, int(max_mb * 1024 * 1024))
+    if pruned.removed:
+        logger.info(
+            "jaxcheck: cache over its limit of %s (jaxcheck_cache_max_mb): removed %d least recently used item(s), %s",
+            human_size(int(max_mb * 1024 * 1024)), pruned.removed, human_size(pruned.freed),
+        )
 
 
 def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
