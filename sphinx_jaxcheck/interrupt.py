@@ -11,6 +11,7 @@ the process on the spot and leave all of that behind.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -45,8 +46,14 @@ def install() -> Callable[[], None]:
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     fired: list[int] = []
+    owner = os.getpid()
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != owner:
+            # A process forked from ours (Sphinx's parallel readers): end as the signal would.
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         if fired:
             return  # cleaning up already: let it finish
         fired.append(signum)
