@@ -190,8 +190,6 @@ class Zygote:
             except OSError:
                 chunk = b""
             if not chunk:
-                if child.buffer.strip() and not child.garbled:
-                    self._garble(child, child.buffer)  # a partial write
                 self._finish(child)
                 return
             self._take_events(child, chunk)
@@ -244,6 +242,9 @@ class Zygote:
 
     def _finish(self, child: Child) -> None:
         """A child's pipe closed: reap it, report its death, go on with the session."""
+        if child.buffer.strip() and not child.garbled:
+            # A partial write (the pipe may still be open in processes the block forked).
+            self._garble(child, child.buffer)
         self.selector.unregister(child.fd)
         os.close(child.fd)
         del self.children[child.fd]
