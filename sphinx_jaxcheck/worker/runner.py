@@ -425,7 +425,10 @@ def run_session(
 
     runner = SessionRunner(output_limit)
     outcomes: dict[int, Outcome] = {}
-    folder = None
+    # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
+    folder = next((p.cwd for p in programs if p.cwd), None)
+    if folder:
+        enter_folder(folder, None)
     for index, program in enumerate(programs):
         if index in skip:
             continue
