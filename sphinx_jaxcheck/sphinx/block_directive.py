@@ -9,7 +9,6 @@ from __future__ import annotations
 import doctest
 import hashlib
 import os
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from docutils import nodes
@@ -109,8 +108,7 @@ class JaxcheckDirective(SphinxDirective):
             body=body,
             options=options,
             expectations=parsed.expectations,
-            # Blocks run in their document's folder, wherever the build was started.
-            program=replace(parsed.program, cwd=os.path.dirname(self.env.doc2path(docname))),
+            program=parsed.program,
             error=error,
             file_digest=file_digest(path),
             error_line=error_line,

@@ -20,6 +20,7 @@ import sys
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -205,6 +206,7 @@ def run_documents(
     make every block an error that says why; without jax, the build stops.
     """
     settings = settings_of(app.config)
+    documents = {doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc))) for doc, blocks in documents.items()}
     cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
     select = _shard_selector(app, settings)
     try:
@@ -303,6 +305,12 @@ def _bound_cache(directory: str, max_mb: float) -> None:
             "jaxcheck: cache over its limit of %s (jaxcheck_cache_max_mb): removed %d least recently used item(s), %s",
             human_size(int(max_mb * 1024 * 1024)), pruned.removed, human_size(pruned.freed),
         )
+
+
+def _in_folder(blocks: Sequence[Block], folder: str) -> list[Block]:
+    """Blocks set to run in ``folder``: every kind (directives, ``>>>`` examples, docstrings)
+    runs in its document's folder, wherever the build was started."""
+    return [replace(b, program=replace(b.program, cwd=folder)) for b in blocks]
 
 
 def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
