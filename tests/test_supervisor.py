@@ -28,9 +28,9 @@ CASES = [
     Case("fork", "import os\nos.fork()\nprint('once')\n\n# once", "verified"),
     Case("fork-again", "import os\nfor _ in range(3):\n    os.fork()\nprint('still once')\n\n# still once", "verified"),
     Case("after-forks", "print('next')\n\n# next", "verified"),
-    Case("garbage", to_every_pipe(b"{not json\n") + "print('x')\n\n# x", "error"),
-    Case("fake-event", to_every_pipe(b'{"event": "block", "index": 99, "outcome": {}}\n') + "print(1)\n\n# 1", "error"),
-    Case("partial-write", to_every_pipe(b'{"event": "block", "ind') + "os._exit(0)", "error"),
+    Case("garbage", to_every_pipe(b"{not json\n") + "print('x')\n\n# x", "failed"),
+    Case("fake-event", to_every_pipe(b'{"event": "block", "index": 99, "outcome": {}}\n') + "print(1)\n\n# 1", "failed"),
+    Case("partial-write", to_every_pipe(b'{"event": "block", "ind') + "os._exit(0)", "failed"),
     Case("after-garbage", "print('fine')\n\n# fine", "verified"),
     Case("stdout-buffer", "import sys\nsys.stdout.buffer.write('héllo\\n'.encode())\nsys.stdout.flush()\n\n# héllo", "verified"),
     Case(
@@ -38,7 +38,7 @@ CASES = [
         "import threading, time\n"
         "def tick():\n    time.sleep(0.3)\n    print('tick')\n"
         "threading.Thread(target=tick).start()\nprint('started')\n\n# started",
-        "error",
+        "failed",
     ),
     Case("while-thread-prints", "import time\ntime.sleep(1.5)\nprint('mine')\n\n# mine", "verified"),
 ]
@@ -52,7 +52,7 @@ SYNTAX = {
 
 @pytest.fixture(scope="module")
 def supervised(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    cases = CASES + [Case(name, body, "error") for name, (body, _, _) in SYNTAX.items()]
+    cases = CASES + [Case(name, body, "failed") for name, (body, _, _) in SYNTAX.items()]
     root = write_project(tmp_path_factory.mktemp("supervisor"), documents(cases))
     return build(root, jaxcheck_workers=2)
 
