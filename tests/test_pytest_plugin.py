@@ -93,6 +93,9 @@ def stale_project(tmp: Path) -> Path:
     root = tmp / "project"
     root.mkdir()
     copy_root("conformance-stale", root).rename(root / "docs")
+    # Workers inherit only listed variables: let the zygote spy find its log.
+    with (root / "docs" / "conf.py").open("a", encoding="utf-8") as conf:
+        conf.write('jaxcheck_env_passthrough = ["ZYGOTE_LOG"]\n')
     return root
 
 
