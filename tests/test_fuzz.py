@@ -257,7 +257,7 @@ def stale_document(draw: st.DrawFn) -> tuple[bytes, int, tuple[str, ...], list[s
     newline = draw(st.sampled_from(["\n", "\r\n"]))
     before = draw(st.lists(NOISE_LINE, max_size=4))
     after = draw(st.lists(NOISE_LINE, max_size=4))
-    # Printed '>>>' would be written as a '# >>>' statement: update refuses it (tested elsewhere).
+    # Printed '>>>' would be written as a '# >>>' statement: update refuses it.
     printed = draw(st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3))
     # "# >>>" is a commented-REPL statement, not an expected line.
     expected = draw(st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3))
