@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 XLA_FOLDER = "xla"
+# Written by sharding beside the outcomes; cleared with them.
+DURATIONS_FILE = "durations.tsv"
 # A write in progress is younger than this; an older temporary file is debris.
 STALE_TEMPORARY_SECONDS = 3600.0
 
@@ -117,14 +119,20 @@ def prune(directory: str | os.PathLike[str], max_bytes: int, *, now: float | Non
 
 
 def clear(directory: str | os.PathLike[str]) -> int:
-    """Delete every outcome and compiled program (the folder and its .gitignore stay); the bytes freed."""
+    """Delete every outcome, compiled program and remembered session duration; the bytes freed.
+
+    The folder and its .gitignore stay.
+    """
     found = usage(directory)
     for item in found.items:
         for path in item.paths:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
     shutil.rmtree(Path(directory) / XLA_FOLDER, ignore_errors=True)
-    return found.size()
+    durations = Path(directory) / DURATIONS_FILE
+    freed = found.size() + (durations.stat().st_size if durations.is_file() else 0)
+    durations.unlink(missing_ok=True)
+    return freed
 
 
 def mark_used(path: str | os.PathLike[str]) -> None:

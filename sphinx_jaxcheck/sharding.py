@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .cache_limits import DURATIONS_FILE
 from .examples import ExampleVerdict
 from .model import Status
 from .reports import Report, summary_line
 
 SessionKey = tuple[str, str]
-DURATIONS_FILE = "durations.tsv"
 
 
 class ShardProblem(ValueError):

@@ -148,10 +148,19 @@ def walk(shared: Path) -> dict[str, Ran]:
     ran["new check good"] = venv.run(["jaxcheck", "check", "good.md"], project / "source")
     ran["new check all"] = venv.run(["jaxcheck", "check"], project / "source")
     ran["version"] = venv.run(["jaxcheck", "--version"], project / "source")
+    cache = project / "source" / ".jaxcheck_cache"
+    ran["cache before clear"] = Ran(len(_cached_files(cache)), "", "")
+    ran["cache clear"] = venv.run(["jaxcheck", "cache", "clear"], project / "source")
+    ran["cache after clear"] = Ran(len(_cached_files(cache)), "\n".join(_cached_files(cache)), "")
     ran["git status"] = venv.run(["git", "status", "--porcelain", "--untracked-files=all"], project)
     ran["html written"] = Ran(int((project / "build" / "jaxcheck" / "index.html").exists()), "", "")
     ran["doctrees kept"] = Ran(int((project / "source" / "_build" / "jaxcheck" / "doctrees").is_dir()), "", "")
     return ran
+
+
+def _cached_files(cache: Path) -> list[str]:
+    """Files the cache holds, less the .gitignore that keeps it out of version control."""
+    return sorted(str(f.relative_to(cache)) for f in cache.rglob("*") if f.is_file() and f.name != ".gitignore")
 
 
 @pytest.fixture(scope="session")
@@ -228,3 +237,10 @@ def test_nothing_new_shows_in_the_source_folder(path: dict[str, Ran]) -> None:
     changed = [line for line in path["git status"].stdout.splitlines() if line[3:].startswith("source/")]
     assert changed == []
     assert path["doctrees kept"].returncode == 1  # written, and ignored
+
+
+def test_cache_clear_empties_the_projects_cache(path: dict[str, Ran]) -> None:
+    assert path["cache before clear"].returncode > 0  # the checks above filled it
+    assert path["cache clear"].returncode == 0, path["cache clear"].output
+    assert path["cache clear"].stdout.startswith("jaxcheck: cleared ")
+    assert path["cache after clear"].returncode == 0, path["cache after clear"].stdout
