@@ -24,11 +24,11 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import timed
 
 REPO = Path(__file__).resolve().parents[1]
 CONF = '''
@@ -60,15 +60,6 @@ def default_pages() -> Path | None:
         if (parent / "shared" / "realworld" / "jax-docs").is_dir():
             return parent / "shared" / "realworld" / "jax-docs"
     return None
-
-
-def timed(command: list[str], cwd: Path, env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return seconds
 
 
 def main() -> None:

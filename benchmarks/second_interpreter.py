@@ -22,11 +22,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from timing import timed
 
 REPO = Path(__file__).parent.parent
 BLOCK = """
@@ -57,15 +57,6 @@ def environment(version: str) -> Path:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return Path(module.ensure(REPO / ".tox" / f"jax-{version}", version))
-
-
-def timed(command: list[str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}")
-    return seconds
 
 
 def main() -> None:
