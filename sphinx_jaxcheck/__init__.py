@@ -51,7 +51,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
 
 def setup_pinned_source(app: Sphinx) -> None:
-    """The pin check, the citation roles, prose name checks and the Q&A cards (SPEC sections 3 and 4)."""
+    """The pin check, the citation roles, prose name checks and the Q&A cards (user guide: guide/citations, guide/qa-cards)."""
     from .sphinx import citations, pin, prose_names, qa
 
     pin.setup_pin(app)

@@ -1,4 +1,4 @@
-"""Parse a block body: find the expected outputs written as comments (SPEC 2.1).
+"""Parse a block body: find the expected outputs written as comments (user guide: guide/blocks).
 
 source text --parse--> expectations + the program a worker runs. Pure: it knows
 nothing of Sphinx and never runs the code.

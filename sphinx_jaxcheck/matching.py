@@ -1,4 +1,4 @@
-"""Does an expected text match an actual one? (SPEC 2.2)
+"""Does an expected text match an actual one? (user guide: guide/matching)
 
 Both sides lose trailing whitespace per line and leading/trailing blank lines;
 ``...`` matches any text (also across lines); memory addresses compare equal;

@@ -1,4 +1,4 @@
-"""The options of the ``jaxcheck`` directive: parse and validate (SPEC 2.3).
+"""The options of the ``jaxcheck`` directive: parse and validate (user guide: guide/blocks).
 
 Converters never raise: a bad value becomes an :class:`OptionProblem` that the
 directive reports as a build error. docutils and MyST handle converter errors

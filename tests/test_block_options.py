@@ -1,4 +1,4 @@
-"""Every form and option of SPEC 2, from reStructuredText and from MyST alike."""
+"""Every form and option of a block (guide/blocks), from reStructuredText and from MyST alike."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The comment grammar (SPEC 2.1), on plain strings."""
+"""The comment grammar (guide/blocks), on plain strings."""
 
 from __future__ import annotations
 

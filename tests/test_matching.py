@@ -1,4 +1,4 @@
-"""Matching rules (SPEC 2.2) and the minimal refresh used by update."""
+"""Matching rules (guide/matching) and the minimal refresh used by update."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``jaxcheck update`` and ``-D jaxcheck_update=1`` on real projects (SPEC 6)."""
+"""``jaxcheck update`` and ``-D jaxcheck_update=1`` on real projects (guide/command-line, "jaxcheck update")."""
 
 from __future__ import annotations
 

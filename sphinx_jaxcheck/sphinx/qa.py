@@ -155,7 +155,7 @@ class QACardDirective(SphinxDirective):
 
         MyST's ``:key: value`` options end at the first line that does not start
         with ``:``, so the indented continuation lines of a multi-line ``:cite:``
-        (as SPEC shows it) arrive as the first lines of the content; take them back.
+        (as guide/qa-cards shows it) arrive as the first lines of the content; take them back.
         """
         cites, content, offset = self.options.get("cite", ""), self.content, self.content_offset
         if "cite" in self.options:
