@@ -1,46 +1,31 @@
-"""A block that misbehaves fails alone, with a clear message; the build goes on."""
+"""A block that misbehaves fails alone, with a clear message naming it; the build goes on.
+
+Two projects of faulty blocks, each built once: one whose blocks hang, crash,
+exit or flood their output, and one whose blocks tamper with the process they
+run in (stdout closed or replaced, descriptors closed under the worker, print
+without end, signals, global jax config, patched builtins, missing modules) or
+exhaust memory under ``jaxcheck_memory_limit_mb`` (a cap on each worker's
+address space: JAX works under a sane cap; a failed allocation raises
+MemoryError or XLA's RESOURCE_EXHAUSTED, which the worker reports as "out of
+memory"). Then processes that try to outlive the build, and state that must not
+leak from one document to the next.
+"""
 
 from __future__ import annotations
 
 import os
-import time
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from buildkit import build, write_project
+from buildkit import Build, build, write_project
 from cases import Case, documents, statuses
+from processes import ended_within, zygotes_left_by_this_process
 
+MEMORY_LIMIT_MB = 4096
 
-def live_zygotes() -> list[int]:
-    """Pids of jaxcheck worker supervisors still running."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"sphinx_jaxcheck.worker.zygote" in cmdline:
-                found.append(int(entry.name))
-    return found
-
-
-def parent_of(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[1])
-    except OSError:
-        return -1
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-FAULTS = [
+CRASHES = [
     Case("hang", "while True:\n    pass", "failed", {"timeout": "2"}),
     Case("segfault", "import ctypes\nctypes.string_at(0)", "failed"),
     Case("os-exit", "import os\nos._exit(3)", "failed"),
@@ -51,46 +36,103 @@ FAULTS = [
     Case("still-runs", "print(sum(range(5)))  # 10", "verified"),
 ]
 
+TAMPERING = [
+    Case("close-stdout", "import sys\nsys.stdout.close()\nprint('still captured')  # still captured", "verified"),
+    Case("replace-stdout", "import sys, os\nsys.stdout = open(os.devnull, 'w')\nprint('to devnull')", "not compared"),
+    Case("stdout-is-back", "print('captured again')  # captured again", "verified"),
+    Case("stdout-not-a-file", "import sys\nsys.stdout = 42\nprint('nowhere')", "failed"),
+    Case("close-fd-1-and-2", "import os\nos.close(1)\nos.close(2)\nprint('captured')  # captured", "verified"),
+    Case("close-every-fd", "import os\nos.closerange(3, 65536)", "failed"),
+    Case("print-without-end", "while True:\n    print('z' * 4096, end='')", "failed", {"timeout": "30"}),
+    Case("alarm", "import signal, time\nsignal.alarm(1)\ntime.sleep(30)", "failed"),
+    Case("x64", "import jax, jax.numpy as jnp\njax.config.update('jax_enable_x64', True)\nprint(jnp.ones(1).dtype)  # float64", "verified"),
+    Case("patch-builtins", "import builtins\nbuiltins.len = lambda x: -1\nbuiltins.isinstance = None\nbuiltins.str = None\nprint('ok')  # ok", "verified", {"session": "patched"}),
+    Case("missing-module", "import no_such_module_for_jaxcheck", "failed"),
+    Case("str-fails", "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Weird()", "failed"),
+    Case("jax-under-the-cap", "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: (x * 2).sum())(jnp.arange(1000.0)))  # 999000.0", "verified", {"session": "cap"}),
+    Case("allocate-10-gb", "x = bytearray(10 * 1024**3)", "failed"),
+    Case("jax-allocates-10-gb", "import jax.numpy as jnp\nx = jnp.ones(10 * 1024**3 // 4)", "failed"),
+    Case("still-runs", "print(sum(range(5)))  # 10", "verified"),
+]
+
 
 @pytest.fixture(scope="module")
-def faulty(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    root = write_project(tmp_path_factory.mktemp("faults"), documents(FAULTS), conf="jaxcheck_output_limit_mb = 4\n")
+def crashes(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    root = write_project(tmp_path_factory.mktemp("crashes"), documents(CRASHES), conf="jaxcheck_output_limit_mb = 4\n")
+    return build(root)
+
+
+@pytest.fixture(scope="module")
+def tampering(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    root = write_project(
+        tmp_path_factory.mktemp("tampering"),
+        documents(TAMPERING),
+        conf=f"jaxcheck_output_limit_mb = 4\njaxcheck_memory_limit_mb = {MEMORY_LIMIT_MB}\n",
+    )
     return build(root)
 
 
 @pytest.mark.parametrize("suffix", ["-rst", "-md"])
-@pytest.mark.parametrize("case", FAULTS, ids=[c.name for c in FAULTS])
-def test_each_fault_fails_only_its_own_block(faulty, case: Case, suffix: str) -> None:  # type: ignore[no-untyped-def]
-    result = faulty
+@pytest.mark.parametrize(
+    ("project", "case"),
+    [("crashes", case) for case in CRASHES] + [("tampering", case) for case in TAMPERING],
+    ids=[case.name for case in CRASHES] + [case.name for case in TAMPERING],
+)
+def test_each_fault_fails_or_passes_alone(request: pytest.FixtureRequest, project: str, case: Case, suffix: str) -> None:
+    result: Build = request.getfixturevalue(project)
     assert statuses(result.app)[case.name + suffix] == case.status
 
 
 @pytest.mark.parametrize(
-    ("name", "subtype", "words"),
+    ("project", "name", "subtype", "words"),
     [
-        ("hang", "timeout", "longer than its timeout of 2 s"),
-        ("segfault", "crash", "killed by signal SIGSEGV"),
-        ("os-exit", "crash", "exited with status 3"),
-        ("system-exit", "error", "SystemExit: 4"),
-        ("keyboard-interrupt", "error", "KeyboardInterrupt"),
-        ("flood", "output", "printed more than 4 MB"),
-        ("print-50mb", "output", "printed more than 4 MB"),
+        ("crashes", "hang", "timeout", "longer than its timeout of 2 s"),
+        ("crashes", "segfault", "crash", "killed by signal SIGSEGV"),
+        ("crashes", "os-exit", "crash", "exited with status 3"),
+        ("crashes", "system-exit", "error", "SystemExit: 4"),
+        ("crashes", "keyboard-interrupt", "error", "KeyboardInterrupt"),
+        ("crashes", "flood", "output", "printed more than 4 MB"),
+        ("crashes", "print-50mb", "output", "printed more than 4 MB"),
+        ("tampering", "stdout-not-a-file", "error", "AttributeError: 'int' object has no attribute 'write'"),
+        ("tampering", "close-every-fd", "crash", "lost its connection to jaxcheck while running this block"),
+        ("tampering", "print-without-end", "output", "printed more than 4 MB"),
+        ("tampering", "alarm", "crash", "killed by signal SIGALRM"),
+        ("tampering", "missing-module", "error", "ModuleNotFoundError: No module named 'no_such_module_for_jaxcheck'"),
+        ("tampering", "str-fails", "error", "Weird"),
+        ("tampering", "allocate-10-gb", "memory", f"ran out of memory (each worker may use at most {MEMORY_LIMIT_MB} MB"),
+        ("tampering", "jax-allocates-10-gb", "memory", "RESOURCE_EXHAUSTED"),
     ],
 )
-def test_each_fault_is_reported_with_a_message_that_says_what_happened(faulty, name: str, subtype: str, words: str) -> None:  # type: ignore[no-untyped-def]
-    result = faulty
+def test_each_failure_names_the_block_and_what_happened(
+    request: pytest.FixtureRequest, project: str, name: str, subtype: str, words: str
+) -> None:
+    result: Build = request.getfixturevalue(project)
     for suffix in ("-rst", "-md"):
-        (found,) = [r for r in result.reported if f"'{name}{suffix}'" in r.message]
-        assert found.subtype == subtype
-        assert words in found.message
+        (found,) = [r for r in result.reported if f"block '{name}{suffix}'" in r.message]
+        assert found.subtype == subtype, found
+        assert words in found.message, found.message
+        assert "sphinx_jaxcheck" not in found.message  # no traceback from our internals
 
 
-def test_faulty_build_fails_and_leaves_no_worker_behind(faulty) -> None:  # type: ignore[no-untyped-def]
-    result = faulty
-    assert result.status == 1
-    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
+def test_only_the_faulty_blocks_are_reported(tampering: Build) -> None:
+    failing = {c.name for c in TAMPERING if c.status == "failed"}
+    reported = {r.message.split("'")[1].rsplit("-", 1)[0] for r in tampering.reported}
+    assert reported == failing
+
+
+def test_crashing_blocks_fail_the_build_and_leave_no_worker_behind(crashes: Build) -> None:
+    assert crashes.status == 1
+    assert zygotes_left_by_this_process() == []
     # Only the hang (timeout 2 s) timed out: nothing waited for a default timeout.
-    assert sorted(r.message.split("'")[1] for r in result.reported if r.subtype == "timeout") == ["hang-md", "hang-rst"]
+    assert sorted(r.message.split("'")[1] for r in crashes.reported if r.subtype == "timeout") == ["hang-md", "hang-rst"]
+
+
+def test_tampering_blocks_fail_the_build_without_timeouts_and_leave_no_worker(tampering: Build) -> None:
+    assert tampering.status == 1
+    assert "jaxcheck: 32 block(s)" in tampering.log
+    assert zygotes_left_by_this_process() == []
+    # Every fault was caught as what it is; no block had to run into its timeout.
+    assert [r.message for r in tampering.reported if r.subtype == "timeout"] == []
 
 
 def test_global_state_does_not_leak_between_documents(tmp_path: Path) -> None:
@@ -99,6 +141,32 @@ def test_global_state_does_not_leak_between_documents(tmp_path: Path) -> None:
         {
             "a.md": "# A\n\n```{jaxcheck}\nimport jax, builtins\njax.config.update('jax_enable_x64', True)\nbuiltins.round = lambda *a: 'patched'\nbuiltins.len = lambda x: -1\nimport os\nos.chdir('/')\nprint(round(1.4))  # patched\n```\n",
             "b.md": "# B\n\n```{jaxcheck}\nimport jax, os\nprint(jax.numpy.ones(1).dtype)  # float32\nprint(len([1, 2]), round(1.4))  # 2 1\nprint(os.getcwd() == '/')  # False\n```\n",
+        },
+    )
+    result = build(root, jaxcheck_workers=1)
+    assert result.reported == []
+    assert result.status == 0
+
+
+def test_global_jax_config_and_process_state_do_not_leak_between_documents(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path,
+        {
+            "a.md": (
+                "# A\n\n```{jaxcheck}\nimport jax, os, sys, numpy as np\n"
+                "jax.config.update('jax_disable_jit', True)\n"
+                "jax.config.update('jax_default_matmul_precision', 'highest')\n"
+                "np.set_printoptions(precision=1)\nos.environ['JAXCHECK_LEAK'] = '1'\n"
+                "sys.path.insert(0, '/leak')\nsys.setrecursionlimit(50)\n"
+                "print(jax.config.jax_disable_jit)  # True\n```\n"
+            ),
+            "b.md": (
+                "# B\n\n```{jaxcheck}\nimport jax, os, sys, numpy as np\n"
+                "print(jax.config.jax_disable_jit, jax.config.jax_default_matmul_precision)  # False None\n"
+                "print(np.array([1.2345]))  # [1.2345]\n"
+                "print('JAXCHECK_LEAK' in os.environ, '/leak' in sys.path)  # False False\n"
+                "print(sys.getrecursionlimit() > 50)  # True\n```\n"
+            ),
         },
     )
     result = build(root, jaxcheck_workers=1)
@@ -120,32 +188,56 @@ def test_each_session_starts_its_own_backend_so_a_block_can_configure_it(tmp_pat
     assert "3 verified" in result.log
 
 
+def outliving(tmp_path: Path, start: str) -> tuple[Build, int]:
+    """Build a page whose block runs ``start`` (which sets ``pid``) and writes that pid down; the build and the pid."""
+    pidfile = tmp_path / "outliving.pid"
+    page = (
+        f"# Outliving\n\n```{{jaxcheck}}\n{start}"
+        f"open({str(pidfile)!r}, 'w').write(str(pid))\nprint('started')  # started\n```\n"
+    )
+    result = build(write_project(tmp_path / "project", {"outliving.md": page}))
+    return result, int(pidfile.read_text())
+
+
 def test_a_process_forked_by_a_block_does_not_outlive_the_build(tmp_path: Path) -> None:
-    pidfile = tmp_path / "grandchild.pid"
+    result, grandchild = outliving(
+        tmp_path, "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(600)\n    os._exit(0)\n"
+    )
+    assert result.status == 0, result.warnings
+    assert ended_within(grandchild, 5)
+    assert zygotes_left_by_this_process() == []
+
+
+def test_a_process_started_in_a_new_session_does_not_outlive_the_build(tmp_path: Path) -> None:
+    result, daemon = outliving(
+        tmp_path, "import subprocess\npid = subprocess.Popen(['sleep', '600'], start_new_session=True).pid\n"
+    )
+    assert result.status == 0, result.warnings
+    assert ended_within(daemon, 5)
+
+
+def test_jax_runs_under_a_sane_memory_cap_and_a_tiny_cap_fails_with_a_clear_message(tmp_path: Path) -> None:
+    # XLA does not survive every failed mmap: with too small a cap it crashes
+    # instead of raising. The message says what the cap was.
     root = write_project(
-        tmp_path / "project",
-        {
-            "fork.md": (
-                "# Fork\n\n```{jaxcheck}\nimport os, time\npid = os.fork()\nif pid == 0:\n"
-                "    time.sleep(600)\n    os._exit(0)\n"
-                f"open({str(pidfile)!r}, 'w').write(str(pid))\nprint('parent')  # parent\n```\n"
-            )
-        },
+        tmp_path,
+        {"tiny.md": "# Tiny\n\n```{jaxcheck}\nimport jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x + 1)(jnp.ones(3)))  # [2. 2. 2.]\n```\n"},
+        conf="jaxcheck_memory_limit_mb = 600\n",
     )
     result = build(root)
-    assert result.status == 0, result.warnings
-    grandchild = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
-    while alive(grandchild) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not alive(grandchild)
-    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
+    assert result.status == 1
+    (found,) = result.reported
+    # The two outcomes the guide documents, each naming the cap; never a plain error.
+    named = {
+        "crash": "(out of memory? each worker may use at most 600 MB, jaxcheck_memory_limit_mb,",
+        "memory": "the block ran out of memory (each worker may use at most 600 MB (jaxcheck_memory_limit_mb)",
+    }
+    assert found.subtype in named, found
+    assert named[found.subtype] in found.message, found.message
+    assert "block 'tiny[1]': " in found.message
 
 
 def test_sphinx_process_never_imports_jax(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     root = write_project(tmp_path, {"p.md": "# P\n\n```{jaxcheck}\nimport jax\nprint(jax.numpy.arange(2))  # [0 1]\n```\n"})
     script = (
         "import sys\nfrom sphinx.cmd.build import build_main\n"
@@ -176,8 +268,8 @@ def test_workers_started_early_are_stopped_when_nothing_needs_to_run(tmp_path: P
     # (here: none at all, then all from the cache) it must still be stopped.
     root = write_project(tmp_path, {"plain.md": "# Plain\n\nNo blocks here.\n"}, conf="jaxcheck_cache = True\n")
     assert build(root).status == 0
-    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
+    assert zygotes_left_by_this_process() == []
     (root / "b.md").write_text("# B\n\n```{jaxcheck}\nprint(1)  # 1\n```\n")
     assert build(root, fresh=True).status == 0
     assert build(root, fresh=True).status == 0  # every session from the cache
-    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
+    assert zygotes_left_by_this_process() == []

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from buildkit import build, write_project
 from cases import Case, documents, statuses
-from test_faults import alive
+from processes import alive, ended_within
 
 from sphinx_jaxcheck.worker import portability
 
@@ -136,8 +136,4 @@ def test_portable_watch_ends_a_process_whose_parent_died(tmp_path: Path) -> None
     assert alive(pid)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    for _ in range(200):  # the watch looks every half second
-        if not alive(pid):
-            break
-        time.sleep(0.05)
-    assert not alive(pid)
+    assert ended_within(pid, 10)  # the watch looks every half second

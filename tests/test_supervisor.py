@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from buildkit import Build, build, write_project
 from cases import Case, documents, statuses
-from test_faults import live_zygotes, parent_of
+from processes import zygotes_left_by_this_process
 
 
 # to_every_pipe(data) writes ``data`` to every pipe the block's process holds besides stdin/out/err: the result channel among them.
@@ -95,4 +94,4 @@ def test_return_yield_and_await_outside_a_function_are_syntax_errors_at_their_li
 def test_the_build_goes_on_and_leaves_no_process_behind(supervised: Build) -> None:
     assert supervised.status == 1
     assert "supervisor died" not in supervised.warnings
-    assert [pid for pid in live_zygotes() if parent_of(pid) == os.getpid()] == []
+    assert zygotes_left_by_this_process() == []
