@@ -1,4 +1,9 @@
-"""Run real Sphinx builds of test projects and read back what they reported."""
+"""The one way tests make a Sphinx project and build it for real, and read back what the build reported.
+
+A project is either written from a dict of documents (``write_project``) or
+copied from ``tests/roots/test-<name>`` (``copy_root``); ``build`` builds it
+in this process as sphinx-build would.
+"""
 
 from __future__ import annotations
 

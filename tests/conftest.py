@@ -1,4 +1,4 @@
-"""Shared fixtures: Sphinx's own testing fixtures and our test roots."""
+"""Hypothesis profiles, and the second environment with an older jax."""
 
 from __future__ import annotations
 
@@ -12,10 +12,6 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-pytest_plugins = ("sphinx.testing.fixtures",)
-
-ROOTS = Path(__file__).parent / "roots"
-
 # CI (tox passes CI through) replays the same examples on every run and keeps no
 # example database, so a run's result depends on the code alone. Local runs search
 # with fresh random examples and remember failures in .hypothesis/ (git-ignored).
@@ -24,12 +20,6 @@ settings.register_profile("dev")
 # tox -e mutation runs the fast tests once per mutant: fewer examples, same every time.
 settings.register_profile("mutation", derandomize=True, database=None, max_examples=10)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
-
-
-@pytest.fixture(scope="session")
-def rootdir() -> Path:
-    """Where ``@pytest.mark.sphinx(testroot=...)`` finds ``roots/test-<name>``."""
-    return ROOTS
 
 
 OLDER_JAX = "0.4.35"

@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sphinx.testing.util import SphinxTestApp
+from buildkit import build, copy_root
 
 from sphinx_jaxcheck.citation import check_citation, installed_index
 from sphinx_jaxcheck.pin import Pin
 
-ROOTS = Path(__file__).parent / "roots"
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -187,16 +186,7 @@ def test_clicking_a_question_shows_its_answer_and_pinned_sources(
 ) -> None:
     if theme != "alabaster":
         pytest.importorskip(theme)
-    srcdir = tmp_path / "cards"
-    shutil.copytree(ROOTS / "test-cards", srcdir)
-    app = SphinxTestApp(
-        "html", srcdir=srcdir, builddir=tmp_path / "out", confoverrides={"html_theme": theme}
-    )
-    try:
-        app.build()
-        page = (app.outdir / "cards_rst.html").as_uri()
-    finally:
-        app.cleanup()
+    page = (build(copy_root("cards", tmp_path), html_theme=theme).app.outdir / "cards_rst.html").as_uri()
 
     browser.call(
         "Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}]
@@ -278,16 +268,11 @@ lax.scan(lambda count, x: (count + x, x), jnp.int32(0), jnp.arange(3.0))
 @pytest.fixture(scope="module")
 def cards_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The cards test project, plus a page with a long expected error line, built to HTML."""
-    srcdir = tmp_path_factory.mktemp("site") / "cards"
-    shutil.copytree(ROOTS / "test-cards", srcdir)
+    srcdir = copy_root("cards", tmp_path_factory.mktemp("site"))
     (srcdir / "long_line.md").write_text(LONG_LINE_PAGE)
-    app = SphinxTestApp("html", srcdir=srcdir, builddir=srcdir / "_build")
-    try:
-        app.build()
-        assert app.statuscode == 0, app._warning.getvalue()
-        return Path(app.outdir)
-    finally:
-        app.cleanup()
+    result = build(srcdir)
+    assert result.status == 0, result.warnings
+    return Path(result.app.outdir)
 
 
 def _open(browser: DevTools, url: str, width: int = 1100) -> None:

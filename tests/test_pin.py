@@ -6,7 +6,7 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
-from sphinx.testing.util import SphinxTestApp
+from buildkit import build, write_project
 
 from sphinx_jaxcheck.pin import Installed, Pin, PinMismatch, installed, recorded_commit, resolve_pin
 from sphinx_jaxcheck.sphinx.settings import ConfigurationExit
@@ -76,20 +76,19 @@ def test_matching_pin_links_to_configured_commit() -> None:
     assert pin.ref == COMMIT
 
 
-def _write_project(root: Path, version: str) -> Path:
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "conf.py").write_text(
-        f'extensions = ["sphinx_jaxcheck"]\njaxcheck_jax_version = "{version}"\n'
-        f'jaxcheck_jax_commit = "{COMMIT}"\n'
+def pinned_project(root: Path, version: str) -> Path:
+    """A page citing JAX source, in a project pinned to ``version``."""
+    return write_project(
+        root,
+        {"index.rst": "Title\n=====\n\n:jaxsrc:`loops.py::_check_carry_type`\n"},
+        conf=f'jaxcheck_jax_version = "{version}"\njaxcheck_jax_commit = "{COMMIT}"\n',
     )
-    (root / "index.rst").write_text("Title\n=====\n\n:jaxsrc:`loops.py::_check_carry_type`\n")
-    return root
 
 
 def test_pin_mismatch_in_conf_py_stops_the_build_naming_both_versions(tmp_path: Path) -> None:
-    srcdir = _write_project(tmp_path / "src", "0.4.30")
+    srcdir = pinned_project(tmp_path / "src", "0.4.30")
     with pytest.raises(ConfigurationExit) as error:
-        SphinxTestApp("html", srcdir=srcdir, builddir=tmp_path / "out")
+        build(srcdir)
     assert error.value.code == 2
     message = error.value.message
     assert "0.4.30" in message and installed().version in message  # type: ignore[operator]
@@ -99,23 +98,15 @@ def test_pin_mismatch_in_conf_py_stops_the_build_naming_both_versions(tmp_path: 
 def test_sphinx_build_exits_non_zero_on_pin_mismatch(tmp_path: Path) -> None:
     from sphinx.cmd.build import build_main
 
-    srcdir = _write_project(tmp_path / "src", "0.4.30")
+    srcdir = pinned_project(tmp_path / "src", "0.4.30")
     with pytest.raises(SystemExit) as stopped:
         build_main(["-q", "-b", "html", str(srcdir), str(tmp_path / "out")])
     assert stopped.value.code == 2
 
 
 def test_override_with_installed_version_builds_and_links_by_tag(tmp_path: Path) -> None:
-    srcdir = _write_project(tmp_path / "src", "0.4.30")
+    srcdir = pinned_project(tmp_path / "src", "0.4.30")
     version = installed().version
-    app = SphinxTestApp(
-        "html", srcdir=srcdir, builddir=tmp_path / "out",
-        confoverrides={"jaxcheck_jax_version": version},
-    )
-    try:
-        app.build()
-        html = (app.outdir / "index.html").read_text()
-        assert f"/blob/jax-v{version}/jax/_src/lax/control_flow/loops.py#L" in html
-        assert COMMIT not in html  # the configured commit belonged to the old pin
-    finally:
-        app.cleanup()
+    html = (build(srcdir, jaxcheck_jax_version=version).app.outdir / "index.html").read_text()
+    assert f"/blob/jax-v{version}/jax/_src/lax/control_flow/loops.py#L" in html
+    assert COMMIT not in html  # the configured commit belonged to the old pin

@@ -4,33 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from buildkit import build, copy_root
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
 from sphinx_jaxcheck.sphinx.qa_json_ld import faq_json_ld
 
-ROOTS = Path(__file__).parent / "roots"
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
-
-
-def _build(tmp_path: Path, builder: str = "html") -> SphinxTestApp:
-    srcdir = tmp_path / "cards"
-    if not srcdir.exists():
-        shutil.copytree(ROOTS / "test-cards", srcdir)
-    app = SphinxTestApp(builder, srcdir=srcdir, builddir=tmp_path / "out")
-    app.build()
-    return app
 
 
 @pytest.fixture(scope="module")
 def html_app(tmp_path_factory: pytest.TempPathFactory) -> SphinxTestApp:
-    app = _build(tmp_path_factory.mktemp("html"))
-    yield app  # type: ignore[misc]
-    app.cleanup()
+    return build(copy_root("cards", tmp_path_factory.mktemp("html"))).app
 
 
 def test_card_is_details_with_summary_anchor_permalink_and_sources(html_app: SphinxTestApp) -> None:
@@ -89,27 +77,24 @@ def test_json_ld_cannot_close_its_script_element() -> None:
 
 @pytest.mark.parametrize("builder", ["text", "latex", "man", "epub", "dummy", "singlehtml", "texinfo"])
 def test_other_builders_render_question_answer_and_sources(tmp_path: Path, builder: str) -> None:
-    app = _build(tmp_path, builder)
-    try:
-        output = "\n".join(
-            p.read_text(errors="replace") for p in app.outdir.rglob("*") if p.suffix in
-            {".txt", ".tex", ".1", ".xhtml", ".html", ".texi"}
-        )
-        if builder == "dummy":
-            assert output == ""
-            return
-        assert "What does scan check about the carry?" in output
-        assert "Because a loop carry must keep one type." in output
-        assert "Sources" in output
-        if builder in ("text", "latex", "man", "epub", "texinfo"):
-            assert "<details" not in output
-        if builder == "singlehtml":
-            assert '<details class="jaxcheck-qa" id="qa-carry">' in output
-        if builder == "latex":
-            assert r"\label{\detokenize{cards_rst:qa-carry}}" in output
-            assert r"\hyperref[\detokenize{cards_rst:qa-carry}]" in output
-        if builder == "epub":
-            assert output.count('id="qa-carry"') == 1
-            assert "ld+json" not in output
-    finally:
-        app.cleanup()
+    app = build(copy_root("cards", tmp_path), builder).app
+    output = "\n".join(
+        p.read_text(errors="replace") for p in app.outdir.rglob("*") if p.suffix in
+        {".txt", ".tex", ".1", ".xhtml", ".html", ".texi"}
+    )
+    if builder == "dummy":
+        assert output == ""
+        return
+    assert "What does scan check about the carry?" in output
+    assert "Because a loop carry must keep one type." in output
+    assert "Sources" in output
+    if builder in ("text", "latex", "man", "epub", "texinfo"):
+        assert "<details" not in output
+    if builder == "singlehtml":
+        assert '<details class="jaxcheck-qa" id="qa-carry">' in output
+    if builder == "latex":
+        assert r"\label{\detokenize{cards_rst:qa-carry}}" in output
+        assert r"\hyperref[\detokenize{cards_rst:qa-carry}]" in output
+    if builder == "epub":
+        assert output.count('id="qa-carry"') == 1
+        assert "ld+json" not in output
