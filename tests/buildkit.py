@@ -7,8 +7,11 @@ in this process as sphinx-build would.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -103,3 +106,13 @@ def write_project(root: Path, files: dict[str, str], conf: str = "") -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def jaxcheck(
+    *args: str | os.PathLike[str], cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real command line in a fresh process, as a user runs it: ``jaxcheck ARGS...``."""
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env=env, timeout=900, check=False,
+    )

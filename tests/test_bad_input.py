@@ -10,12 +10,10 @@ configured repository.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build, write_project
+from buildkit import Build, build, jaxcheck, write_project
 
 BAD_UTF8 = "# Café\n\n```{jaxcheck}\nprint('café')  # café\n```\n".encode("latin-1")
 
@@ -208,7 +206,7 @@ def test_bad_citations_are_refused_at_their_line(bad, file: str, line: int, word
 def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -> None:
     root = write_bad_project(tmp_path / "bad")
     before = {name: (root / name).read_bytes() for name in SOURCES}
-    done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "update", str(root)], capture_output=True, text=True)
+    done = jaxcheck("update", root)
     assert done.returncode == 1  # problems remain that update cannot fix
     assert "Traceback" not in done.stderr, done.stderr
     changed = {name for name in SOURCES if (root / name).read_bytes() != before[name]}
@@ -218,7 +216,7 @@ def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -
 
 def test_jaxcheck_check_reports_bad_input_and_exits_one(tmp_path: Path) -> None:
     root = write_bad_project(tmp_path / "bad")
-    done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "check", str(root)], capture_output=True, text=True)
+    done = jaxcheck("check", root)
     assert done.returncode == 1
     assert "Traceback (most recent call last)" not in done.stderr
     assert "latin1.md:1: encoding: cannot read this file as UTF-8" in done.stdout
@@ -231,7 +229,7 @@ def test_update_rewrites_stale_bom_crlf_and_long_lines_keeping_their_bytes(tmp_p
     (root / "bom.md").write_bytes("\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # u\n```\n".encode())
     (root / "crlf.rst").write_bytes(b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 3\r\n")
     (root / "long.md").write_bytes(f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line[:-1]}\n```".encode())
-    done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "update", str(root)], capture_output=True, text=True)
+    done = jaxcheck("update", root)
     assert done.returncode == 0, done.stderr
     assert (root / "bom.md").read_bytes() == "\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # ü\n```\n".encode()
     assert (root / "crlf.rst").read_bytes() == b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 2\r\n"
@@ -240,7 +238,7 @@ def test_update_rewrites_stale_bom_crlf_and_long_lines_keeping_their_bytes(tmp_p
 
 def test_a_pin_to_a_version_that_is_not_installed_stops_with_both_versions_and_next_steps(tmp_path: Path) -> None:
     root = write_project(tmp_path, {"a.md": "# A\n"}, conf='jaxcheck_jax_version = "0.0.1"\n')
-    done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "check", str(root)], capture_output=True, text=True)
+    done = jaxcheck("check", root)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("jaxcheck: installed jax ")

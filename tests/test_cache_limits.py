@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from buildkit import write_project
+from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck import cli
 from sphinx_jaxcheck.cache_limits import STALE_TEMPORARY_SECONDS, prune, usage
@@ -84,10 +82,6 @@ def test_prune_removes_least_recently_used_first_and_old_temporary_files(tmp_pat
     left = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
     assert left == ["being-written.tmp", "new.json", "used-lately.json", "xla/jit_f-abc-atime", "xla/jit_f-abc-cache"]
     assert pruned.removed == 3 and pruned.freed == 3000
-
-
-def jaxcheck(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", *args], capture_output=True, text=True)
 
 
 def test_jaxcheck_cache_info_prune_and_clear(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from buildkit import write_project
+from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck.config import VALUES, ConfigProblem, read_settings
 
@@ -29,10 +29,6 @@ def marked_project(root: Path, conf: str = "") -> tuple[Path, Path]:
 def sphinx_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", *extra, str(root), str(out)]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
-
-
-def jaxcheck(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", *args], capture_output=True, text=True, timeout=300)
 
 
 def assert_configuration_error(done: subprocess.CompletedProcess[str], *words: str) -> None:

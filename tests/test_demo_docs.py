@@ -14,14 +14,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build
+from buildkit import Build, build, jaxcheck
 
 from sphinx_jaxcheck.model import Block, OutputMode, Status
 
@@ -58,11 +56,6 @@ def all_blocks(result: Build) -> Iterator[Block]:
 def is_checked(block: Block) -> bool:
     """A block whose output is compared with an expectation."""
     return block.options.output is OutputMode.CHECK and bool(block.expectations)
-
-
-def jaxcheck(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
-    """The real command line, in a fresh process."""
-    return subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)], capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

@@ -15,15 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from buildkit import build, write_project
+from buildkit import build, jaxcheck, write_project
 
 PIN = 'jaxcheck_jax_version = "0.10.2"\njaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"\n'
 GOOD_QUOTE = "carry input and carry output must have the same"
-
-
-def jaxcheck(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real command line, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", *args], capture_output=True, text=True)
 
 
 def quote_page(quote: str) -> dict[str, str]:

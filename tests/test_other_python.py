@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from buildkit import jaxcheck
 
 CONF = """\
 extensions = ["myst_parser", "sphinx_jaxcheck"]
@@ -54,13 +55,6 @@ print(jnp.arange(3.0))
 
 The version file of the release says {jaxquote}`_version = "0.4.35" <jax/version.py>`.
 """
-
-
-def jaxcheck(*args: str | os.PathLike[str]) -> subprocess.CompletedProcess[str]:
-    """The real command line, in a fresh process."""
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)], capture_output=True, text=True
-    )
 
 
 def statuses(done: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -108,9 +102,7 @@ def test_jaxcheck_python_in_conf_py_is_relative_to_it(old_corpus: Path, older_py
     with (old_corpus / "conf.py").open("a") as conf:
         conf.write(f"jaxcheck_python = {relative!r}\n")
     elsewhere = old_corpus.parent
-    done = subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "check", old_corpus.name], capture_output=True, text=True, cwd=elsewhere
-    )
+    done = jaxcheck("check", old_corpus.name, cwd=elsewhere)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "(jax 0.4.35)" in done.stdout
 
@@ -254,10 +246,7 @@ def test_the_platform_jax_picks_is_asked_when_the_environment_does_not_say(limit
     with (limited_corpus / "conf.py").open("a") as conf:
         conf.write("jaxcheck_env = {}\n")
     env = {k: v for k, v in os.environ.items() if k != "JAX_PLATFORMS"}
-    done = subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "check", str(limited_corpus), "--format", "json"],
-        capture_output=True, text=True, env=env,
-    )
+    done = jaxcheck("check", limited_corpus, "--format", "json", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert reasons(done)["gpu-only"] == "platforms gpu: the workers run on cpu"  # this machine has no GPU
     assert statuses(done)["cpu-or-tpu"] == "verified"

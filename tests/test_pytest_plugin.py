@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from buildkit import ROOTS, copy_root
+from buildkit import ROOTS, copy_root, jaxcheck
 from test_conformance import STALE
 
 # Records every report (and which xdist worker ran it) as the user's pytest sees it.
@@ -187,10 +187,7 @@ def test_citations_and_card_sources_are_items_with_the_builds_findings(tmp_path:
     docs = copy_root("citations-broken", root).rename(root / "docs")
     for name in ("cards_md.md", "cards_rst.rst"):
         shutil.copy(ROOTS / "test-cards" / name, docs / name)
-    check = subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "check", "docs", "--format", "json"],
-        cwd=root, capture_output=True, text=True,
-    )
+    check = jaxcheck("check", "docs", "--format", "json", cwd=root)
     findings = json.loads(check.stdout)["findings"]
     assert findings and all(f["subtype"] == "citation" for f in findings)
     run = Run(root, "--jaxcheck", "docs", "-p", "no:cacheprovider")
@@ -245,10 +242,7 @@ def test_each_group_of_a_pages_own_examples_is_an_item(tmp_path: Path) -> None:
         'jaxcheck_doctests = "check"\njaxcheck_cache = False\n', "utf-8"
     )
     (docs / "index.md").write_text(NATIVE_PAGE, "utf-8")
-    check = subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "check", "docs", "--format", "json"],
-        cwd=root, capture_output=True, text=True,
-    )
+    check = jaxcheck("check", "docs", "--format", "json", cwd=root)
     findings = json.loads(check.stdout)["findings"]
     assert len(findings) == 1 and findings[0]["subtype"] == "drift"
     run = Run(root, "--jaxcheck", "docs")

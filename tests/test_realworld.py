@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from buildkit import jaxcheck
 
 # The pages sit in the shared folder beside the repository (or beside its worktrees).
 REALWORLD = next(
@@ -79,10 +80,7 @@ def project(tmp: Path, pages: str, cache: Path) -> Path:
 def check(root: Path) -> Run:
     """Run the real command line on a project, as a user would."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "check", str(root), "--format", "json"],
-        capture_output=True, text=True, env=env, check=False,
-    )
+    done = jaxcheck("check", root, "--format", "json", env=env)
     try:
         report = json.loads(done.stdout)
     except ValueError:
@@ -249,7 +247,7 @@ def assert_update_restores(root: Path, original: Path) -> None:
     the original page, every other line is as it was.
     """
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", "sphinx_jaxcheck", "update", str(root)], capture_output=True, text=True, env=env, check=False)
+    done = jaxcheck("update", root, env=env)
     assert done.returncode == 0, done.stderr
     assert check(root).status == 0
     for page in PAGES:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
-from buildkit import copy_root
+from buildkit import copy_root, jaxcheck
 
 from sphinx_jaxcheck.cli import main
 from sphinx_jaxcheck.sharding import Shard, ShardProblem, load_durations, save_durations, split
@@ -31,12 +29,6 @@ Logged {name}
 
    open({log!r}, "a").write("{name}::second\\n")
 """
-
-
-def jaxcheck(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", *args], capture_output=True, text=True, cwd=cwd
-    )
 
 
 @pytest.fixture(scope="module")

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import filecmp
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from buildkit import ROOTS, build, copy_root, write_project
+from buildkit import build, copy_root, jaxcheck, write_project
 
 SOURCES = ("forms_md.md", "forms_rst.rst", "index.rst", "conf.py")
-
-
-def jaxcheck(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """The real command line, as a user runs it."""
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", *args], capture_output=True, text=True, cwd=cwd
-    )
 
 
 def same_as_fresh(srcdir: Path, fresh: Path) -> bool:
@@ -113,88 +102,3 @@ def test_quotes_are_never_rewritten(tmp_path: Path) -> None:
     result = jaxcheck("update", str(root))
     assert result.returncode == 1
     assert (root / "q.rst").read_text() == page
-
-
-# Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
-STALE_DRIFTS = [
-    ("forms_md.md", 13, "md-trailing", "the expected output at the end of the block is stale:",
-     "+{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }"),
-    ("forms_md.md", 22, "md-inline", "the output of this print is stale:", "+[0 2 4]"),
-    ("forms_md.md", 35, "md-repl", "the output of this `# >>>` statement is stale:", "+Array([2., 2.], dtype=float32)"),
-    ("forms_md.md", 62, "md-raises", "the expected output at the end of the block is stale:",
-     "+The input carry c has type int32[] but the corresponding output carry component has type float32[], so the dtypes do not match."),
-    ("forms_rst.rst", 13, "rst-trailing", "the expected output at the end of the block is stale:",
-     "+          f:f32[] = add d 1.0:f32[]"),
-    ("forms_rst.rst", 50, "rst-doctest", "the output of this `>>>` statement is stale:", "+Array(2, dtype=int32, weak_type=True)"),
-]
-# Every block of the stale corpus: document, name, first line, status.
-STALE_BLOCKS = [
-    ("forms_md", "md-trailing", 8, "stale"), ("forms_md", "md-inline", 21, "stale"),
-    ("forms_md", "md-repl", 35, "stale"), ("forms_md", "md-doctest", 48, "verified"),
-    ("forms_md", "md-raises", 60, "stale"), ("forms_md", "md-ellipsis", 74, "verified"),
-    ("forms_md", "md-jaxpr", 87, "verified"), ("forms_md", "md-tolerance", 96, "verified"),
-    ("forms_md", "md-ignore", 107, "not compared"), ("forms_md", "md-skip", 115, "skipped"),
-    ("forms_md", "md-session", 124, "verified"), ("forms_md", "md-hidden", 136, "not compared"),
-    ("forms_md", "md-after-hidden", 143, "verified"), ("forms_rst", "rst-trailing", 7, "stale"),
-    ("forms_rst", "rst-inline", 30, "verified"), ("forms_rst", "rst-raises", 36, "verified"),
-    ("forms_rst", "rst-repl", 43, "verified"), ("forms_rst", "rst-doctest", 50, "stale"),
-]
-
-
-def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> None:
-    import json
-    from xml.etree import ElementTree
-
-    stale = copy_root("conformance-stale", tmp_path)
-    junit = tmp_path / "junit.xml"
-    github = jaxcheck("check", str(stale), "--format", "github", "--junit", str(junit))
-    assert github.returncode == 1
-    annotations = []
-    for line in github.stdout.splitlines():
-        if line.startswith("::"):
-            found = re.fullmatch(r"::error file=(.+?),line=(\d+),title=jaxcheck drift::(.*)", line)
-            assert found, line
-            text = found[3].replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
-            annotations.append((Path(found[1]).name, int(found[2]), text.splitlines()))
-    assert [(name, line, text[0]) for name, line, text in annotations] == [
-        (name, line, f"block {block!r}: {what}") for name, line, block, what, _ in STALE_DRIFTS
-    ]
-    for (_, _, text), (*_, added) in zip(annotations, STALE_DRIFTS, strict=True):
-        assert text[1:3] == ["--- expected", "+++ actual"] and added in text, text
-
-    report = json.loads(jaxcheck("check", str(stale), "--format", "json").stdout)
-    assert [(Path(f["path"]).name, f["line"]) for f in report["findings"]] == [(n, line) for n, line, *_ in STALE_DRIFTS]
-    assert [(Path(b["path"]).stem, b["name"], b["line"], b["status"]) for b in report["blocks"]] == STALE_BLOCKS
-
-    suite = ElementTree.parse(junit).getroot()
-    assert suite.get("tests") == "18" and suite.get("failures") == "6" and suite.get("skipped") == "1"
-    cases = []
-    for case in suite.iter("testcase"):
-        failure, skipped = case.find("failure"), case.find("skipped")
-        outcome = failure.get("type") if failure is not None else "skipped" if skipped is not None else "passed"
-        cases.append((case.get("classname"), case.get("name"), int(case.get("line", "0")), outcome))
-        assert Path(case.get("file", "")).name == f"{case.get('classname')}.{'md' if case.get('name', '').startswith('md') else 'rst'}"
-        if failure is not None:
-            (drift,) = [d for d in STALE_DRIFTS if d[2] == case.get("name")]
-            assert failure.get("message") == f"block {drift[2]!r}: {drift[3]}"
-            assert drift[4] in (failure.text or "").splitlines()
-    assert cases == [
-        (document, name, line, {"stale": "drift", "skipped": "skipped"}.get(status, "passed"))
-        for document, name, line, status in STALE_BLOCKS
-    ]
-
-
-def test_usage_and_configuration_errors_exit_with_status_two(tmp_path: Path) -> None:
-    assert jaxcheck("check", str(tmp_path)).returncode == 2  # no conf.py
-    assert jaxcheck("frobnicate").returncode == 2
-    root = write_project(tmp_path / "p", {"a.md": "# A\n"}, conf="jaxcheck_on_drift = 'sometimes'\n")
-    result = jaxcheck("check", str(root))
-    assert result.returncode == 2
-    assert "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in result.stderr
-
-
-def test_check_writes_no_html(tmp_path: Path) -> None:
-    fresh = copy_root("conformance-fresh", tmp_path)
-    assert jaxcheck("check", str(fresh)).returncode == 0
-    assert not list(fresh.rglob("*.html"))
-    assert filecmp.cmp(fresh / "forms_md.md", ROOTS / "test-conformance-fresh" / "forms_md.md", shallow=False)

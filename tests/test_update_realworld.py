@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from buildkit import jaxcheck
 from test_realworld import CONF, PAGES
 from test_realworld import REALWORLD as SHARED
-from test_update import jaxcheck
 
 REALWORLD = SHARED / "jax-docs-jaxcheck"  # the pages as jaxcheck blocks
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository")

@@ -12,8 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from buildkit import write_project
-from test_update import jaxcheck
+from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck.grammar import parse_body
 
