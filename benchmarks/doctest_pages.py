@@ -31,28 +31,7 @@ from pathlib import Path
 from timing import timed
 
 REPO = Path(__file__).resolve().parents[1]
-CONF = '''
-extensions = ["myst_parser", "sphinx_jaxcheck"]
-exclude_patterns = ["_build"]
-suppress_warnings = ["ref.ref", "image.not_readable"]
-jaxcheck_env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-jaxcheck_doctests = "check"
-jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
-jaxcheck_setup = """
-import jax
-import jax.numpy as jnp
-import numpy as np
-from jax import lax
-"""
-'''
-CONFTEST = '''
-import jax, jax.numpy as jnp, numpy as np, pytest
-from jax import lax
-
-@pytest.fixture(autouse=True)
-def add_imports(doctest_namespace):
-    doctest_namespace.update(jax=jax, lax=lax, jnp=jnp, np=np)
-'''
+PROGRAMS = Path(__file__).resolve().parent / "programs"
 
 
 def default_pages() -> Path | None:
@@ -89,8 +68,8 @@ def main() -> None:
                 folder.mkdir()
                 for page in pages:
                     shutil.copyfile(page, folder / page.name)
-            (oracle / "conftest.py").write_text(CONFTEST, "utf-8")
-            (docs / "conf.py").write_text(CONF, "utf-8")
+            shutil.copyfile(PROGRAMS / "doctest_pages_conftest.py", oracle / "conftest.py")
+            shutil.copyfile(PROGRAMS / "doctest_pages_conf.py", docs / "conf.py")
             toctree = "".join(f"   {page.stem}\n" for page in pages)
             (docs / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}", "utf-8")
             runs["pytest --doctest-glob"].append(timed(pytest_cmd, oracle, pytest_env))

@@ -47,6 +47,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+PROGRAMS = HERE / "programs"  # what the benchmark runs in its own processes
 PYTHON = sys.executable
 ZYGOTE_MODULE = "sphinx_jaxcheck.worker.zygote"
 
@@ -76,30 +77,7 @@ def block_code(doc: int, block: int) -> str:
     )
 
 
-CAPTURE = """
-import contextlib, io, json, sys
-corpus = json.load(open(sys.argv[1]))
-outputs = []
-for blocks in corpus:
-    namespace = {"__name__": "__main__"}
-    for code in blocks:
-        buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer):
-            exec(compile(code, "<block>", "exec"), namespace)
-        outputs.append(buffer.getvalue())
-json.dump(outputs, open(sys.argv[2], "w"))
-"""
 
-FLOOR = """
-import json, os, sys
-if sys.argv[2:] == ["--one-core"]:  # the floor with one core's worth of CPU
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-corpus = json.load(open(sys.argv[1]))
-for blocks in corpus:
-    namespace = {"__name__": "__main__"}
-    for code in blocks:
-        exec(compile(code, "<block>", "exec"), namespace)
-"""
 
 
 @dataclass(frozen=True)
@@ -115,7 +93,7 @@ def make_corpus(docs: int, blocks: int, work: Path) -> Corpus:
     code = [[block_code(d, b) for b in range(blocks)] for d in range(docs)]
     source, target = work / "corpus.json", work / "outputs.json"
     source.write_text(json.dumps(code))
-    subprocess.run([PYTHON, "-c", CAPTURE, source, target], check=True, env=worker_env())
+    subprocess.run([PYTHON, PROGRAMS / "capture.py", source, target], check=True, env=worker_env())
     flat = iter(json.loads(target.read_text()))
     return Corpus(code, [[next(flat) for _ in range(blocks)] for _ in range(docs)])
 
@@ -372,9 +350,9 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
         shutil.rmtree(fresh_cache, ignore_errors=True)
 
     configurations = [
-        Configuration("floor (one python process)", [PYTHON, "-c", FLOOR, work / "corpus.json"], "python floor.py"),
+        Configuration("floor (one python process)", [PYTHON, PROGRAMS / "floor.py", work / "corpus.json"], "python floor.py"),
         Configuration(
-            "floor pinned to one core", [PYTHON, "-c", FLOOR, work / "corpus.json", "--one-core"], "python floor.py --one-core"
+            "floor pinned to one core", [PYTHON, PROGRAMS / "floor.py", work / "corpus.json", "--one-core"], "python floor.py --one-core"
         ),
         Configuration(
             "jaxcheck cold, 1 worker",
@@ -439,30 +417,11 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
     }
 
 
-SESSION_OVERHEAD = r"""
-import sys, tempfile, time
-from sphinx_jaxcheck.model import Program
-from sphinx_jaxcheck.worker.pool import WorkerSettings, Zygote
-count = int(sys.argv[1])
-started = time.perf_counter()
-# As in a build: sessions share compiled programs through a persistent XLA cache.
-with tempfile.TemporaryDirectory() as xla, Zygote(WorkerSettings(workers=1, xla_cache_dir=xla)) as zygote:
-    ready = time.perf_counter()
-    jax_code = "import jax.numpy as jnp\nprint(jnp.ones(2).sum())"
-    for code, timed in (("print(1)", True), (jax_code, False), (jax_code, True)):
-        sessions = {n: [Program(code, f"<s{n}>")] for n in range(count)}
-        began = time.perf_counter()
-        outcomes = zygote.run(sessions, None)
-        assert not any(o.failure for r in outcomes.values() for o in r), outcomes
-        if timed:
-            print((time.perf_counter() - began) / count * 1000)
-print(ready - started)
-"""
 
 
 def session_overhead(sessions: int) -> tuple[float, float, float]:
     """Milliseconds per one-block session (plain Python; first jax op), and zygote start seconds."""
-    run = measure([PYTHON, "-c", SESSION_OVERHEAD, str(max(sessions, 8))])
+    run = measure([PYTHON, str(PROGRAMS / "session_overhead.py"), str(max(sessions, 8))])
     plain, with_jax, start = (float(x) for x in run.log.split())
     return plain, with_jax, start
 
