@@ -2,8 +2,9 @@
 
 The oracle is JAX's own doctest run (``pytest --doctest-glob`` with
 ``NUMBER NORMALIZE_WHITESPACE`` and a namespace of jax, lax, jnp, np): its
-per-page verdicts are the table in the pages' README, and which examples it
-skips is what stdlib doctest's parser reads from their ``+SKIP`` directives.
+per-page counts come with the pages, as a table this test reads, and which
+examples it skips is what stdlib doctest's parser reads from their ``+SKIP``
+directives.
 """
 
 from __future__ import annotations
