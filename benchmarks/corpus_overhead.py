@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from timing import median_table
 
 DEFAULT = Path(__file__).parent.parent / "tests" / "roots" / "test-conformance-stale"
 
@@ -61,12 +62,8 @@ def main() -> None:
             runs["jaxcheck check"].append(
                 timed([sys.executable, "-m", "sphinx_jaxcheck", "check", str(work / "cli"), "--no-cache"])
             )
-    floor = statistics.median(runs["plain"])
     print(f"corpus: {args.sourcedir}, median of {args.repeat} runs\n")
-    print("| build | seconds | ratio to plain |\n|---|---:|---:|")
-    for name, seconds in runs.items():
-        median = statistics.median(seconds)
-        print(f"| {name} | {median:.2f} | {median / floor:.2f} |")
+    print(median_table(runs, "plain"))
 
 
 if __name__ == "__main__":

@@ -23,12 +23,11 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from timing import timed
+from timing import median_table, timed
 
 REPO = Path(__file__).resolve().parents[1]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -78,13 +77,8 @@ def main() -> None:
             for page in pages:
                 os.utime(docs / page.name)
             runs["jaxcheck check, warm, pages re-read"].append(timed(check_cmd, docs, env))
-    reference = statistics.median(runs["pytest --doctest-glob"])
     print(f"{len(pages)} pages, {args.repeat} rounds, {os.cpu_count()} CPUs\n")
-    print("| run | median s | min s | ratio to pytest |")
-    print("|---|---:|---:|---:|")
-    for name, times in runs.items():
-        median = statistics.median(times)
-        print(f"| {name} | {median:.2f} | {min(times):.2f} | {median / reference:.2f} |")
+    print(median_table(runs, "pytest --doctest-glob"))
 
 
 if __name__ == "__main__":

@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from timing import timed
+from timing import median_table, timed
 
 REPO = Path(__file__).parent.parent
 BLOCK = """
@@ -79,13 +78,8 @@ def main() -> None:
             for name, python in pythons.items():
                 extra = ["--python", str(python)] if python else []
                 runs[name].append(timed([sys.executable, "-m", "sphinx_jaxcheck", "check", str(corpus), "--no-cache", *extra]))
-    base = statistics.median(runs["default"])
     print(f"{args.documents} documents x {args.blocks} blocks, {args.repeat} turns, median seconds\n")
-    print("| workers run | median s | runs | ratio to default |")
-    print("|---|---|---|---|")
-    for name, times in runs.items():
-        shown = " ".join(f"{t:.2f}" for t in times)
-        print(f"| {name} | {statistics.median(times):.2f} | {shown} | {statistics.median(times) / base:.2f} |")
+    print(median_table(runs, "default"))
 
 
 if __name__ == "__main__":
