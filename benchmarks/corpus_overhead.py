@@ -55,6 +55,8 @@ def main() -> None:
             work = Path(scratch)
             for name in ("plain", "checked", "cli"):
                 shutil.copytree(args.sourcedir, work / name, ignore=shutil.ignore_patterns("_build", ".jaxcheck_cache"))
+                if not (work / name / "conf.py").exists():  # a test root: all roots share one conf.py
+                    shutil.copyfile(DEFAULT.parent / "conf.py", work / name / "conf.py")
             as_plain_code(work / "plain")
             build = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", "jaxcheck_cache=0"]
             runs["plain"].append(timed([*build, str(work / "plain"), str(work / "plain" / "_build")]))

@@ -60,10 +60,14 @@ class Build:
         return [r.subtype for r in self.reported]
 
 
-def copy_root(name: str, tmp_path: Path) -> Path:
-    """A private copy of ``tests/roots/test-<name>`` to build and edit."""
+def copy_root(name: str, tmp_path: Path, conf: str = "") -> Path:
+    """A private copy of ``tests/roots/test-<name>`` to build and edit.
+
+    Its conf.py is the one all roots share (``tests/roots/conf.py``), then ``conf``.
+    """
     target = tmp_path / name
     shutil.copytree(ROOTS / f"test-{name}", target)
+    (target / "conf.py").write_text((ROOTS / "conf.py").read_text("utf-8") + conf, encoding="utf-8")
     return target
 
 

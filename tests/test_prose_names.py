@@ -17,11 +17,13 @@ from sphinx_jaxcheck.locate import line_of, markup_content
 from sphinx_jaxcheck.names import check_name, dotted_name
 
 PAGES = {"names_rst.rst": (6, 16), "names_md.md": (5, 15)}  # (missing name, stale quote) lines
+# What the names root adds: names in prose are checked, and drift is reported as a warning.
+NAMES_CONF = 'jaxcheck_check_names = True\njaxcheck_on_drift = "warning"\n'
 
 
 @pytest.fixture(scope="module")
 def names_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    return build(copy_root("names", tmp_path_factory.mktemp("names")))
+    return build(copy_root("names", tmp_path_factory.mktemp("names"), NAMES_CONF))
 
 
 @pytest.mark.parametrize("page", sorted(PAGES))
@@ -52,7 +54,7 @@ def test_a_removed_name_renders_as_code_and_the_summary_counts_names(names_build
 
 
 def test_names_follow_on_drift_and_are_off_by_default(tmp_path: Path) -> None:
-    srcdir = copy_root("names", tmp_path)
+    srcdir = copy_root("names", tmp_path, NAMES_CONF)
     failing = build(srcdir, fresh=True, jaxcheck_on_drift="error")
     assert failing.status == 1 and failing.subtypes().count("name") == 2
     ignored = build(srcdir, fresh=True, jaxcheck_on_drift="ignore")
@@ -62,7 +64,7 @@ def test_names_follow_on_drift_and_are_off_by_default(tmp_path: Path) -> None:
 
 
 def test_marking_a_name_that_exists_as_removed_is_reported(tmp_path: Path) -> None:
-    srcdir = copy_root("names", tmp_path)
+    srcdir = copy_root("names", tmp_path, NAMES_CONF)
     page = srcdir / "names_rst.rst"
     page.write_text(page.read_text() + "\nOnce upon a time\nthere was :jaxremoved:`jax.lax.scan`.\n")
     named = [r for r in build(srcdir).reported if r.subtype == "name" and r.file == "names_rst.rst"]
