@@ -118,5 +118,5 @@ def jaxcheck(
     """The real command line in a fresh process, as a user runs it: ``jaxcheck ARGS...``."""
     return subprocess.run(
         [sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env=env, timeout=900, check=False,
+        capture_output=True, text=True, cwd=cwd, env=env, check=False,
     )
