@@ -120,3 +120,11 @@ def jaxcheck(
         [sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)],
         capture_output=True, text=True, cwd=cwd, env=env, check=False,
     )
+
+
+def sphinx_build(*args: str | os.PathLike[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build ARGS...`` in a fresh process, as a user runs it (without colours)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, env={**os.environ, "NO_COLOR": "1"}, check=False,
+    )

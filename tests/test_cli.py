@@ -16,21 +16,13 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from buildkit import ROOTS, copy_root, jaxcheck, write_project
+from buildkit import ROOTS, copy_root, jaxcheck, sphinx_build, write_project
 
 from sphinx_jaxcheck import __version__, cli
 
 GOOD = "# Good\n\n```{jaxcheck}\nprint(2 * 3)\n\n# 6\n```\n"
 BAD = "# Bad\n\n```{jaxcheck}\nprint(2 + 2)\n\n# 5\n```\n"
 CACHED = "jaxcheck_cache = True\n"
-
-
-def sphinx_build(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1]), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx", *args], cwd=cwd, env=env,
-        capture_output=True, text=True, timeout=900, check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -9,26 +9,22 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from buildkit import jaxcheck, write_project
+from buildkit import jaxcheck, sphinx_build, write_project
 
 from sphinx_jaxcheck.config import VALUES, ConfigProblem, read_settings
 
+# sphinx-build as the tests of its exit status run it: an HTML build reading every page.
+HTML = ("-q", "-E", "-b", "html")
 MARKED = "# Page\n\n```{{jaxcheck}}\nopen({mark!r}, 'w').close()\nprint(1)\n\n# 1\n```\n"
 
 
 def marked_project(root: Path, conf: str = "") -> tuple[Path, Path]:
     mark = root.parent / f"{root.name}-ran"
     return write_project(root, {"page.md": MARKED.format(mark=str(mark))}, conf=conf), mark
-
-
-def sphinx_build(root: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", *extra, str(root), str(out)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
 def assert_configuration_error(done: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -57,7 +53,7 @@ BAD_CONF = [
 @pytest.mark.parametrize(("line", "words"), BAD_CONF, ids=[line.split(" =")[0] + str(i) for i, (line, _) in enumerate(BAD_CONF)])
 def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_runs(tmp_path: Path, line: str, words: list[str]) -> None:
     root, mark = marked_project(tmp_path / "docs", line + "\n")
-    done = sphinx_build(root, tmp_path / "out")
+    done = sphinx_build(*HTML, root, tmp_path / "out")
     assert_configuration_error(done, *words, str(root / "conf.py"))
     assert not mark.exists()
 
@@ -73,7 +69,7 @@ def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_
 )
 def test_a_bad_value_given_with_minus_d_stops_sphinx_build_with_exit_2(tmp_path: Path, define: str, words: list[str]) -> None:
     root, mark = marked_project(tmp_path / "docs")
-    done = sphinx_build(root, tmp_path / "out", "-D", define)
+    done = sphinx_build(*HTML, "-D", define, root, tmp_path / "out")
     assert_configuration_error(done, *words)
     assert not mark.exists()
 
@@ -87,7 +83,7 @@ def test_the_jaxcheck_commands_stop_with_exit_2_on_a_bad_value(tmp_path: Path, c
 
 def test_a_cache_folder_under_a_file_is_a_configuration_error_on_every_entry_point(tmp_path: Path) -> None:
     root, mark = marked_project(tmp_path / "docs", "jaxcheck_cache = True\njaxcheck_cache_dir = 'conf.py/cache'\n")
-    for done in (sphinx_build(root, tmp_path / "out"), jaxcheck("check", str(root)), jaxcheck("update", str(root))):
+    for done in (sphinx_build(*HTML, root, tmp_path / "out"), jaxcheck("check", str(root)), jaxcheck("update", str(root))):
         assert_configuration_error(done, str(root / "conf.py" / "cache"), "the jaxcheck cache", "jaxcheck_cache_dir")
     assert not mark.exists()
 
@@ -95,7 +91,7 @@ def test_a_cache_folder_under_a_file_is_a_configuration_error_on_every_entry_poi
 def test_a_build_folder_under_a_file_is_a_configuration_error(tmp_path: Path) -> None:
     root, mark = marked_project(tmp_path / "docs")
     (tmp_path / "file").write_text("")
-    assert_configuration_error(sphinx_build(root, tmp_path / "file" / "html"), "output folder")
+    assert_configuration_error(sphinx_build(*HTML, root, tmp_path / "file" / "html"), "output folder")
     assert not mark.exists()
 
 
@@ -120,12 +116,12 @@ def read_only(folder: Path) -> Iterator[None]:
 def test_a_read_only_source_folder_is_a_configuration_error_unless_the_cache_is_elsewhere(tmp_path: Path) -> None:
     root, mark = marked_project(tmp_path / "docs", "jaxcheck_cache = True\n")
     with read_only(root):
-        assert_configuration_error(sphinx_build(root, tmp_path / "out"), str(root / ".jaxcheck_cache"), "Read-only")
+        assert_configuration_error(sphinx_build(*HTML, root, tmp_path / "out"), str(root / ".jaxcheck_cache"), "Read-only")
         assert not mark.exists()
         # jaxcheck keeps its build inside the source folder
         assert_configuration_error(jaxcheck("check", str(root)), str(root / "_build"))
         assert not mark.exists()
-        elsewhere = sphinx_build(root, tmp_path / "out", "-D", f"jaxcheck_cache_dir={tmp_path / 'cache'}")
+        elsewhere = sphinx_build(*HTML, "-D", f"jaxcheck_cache_dir={tmp_path / 'cache'}", root, tmp_path / "out")
         assert elsewhere.returncode == 0, elsewhere.stderr
         assert mark.exists()
 

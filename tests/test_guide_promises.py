@@ -10,12 +10,10 @@ workers cannot start; a commit mismatch stops the build; ``jaxcheck_timeout``;
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from buildkit import build, jaxcheck, write_project
+from buildkit import build, jaxcheck, sphinx_build, write_project
 
 PIN = 'jaxcheck_jax_version = "0.10.2"\njaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"\n'
 GOOD_QUOTE = "carry input and carry output must have the same"
@@ -135,10 +133,7 @@ def test_a_commit_mismatch_stops_sphinx_build_with_one_message(tmp_path: Path) -
         {"a.md": "# A\n\n```{jaxcheck}\nprint(1)  # 1\n```\n"},
         conf=f'jaxcheck_jax_version = "0.10.2"\njaxcheck_jax_commit = "{other}"\n',
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(root), str(tmp_path / "out")],
-        capture_output=True, text=True,
-    )
+    done = sphinx_build("-q", "-b", "html", root, tmp_path / "out")
     assert done.returncode == 2, done.stdout + done.stderr
     assert other in done.stderr and "990e6a0b84138346e6a38785412f36356e0e5dc3" in done.stderr
     assert "Traceback" not in done.stderr

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build, write_project
-from test_configuration import assert_configuration_error, sphinx_build
+from buildkit import Build, build, sphinx_build, write_project
+from test_configuration import HTML, assert_configuration_error
 
 SESSION_MD = """\
 # Session
@@ -147,7 +147,7 @@ def test_a_failing_setup_fails_every_block_of_its_session_and_says_why(tmp_path:
 )
 def test_bad_doctest_settings_stop_the_build_with_exit_2(tmp_path: Path, line: str, words: list[str]) -> None:
     root = write_project(tmp_path / "docs", {"page.md": "# Page\n\n>>> 1\n1\n"}, conf=line + "\n")
-    done = sphinx_build(root, tmp_path / "out")
+    done = sphinx_build(*HTML, root, tmp_path / "out")
     if not words:  # a single name as a string is accepted, as from -D
         assert done.returncode == 0, done.stderr
         return
