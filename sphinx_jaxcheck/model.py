@@ -163,7 +163,7 @@ class FailureKind(enum.Enum):
     OUTPUT_LIMIT = "output-limit"
     OUT_OF_MEMORY = "out-of-memory"
     NOT_RUN = "not-run"
-    THREAD_OUTPUT = "thread-output"  # a thread it started printed after it ended
+    THREAD_OUTPUT = "thread-output"  # a thread it started printed after it ended, or outlived its session
 
 
 @dataclass(frozen=True)

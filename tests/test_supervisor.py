@@ -49,10 +49,63 @@ SYNTAX = {
 }
 
 
+# Threads still running when the last block of their session ends: each block its own session.
+THREADS_AT_THE_END = """# Threads at the end
+
+```{jaxcheck}
+:name: prints-after-the-session
+import threading, time
+def late():
+    time.sleep(0.3)
+    print('late')
+threading.Thread(target=late).start()
+print('started')
+
+# started
+```
+
+```{jaxcheck}
+:name: daemon-after-the-session
+:session: daemon
+import threading, time
+def late():
+    time.sleep(0.3)
+    print('never seen')
+threading.Thread(target=late, daemon=True).start()
+print('started')
+
+# started
+```
+
+```{jaxcheck}
+:name: never-ends
+:session: stuck
+:timeout: 2
+import threading, time
+def forever():
+    while True:
+        time.sleep(0.05)
+threading.Thread(target=forever).start()
+```
+
+```{jaxcheck}
+:name: idle-executor
+:session: executor
+:timeout: 20
+from concurrent.futures import ThreadPoolExecutor
+pool = ThreadPoolExecutor(2)
+print(pool.submit(lambda: 6 * 7).result())
+
+# 42
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def supervised(tmp_path_factory: pytest.TempPathFactory) -> Build:
     cases = CASES + [Case(name, body, "failed") for name, (body, _, _) in SYNTAX.items()]
-    root = write_project(tmp_path_factory.mktemp("supervisor"), documents(cases))
+    pages = {**documents(cases), "threads_end.md": THREADS_AT_THE_END}
+    root = write_project(tmp_path_factory.mktemp("supervisor"), pages)
     return build(root, jaxcheck_workers=2)
 
 
@@ -79,6 +132,20 @@ def test_output_of_a_thread_that_outlives_its_block_is_reported_on_that_block_as
     assert subtype == "output"
     assert "a thread this block started printed 'tick\\n'" in message and "thread.join()" in message
     assert messages(supervised, "while-thread-prints-md") == []
+
+
+def test_a_thread_left_running_at_the_end_of_its_session_is_waited_for_as_a_script_would(supervised: Build) -> None:
+    """Non-daemon threads are joined (up to their block's timeout) and what they print is reported; daemon ones are not waited for."""
+    found = statuses(supervised.app)
+    [(subtype, message)] = messages(supervised, "prints-after-the-session")
+    assert subtype == "output"
+    assert "a thread this block started printed 'late\\n' after the last block of its session ended" in message
+    assert found["daemon-after-the-session"] == "verified"
+    assert found["idle-executor"] == "verified"  # the executor's exit hook ends its idle threads, as at interpreter exit
+    [(subtype, message)] = messages(supervised, "never-ends")
+    assert subtype == "output" and found["never-ends"] == "failed"
+    assert "a thread this block started was still running 2 s after the last block of its session ended" in message
+    assert "daemon=True" in message
 
 
 @pytest.mark.parametrize("name", list(SYNTAX))

@@ -28,6 +28,7 @@ from .frames import hide_worker_frames
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
+LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
 # Builtins as they were before any block ran: our own code runs with these, so a
 # block that monkeypatches ``len`` or ``print`` breaks only its own session.
 PRISTINE_BUILTINS = dict(vars(builtins))
@@ -157,8 +158,39 @@ class SessionRunner:
         owner = self.thread_owner.get(threading.get_ident())
         if owner is None:
             return False
-        self.late.setdefault(owner, []).append(text)
+        kept = self.late.setdefault(owner, [])
+        if sum(map(_len, kept)) < LATE_KEPT:  # a report quotes the start; a flood must not fill memory
+            kept.append(text)
         return True
+
+    def wait_for_threads(self, timeout_of: Callable[[int], float]) -> dict[int, float]:
+        """At the end of a session, wait for the threads blocks left running, as Python does when a script ends.
+
+        Runs the threading module's exit hooks (which end idle executor
+        threads), then joins each non-daemon thread a block left running, for
+        at most that block's timeout, capturing what it prints (see
+        :meth:`take_late`). Daemon threads end with the session unwaited, as
+        they end with a script. Returns, by block, the seconds waited for
+        threads that are still running.
+        """
+        for hook in reversed(getattr(threading, "_threading_atexits", [])):  # private; absent: no executors to end
+            with contextlib.suppress(Exception):
+                hook()
+        saved = sys.stdout
+        sys.stdout = Capture(self.output_limit, self._divert)
+        stuck: dict[int, float] = {}
+        started = time.monotonic()
+        try:
+            for thread in threading.enumerate():
+                owner = self.thread_owner.get(thread.ident or 0)
+                if owner is None or thread.daemon or thread is threading.current_thread():
+                    continue
+                thread.join(max(0.0, started + timeout_of(owner) - time.monotonic()))
+                if thread.is_alive():
+                    stuck[owner] = time.monotonic() - started
+        finally:
+            sys.stdout = saved
+        return stuck
 
     def adopt_threads(self, before: set[threading.Thread], index: int) -> None:
         """Threads started by block ``index`` that outlive it: their later output is theirs."""
@@ -443,7 +475,15 @@ def run_session(
         if index >= quiet_before:
             emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcome)})
         _report_late_output(runner, outcomes, index, quiet_before, emit)
+    stuck = runner.wait_for_threads(lambda index: programs[index].timeout)
     _report_late_output(runner, outcomes, None, quiet_before, emit)
+    for index, seconds in sorted(stuck.items()):
+        _report_thread_problem(outcomes, index, quiet_before, emit, (
+            f"a thread this block started was still running {seconds:.3g} s after the last block of its "
+            "session ended (its timeout), so it was stopped and anything it printed later is lost; a script "
+            "would wait for it: join the thread (thread.join()) before the block ends, or start it with "
+            "daemon=True if it may be cut off"
+        ))
 
 
 def _report_late_output(
@@ -453,22 +493,38 @@ def _report_late_output(
     quiet_before: int,
     emit: Callable[[dict[str, Any]], None],
 ) -> None:
-    """Report again, as failed, each block whose threads printed after it ended."""
-    from .protocol import outcome_to_wire
+    """Report again, as failed, each block whose threads printed after it ended.
 
+    ``running`` is the block that ran meanwhile; None: the session had ended.
+    """
     for index, text in runner.take_late().items():
-        if index < quiet_before:
-            continue
-        when = f"while block {running + 1} ran" if running is not None and running != index else "after it ended"
-        previous = outcomes[index]
+        if running is None:
+            when = "after the last block of its session ended"
+        else:
+            when = f"while block {running + 1} ran" if running != index else "after it ended"
         shown = repr(text) if _len(text) <= 200 else repr(text[:200]) + " ..."
-        message = (
+        _report_thread_problem(outcomes, index, quiet_before, emit, (
             f"a thread this block started printed {shown} {when}; that output belongs to no "
             "expectation: join the thread (thread.join()) before the block ends"
-        )
-        if previous.failure is FailureKind.THREAD_OUTPUT:
-            message = previous.message + "\n" + message
-        elif previous.failure is not None:
-            continue  # already failed for a reason of its own
-        outcomes[index] = replace(previous, failure=FailureKind.THREAD_OUTPUT, message=message)
-        emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcomes[index])})
+        ))
+
+
+def _report_thread_problem(
+    outcomes: dict[int, Outcome],
+    index: int,
+    quiet_before: int,
+    emit: Callable[[dict[str, Any]], None],
+    message: str,
+) -> None:
+    """Report block ``index`` again, failed for what a thread it left running did."""
+    from .protocol import outcome_to_wire
+
+    if index < quiet_before:
+        return
+    previous = outcomes[index]
+    if previous.failure is FailureKind.THREAD_OUTPUT:
+        message = previous.message + "\n" + message
+    elif previous.failure is not None:
+        return  # already failed for a reason of its own
+    outcomes[index] = replace(previous, failure=FailureKind.THREAD_OUTPUT, message=message)
+    emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcomes[index])})
