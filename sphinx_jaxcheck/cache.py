@@ -7,11 +7,18 @@ workers really get, and this package's version and worker code. Expected outputs
 of it (those comments are blanked out of the code before hashing): verdicts are
 always recomputed from the current comments, so a cached outcome can never hide
 a drift. Sessions with any failure are not stored.
+
+A session may also import the project's own modules (a ``helper.py`` beside
+its page, a package installed in editable mode): the worker names those files,
+each entry keeps their content digests, and an entry whose files changed since
+is a miss. The key cannot hold them: which files a session imports is known
+only once it ran.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.metadata
 import io
@@ -19,7 +26,8 @@ import json
 import os
 import tempfile
 import tokenize
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
@@ -101,25 +109,60 @@ def code_without_expectations(program: Program) -> str:
     return "\n".join(lines)
 
 
+MISSING = "missing"  # the digest of a file that cannot be read
+
+
+def file_digests(paths: Iterable[str]) -> dict[str, str]:
+    """The sha256 of each file's content (:data:`MISSING` when it cannot be read)."""
+    return {path: _file_digest(path) for path in paths}
+
+
+def _file_digest(path: str) -> str:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return MISSING
+    return _content_digest(path, (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_digest(path: str, version: tuple[int, ...]) -> str:
+    """Read once per version of a file in a process: many sessions import the same helpers."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return MISSING
+
+
+@dataclass(frozen=True)
+class CachedSession:
+    """A stored session: its outcomes, and the digests of the project's files it imported."""
+
+    outcomes: list[Outcome]
+    files: dict[str, str]
+
+
 class BadEntry(ValueError):
     """A stored entry that is not what :meth:`OutcomeCache.put` writes."""
 
 
-def _entry_digest(key: str, outcomes: object) -> str:
-    return hashlib.sha256(json.dumps([key, outcomes], sort_keys=True).encode()).hexdigest()
+def _entry_digest(key: str, outcomes: object, files: object) -> str:
+    return hashlib.sha256(json.dumps([key, outcomes, files], sort_keys=True).encode()).hexdigest()
 
 
-def _read_entry(key: str, text: str) -> list[Outcome]:
-    """The outcomes of an entry, checked: its digest, its shape, the type of every text."""
+def _read_entry(key: str, text: str) -> CachedSession:
+    """An entry, checked: its digest, its shape, the type of every text."""
     try:
         data = json.loads(text)
     except ValueError:
         raise BadEntry("not JSON") from None
-    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes"}:
+    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "files"}:
         raise BadEntry("not an entry of this cache")
-    stored = data["outcomes"]
-    if data["key"] != key or data["digest"] != _entry_digest(key, stored):
+    stored, files = data["outcomes"], data["files"]
+    if data["key"] != key or data["digest"] != _entry_digest(key, stored, files):
         raise BadEntry("its content does not match its checksum (edited, or written by something else)")
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise BadEntry("its imported files are not a mapping of names to digests")
     if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
         raise BadEntry("its outcomes are not a list of objects")
     try:
@@ -132,7 +175,7 @@ def _read_entry(key: str, text: str) -> list[Outcome]:
             raise BadEntry("an outcome has fields of the wrong shape")
         if outcome.failure is not None:
             raise BadEntry("it holds a failure, which is never stored")
-    return outcomes
+    return CachedSession(outcomes, files)
 
 
 class OutcomeCache:
@@ -153,8 +196,12 @@ class OutcomeCache:
         except OSError:
             return False
 
-    def get(self, key: str, count: int | None = None) -> list[Outcome] | None:
-        """The stored outcomes (``count`` of them, if given), or None on a miss or a discarded entry."""
+    def get(self, key: str, count: int | None = None) -> CachedSession | None:
+        """The stored session (``count`` outcomes, if given), or None.
+
+        None on a miss, a discarded entry, or an entry whose imported files
+        changed since (the session must run again; its new result replaces it).
+        """
         path = self.directory / f"{key}.json"
         try:
             text = path.read_text("utf-8")
@@ -164,23 +211,25 @@ class OutcomeCache:
             self._discard(path, f"unreadable: {error}")
             return None
         try:
-            outcomes = _read_entry(key, text)
+            entry = _read_entry(key, text)
         except BadEntry as bad:
             self._discard(path, str(bad))
             return None
-        if count is not None and len(outcomes) != count:
-            self._discard(path, f"{len(outcomes)} outcome(s) for a session of {count} block(s)")
+        if count is not None and len(entry.outcomes) != count:
+            self._discard(path, f"{len(entry.outcomes)} outcome(s) for a session of {count} block(s)")
+            return None
+        if file_digests(entry.files) != entry.files:
             return None
         mark_used(path)  # pruning removes the least recently used entries first
-        return outcomes
+        return entry
 
     def _discard(self, path: Path, why: str) -> None:
         with contextlib.suppress(OSError):
             path.unlink()
         self.discarded.append((str(path), why))
 
-    def put(self, key: str, outcomes: Sequence[Outcome]) -> None:
-        """Store outcomes of a session that ran without failure; atomic."""
+    def put(self, key: str, outcomes: Sequence[Outcome], files: Mapping[str, str] | None = None) -> None:
+        """Store outcomes of a session that ran without failure, and the digests of the project's files it imported; atomic."""
         if any(o.failure is not None for o in outcomes):
             return
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -188,7 +237,8 @@ class OutcomeCache:
         if not ignore.exists():
             ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
         wire = [outcome_to_wire(o) for o in outcomes]
-        data = json.dumps({"key": key, "digest": _entry_digest(key, wire), "outcomes": wire})
+        digests = dict(files or {})
+        data = json.dumps({"key": key, "digest": _entry_digest(key, wire, digests), "outcomes": wire, "files": digests})
         handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:

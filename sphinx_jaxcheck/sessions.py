@@ -7,9 +7,9 @@ Sphinx: the Sphinx adapter and the command line both call :func:`check_documents
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .cache import OutcomeCache, session_key
+from .cache import OutcomeCache, file_digests, session_key
 from .findings import Finding, Subtype
 from .limits import Runtime, why_skipped
 from .model import Block, FailureKind, Outcome, OutputMode, Program, Status, Verdict
@@ -27,6 +27,8 @@ class CheckReport:
     sessions_run: int
     sessions_cached: int
     discarded: tuple[tuple[str, str], ...] = ()  # cache entries that failed their check: (path, why)
+    # By document: the project's own module files its sessions imported, with their digests.
+    imports: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -89,11 +91,13 @@ def check_documents(
     to_run: dict[SessionKey, list[Block]] = {}
     keys: dict[SessionKey, str] = {}
     first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
+    imports: dict[str, dict[str, str]] = {}
     for key, blocks in sessions.items():
         keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
         cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
         if cached is not None:
-            outcomes.update(_outcomes_of(blocks, cached[len(first) :], cached[0] if first else None))
+            outcomes.update(_outcomes_of(blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None))
+            imports.setdefault(key[0], {}).update(cached.files)
         else:
             to_run[key] = blocks
     programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
@@ -105,10 +109,12 @@ def check_documents(
     if progress and first:
         progress = _without_setups(progress, len(to_run))
 
-    def keep(key: SessionKey, results: list[Outcome]) -> None:
+    def keep(key: SessionKey, results: list[Outcome], imported: tuple[str, ...]) -> None:
+        files = file_digests(imported)
+        imports.setdefault(key[0], {}).update(files)
         # At once, so that sessions that finished stay cached if the build is interrupted.
         if cache:
-            cache.put(keys[key], results)
+            cache.put(keys[key], results, files)
 
     ran = workers.run(programs, progress, keep) if workers else run_sessions(programs, settings, progress, keep)
     for key, results in ran.items():
@@ -125,7 +131,7 @@ def check_documents(
         for docname, blocks in documents.items()
     }
     discarded = tuple(cache.discarded) if cache else ()
-    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run), discarded)
+    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run), discarded, imports)
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"

@@ -240,6 +240,33 @@ def test_blocks_run_in_their_documents_folder_wherever_the_build_starts(tmp_path
     assert rebuild(moved).status == 0 and runs(tmp_path / "ran") == 2
 
 
+def test_editing_a_module_of_the_project_that_a_block_imports_runs_the_block_again(tmp_path: Path) -> None:
+    """helper.py beside the page and a module on the workers' PYTHONPATH: their content decides the outcome."""
+    ran, lib = tmp_path / "ran.txt", tmp_path / "lib"
+    lib.mkdir()
+    (lib / "shared_lib.py").write_text("FACTOR = 2\n")
+    code = "import helper, shared_lib, jax.numpy as jnp\nprint(helper.NAME, shared_lib.FACTOR, int(jnp.int32(1)))"
+    conf = CACHED + f"jaxcheck_env = {{'JAX_PLATFORMS': 'cpu', 'PYTHONPATH': {str(lib)!r}}}\n"
+    pages = {"page.md": counted_block(ran, code=code, expected="one 2 1"), "helper.py": "NAME = 'one'\n"}
+    root = write_project(tmp_path / "docs", pages, conf=conf)
+    assert rebuild(root).status == 0 and runs(ran) == 1
+    [entry] = (root / ".jaxcheck_cache").glob("*.json")
+    # The project's files, with their digests; nothing of the standard library or of installed packages (jax).
+    assert sorted(json.loads(entry.read_text())["files"]) == sorted(str(p.resolve()) for p in (root / "helper.py", lib / "shared_lib.py"))
+    assert build(root).status == 0 and rebuild(root).status == 0 and runs(ran) == 1  # unchanged: incremental and cold hits
+    (root / "helper.py").write_text("NAME = 'three'\n")
+    warm = build(root)  # incremental: the page itself did not change
+    assert runs(ran) == 2
+    assert warm.status == 1 and warm.subtypes() == ["drift"] and "+three 2 1" in warm.reported[0].message
+    cold = rebuild(root)
+    assert cold.status == 1 and "+three 2 1" in cold.reported[0].message and runs(ran) == 2  # the new result, cached
+    (lib / "shared_lib.py").write_text("FACTOR = 30\n")
+    assert "+three 30 1" in rebuild(root).reported[0].message and runs(ran) == 3
+    (root / "helper.py").unlink()  # gone: the session runs again, and says so
+    gone = build(root)
+    assert runs(ran) == 4 and gone.subtypes() == ["error"] and "No module named 'helper'" in gone.reported[0].message
+
+
 def test_cache_off_runs_every_block_in_every_build(project: tuple[Path, Path]) -> None:
     root, ran = project
     for _ in range(2):

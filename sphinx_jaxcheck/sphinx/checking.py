@@ -28,7 +28,7 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
 from .. import interrupt
-from ..cache import OutcomeCache, fingerprint_of
+from ..cache import OutcomeCache, file_digests, fingerprint_of
 from ..cache_limits import human_size, prune
 from ..config import Settings
 from ..examples import all_examples
@@ -109,7 +109,11 @@ def _recheck_when_environment_changes(
         # Blocks must run again, and citations must be resolved against the new source.
         citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
-    return []
+    # A module of the project that a document's blocks imported (helper.py beside it) changed.
+    return sorted(
+        doc for doc, files in domain.imports().items()
+        if doc not in removed and files and file_digests(files) != files
+    )
 
 
 # The fingerprint of this build's workers, by application: asked of their
@@ -224,6 +228,8 @@ def run_documents(
         )
         for path, why in report.discarded:
             logger.info("jaxcheck: discarded the cache entry %s (%s); its session ran again", path, why)
+        for doc in documents:
+            domain_of(app.env).set_imports(doc, report.imports.get(doc, {}))
     except JaxUnavailable as error:
         # Once for the build, not once per block: no block can run.
         stop(

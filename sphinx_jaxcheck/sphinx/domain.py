@@ -17,7 +17,7 @@ from ..model import Block, Verdict
 
 # Keys of per-document dictionaries; other features add their own here.
 PER_DOCUMENT = (
-    "blocks", "verdicts", "findings", "citations", "cards", "unchecked_examples",
+    "blocks", "verdicts", "findings", "citations", "cards", "unchecked_examples", "imports",
     "jaxcheck-status-pages", "jaxcheck-matrix-pages",
 )
 
@@ -85,6 +85,15 @@ class JaxcheckDomain(Domain):
         """Make these documents be checked again."""
         for docname in docnames:
             self.per_document("verdicts").pop(docname, None)
+
+    def set_imports(self, docname: str, files: dict[str, str]) -> None:
+        """Remember the project's own module files a document's sessions imported, with their digests."""
+        self.data.setdefault("imports", {})[docname] = files
+
+    def imports(self) -> dict[str, dict[str, str]]:
+        """By document: the project's own module files its sessions imported, with their digests."""
+        found: dict[str, dict[str, str]] = self.data.setdefault("imports", {})
+        return found
 
     # -- findings -------------------------------------------------------------
 

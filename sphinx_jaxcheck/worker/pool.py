@@ -132,8 +132,9 @@ def _package_link(package: str) -> str:
 
 
 Progress = Callable[[int, int], None]
-# Called with each session as soon as it ends, e.g. to cache it before an interruption.
-Finished = Callable[[Key, list[Outcome]], None]
+# Called with each session as soon as it ends, e.g. to cache it before an interruption:
+# its outcomes, and the files of the project's own modules it imported.
+Finished = Callable[[Key, list[Outcome], tuple[str, ...]], None]
 
 
 def run_sessions(
@@ -272,6 +273,7 @@ class Zygote:
         keys = list(sessions)
         ids = {str(n): key for n, key in enumerate(keys)}
         outcomes: dict[str, dict[int, Outcome]] = {sid: {} for sid in ids}
+        imported: dict[str, set[str]] = {sid: set() for sid in ids}
         # Longest sessions first, so that no worker is left with a long one at the end.
         waiting = sorted(ids, key=lambda sid: -len(sessions[ids[sid]]))
         running: set[str] = set()
@@ -300,10 +302,12 @@ class Zygote:
                     if progress:
                         progress(done, total)
                 outcomes[sid][index] = outcome_from_wire(event["outcome"])
+            elif event.get("event") == "imports":
+                imported[sid].update(event["files"])
             elif event.get("event") == "end":
                 running.discard(sid)
                 if finished:
-                    finished(ids[sid], _complete(outcomes[sid], len(sessions[ids[sid]])))
+                    finished(ids[sid], _complete(outcomes[sid], len(sessions[ids[sid]])), tuple(sorted(imported[sid])))
         self.idle = True
         return {ids[sid]: _complete(outcomes[sid], len(sessions[ids[sid]])) for sid in ids}
 

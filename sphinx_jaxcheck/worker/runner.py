@@ -25,6 +25,7 @@ from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
 from .frames import hide_worker_frames
+from .imports import own_files
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
@@ -457,6 +458,7 @@ def run_session(
 
     runner = SessionRunner(output_limit)
     outcomes: dict[int, Outcome] = {}
+    preloaded = sys.modules.copy()  # one C-level copy: a leftover thread may import meanwhile
     # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
     folder = next((p.cwd for p in programs if p.cwd), None)
     if folder:
@@ -484,6 +486,9 @@ def run_session(
             "would wait for it: join the thread (thread.join()) before the block ends, or start it with "
             "daemon=True if it may be cut off"
         ))
+    # The project's own modules the session imported: their content decides outcomes as much as the code.
+    imported = sys.modules.copy()
+    emit({"event": "imports", "files": own_files(m for name, m in imported.items() if name not in preloaded)})
 
 
 def _report_late_output(

@@ -206,6 +206,9 @@ class Zygote:
             except (ValueError, KeyError, TypeError):
                 self._garble(child, line)
                 return
+            if event["event"] == "imports":
+                self.send({"id": child.request, "event": "imports", "files": event["files"]})
+                continue
             index = event["index"]
             if event["event"] == "start":
                 child.current = index
@@ -318,6 +321,11 @@ def _checked_event(line: bytes, count: int) -> dict[str, Any]:
     event = json.loads(line)
     if not isinstance(event, dict):
         raise TypeError("not an object")
+    if event["event"] == "imports":
+        files = event["files"]
+        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+            raise TypeError("not a list of file names")
+        return event
     index = event["index"]
     if type(index) is not int or not 0 <= index < count:
         raise ValueError("no block of the session")
