@@ -168,6 +168,9 @@ class Workers:
         """Launch the zygote now; it imports jax while the caller does other work."""
         if self.zygote is None:
             self.zygote = Zygote(self.settings)
+            # Started early, the zygote may be left behind by an interruption that
+            # unwinds code of Sphinx's that never calls close(): end it with the process.
+            atexit.register(self.close)
 
     def run(
         self,
@@ -198,6 +201,7 @@ class Workers:
     def close(self) -> None:
         """Stop the zygote (if started) and remove the scratch folder."""
         if self.zygote is not None:
+            atexit.unregister(self.close)
             self.zygote.close()
             self.zygote = None
         if self.scratch is not None:
