@@ -20,6 +20,8 @@ from typing import Any
 from sphinx.testing.util import SphinxTestApp
 
 ROOTS = Path(__file__).parent / "roots"
+# sphinx-build as the tests of its exit status run it: an HTML build reading every page.
+HTML = ("-q", "-E", "-b", "html")
 WARNING = re.compile(
     # A message may span lines, but never into the next warning (Sphinx's own included).
     r"^(?P<path>\S+?):(?P<line>\d+): WARNING: (?P<message>(?:(?!\n\S*:? ?WARNING: ).)*?) \[jaxcheck\.(?P<subtype>[\w-]+)\]$",
@@ -128,3 +130,15 @@ def sphinx_build(*args: str | os.PathLike[str], cwd: Path | None = None) -> subp
         [sys.executable, "-m", "sphinx", *map(str, args)],
         capture_output=True, text=True, cwd=cwd, env={**os.environ, "NO_COLOR": "1"}, check=False,
     )
+
+
+def assert_configuration_error(done: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit 2, one jaxcheck message naming the problem, no traceback or crash report."""
+    assert done.returncode == 2, done.stderr
+    ours = [line for line in done.stderr.splitlines() if "jaxcheck: " in line]
+    assert len(ours) == 1, done.stderr
+    for word in words:
+        assert word in ours[0], done.stderr
+    assert "Traceback" not in done.stderr and "report this error" not in done.stderr
+    assert "jaxcheck: configuration error: " in done.stderr
+

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# buildkit's shared assertions explain their failures as a test's own asserts do.
+pytest.register_assert_rewrite("buildkit")
+
 # CI (tox passes CI through) replays the same examples on every run and keeps no
 # example database, so a run's result depends on the code alone. Local runs search
 # with fresh random examples and remember failures in .hypothesis/ (git-ignored).

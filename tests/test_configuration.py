@@ -13,29 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from buildkit import jaxcheck, sphinx_build, write_project
+from buildkit import HTML, assert_configuration_error, jaxcheck, sphinx_build, write_project
 
 from sphinx_jaxcheck.config import VALUES, ConfigProblem, read_settings
 
-# sphinx-build as the tests of its exit status run it: an HTML build reading every page.
-HTML = ("-q", "-E", "-b", "html")
 MARKED = "# Page\n\n```{{jaxcheck}}\nopen({mark!r}, 'w').close()\nprint(1)\n\n# 1\n```\n"
 
 
 def marked_project(root: Path, conf: str = "") -> tuple[Path, Path]:
     mark = root.parent / f"{root.name}-ran"
     return write_project(root, {"page.md": MARKED.format(mark=str(mark))}, conf=conf), mark
-
-
-def assert_configuration_error(done: subprocess.CompletedProcess[str], *words: str) -> None:
-    """Exit 2, one jaxcheck message naming the problem, no traceback or crash report."""
-    assert done.returncode == 2, done.stderr
-    ours = [line for line in done.stderr.splitlines() if "jaxcheck: " in line]
-    assert len(ours) == 1, done.stderr
-    for word in words:
-        assert word in ours[0], done.stderr
-    assert "Traceback" not in done.stderr and "report this error" not in done.stderr
-    assert "jaxcheck: configuration error: " in done.stderr
 
 
 BAD_CONF = [

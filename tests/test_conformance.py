@@ -6,15 +6,7 @@ from pathlib import Path
 
 import pytest
 from buildkit import build, copy_root
-
-STALE = [
-    ("forms_md.md", 13, "md-trailing"),
-    ("forms_md.md", 22, "md-inline"),
-    ("forms_md.md", 35, "md-repl"),
-    ("forms_md.md", 62, "md-raises"),
-    ("forms_rst.rst", 13, "rst-trailing"),
-    ("forms_rst.rst", 50, "rst-doctest"),
-]
+from corpus import STALE
 
 
 def test_fresh_corpus_builds_with_exit_status_zero_and_no_warnings(tmp_path: Path) -> None:

@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build, sphinx_build, write_project
-from test_configuration import HTML, assert_configuration_error
+from buildkit import HTML, Build, assert_configuration_error, build, sphinx_build, write_project
 
 SESSION_MD = """\
 # Session

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from buildkit import ROOTS, copy_root, jaxcheck
-from test_conformance import STALE
+from corpus import STALE
 
 # Records every report (and which xdist worker ran it) as the user's pytest sees it.
 RECORDER = '''
