@@ -1,6 +1,9 @@
-"""What the conformance corpus (``roots/test-conformance-stale`` and ``-fresh``) holds, for the tests that check it."""
+"""The corpora the tests check: what the conformance corpus (``roots/test-conformance-stale``
+and ``-fresh``) holds, and where JAX's own documentation pages are and how they are built."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 # Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
 STALE_DRIFTS = [
@@ -28,3 +31,30 @@ STALE_BLOCKS = [
 ]
 # The stale blocks alone: file, line, block.
 STALE = [(file, line, block) for file, line, block, *_ in STALE_DRIFTS]
+
+# JAX's pages, with the table of JAX's own pytest verdicts on them, sit in shared/realworld
+# beside the repository (or beside its worktrees); the tests that read them skip without it.
+REALWORLD = next(
+    (p / "shared" / "realworld" for p in Path(__file__).resolve().parents[1:] if (p / "shared" / "realworld").is_dir()),
+    Path(__file__).resolve().parents[2] / "shared" / "realworld",
+)
+PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")
+
+# conf.py of a project of those pages, as JAX's doctest run sees them; CACHE is replaced by a folder.
+CONF = '''
+extensions = ["myst_parser", "sphinx_jaxcheck"]
+exclude_patterns = ["_build"]
+suppress_warnings = ["ref.ref", "image.not_readable"]
+jaxcheck_jax_version = "0.10.2"
+jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+jaxcheck_env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+jaxcheck_cache_dir = CACHE
+jaxcheck_doctests = "check"
+jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
+jaxcheck_setup = """
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+"""
+'''

@@ -25,32 +25,10 @@ from typing import Any
 
 import pytest
 from buildkit import jaxcheck
+from corpus import CONF, PAGES, REALWORLD
 
-# The pages sit in the shared folder beside the repository (or beside its worktrees).
-REALWORLD = next(
-    (p / "shared" / "realworld" for p in Path(__file__).resolve().parents[1:] if (p / "shared" / "realworld").is_dir()),
-    Path(__file__).resolve().parents[2] / "shared" / "realworld",
-)
 REPO = Path(__file__).resolve().parents[1]
-PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")
 
-CONF = '''
-extensions = ["myst_parser", "sphinx_jaxcheck"]
-exclude_patterns = ["_build"]
-suppress_warnings = ["ref.ref", "image.not_readable"]
-jaxcheck_jax_version = "0.10.2"
-jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"
-jaxcheck_env = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-jaxcheck_cache_dir = CACHE
-jaxcheck_doctests = "check"
-jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
-jaxcheck_setup = """
-import jax
-import jax.numpy as jnp
-import numpy as np
-from jax import lax
-"""
-'''
 INDEX = "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES) + "   status\n"
 STATUS = "Status\n======\n\n.. jaxcheck-status::\n"
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from buildkit import jaxcheck
-from test_realworld import CONF, PAGES
-from test_realworld import REALWORLD as SHARED
+from corpus import CONF, PAGES
+from corpus import REALWORLD as SHARED
 
 REALWORLD = SHARED / "jax-docs-jaxcheck"  # the pages as jaxcheck blocks
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository")
