@@ -3,8 +3,10 @@
 Each timing starts a real build (``sphinx-build``, ``-j 2``, ``jaxcheck check``
 or ``update``) and sends the signal once an observable event says the run is
 where the timing names: a marker file written by a hook of the project's
-``conf.py`` (reading, writing HTML), a zygote in ``/proc``, the pids a block
-wrote, a temporary file in the cache, the first bytes of a report. Afterwards:
+``conf.py`` (reading, writing HTML; in the build or in a ``-j`` reader or
+writer it forked), a zygote in ``/proc``, the pids a block wrote, the first
+cache entry, a temporary file in the cache, the first bytes of a report, a
+rewritten source, the interruption line (for a second Ctrl-C). Afterwards:
 
 * the exit status is 128 + the signal's number, with one line saying so and no traceback;
 * no process of the run is left: none that existed when the signal was sent,
@@ -159,8 +161,8 @@ def zygote_started(run: Run) -> bool:
     return run.marker.exists() and any("worker.zygote" in cmdline(p) for p in descendants(run.process.pid))
 
 
-def in_a_reader(run: Run) -> bool:
-    """A ``-j`` reader process (forked from the build) is reading a document."""
+def in_a_forked_process(run: Run) -> bool:
+    """A ``-j`` reader (or writer) process, forked from the build, is at the held event."""
     return run.marker.exists() and int(run.marker.read_text()) != run.process.pid
 
 
@@ -200,16 +202,17 @@ TIMINGS = [
     Timing("reading-while-the-zygote-imports-jax-ctrl-c", QUICKS, "build", INT, zygote_started, to_group=True, hold="read", cache=False),
     Timing("reading-while-the-zygote-imports-jax-sigterm", QUICKS, "build", TERM, zygote_started, hold="read", cache=False),
     Timing("check-reading-while-the-zygote-imports-jax-sigterm", QUICKS, "check", TERM, zygote_started, hold="read", cache=False),
-    Timing("parallel-read-ctrl-c", (*QUICKS, "quick3"), "build-j2", INT, in_a_reader, to_group=True, hold="read"),
-    Timing("parallel-read-sigterm", (*QUICKS, "quick3"), "build-j2", TERM, in_a_reader, hold="read", warm=True),
+    Timing("parallel-read-ctrl-c", (*QUICKS, "quick3"), "build-j2", INT, in_a_forked_process, to_group=True, hold="read"),
+    Timing("parallel-read-sigterm", (*QUICKS, "quick3"), "build-j2", TERM, in_a_forked_process, hold="read", warm=True),
+    Timing("parallel-read-cold-sigterm", (*QUICKS, "quick3"), "build-j2", TERM, in_a_forked_process, hold="read"),
     Timing("between-two-sessions", (*QUICKS, "waiting"), "build", TERM, a_session_cached, kept=(1, 2, 3)),
-    Timing("parallel-read-cold-sigterm", (*QUICKS, "quick3"), "build-j2", TERM, in_a_reader, hold="read"),
     Timing("block-running-sigterm", (*QUICKS, "waiting"), "build", TERM, block_waiting, kept=(3,)),
     Timing("block-running-ctrl-c", (*QUICKS, "waiting"), "build", INT, block_waiting, to_group=True, kept=(3,)),
     Timing("block-running-ctrl-c-twice", (*QUICKS, "waiting"), "build", INT, block_waiting, to_group=True, kept=(3,), again=True),
     Timing("check-block-running-no-cache", (*QUICKS, "waiting"), "check", INT, block_waiting, to_group=True, cache=False),
     Timing("writing-a-cache-entry", tuple(f"large{n}" for n in range(6)), "build", TERM, writing_an_entry, kept=tuple(range(7))),
     Timing("writing-html", QUICKS, "build", TERM, held, hold="write", kept=(3,)),
+    Timing("parallel-write-ctrl-c", (*QUICKS, "quick3"), "build-j2", INT, in_a_forked_process, to_group=True, hold="write", kept=(4,)),
     Timing("check-report-output", ("drift0", "drift1", "drift2", "drift3"), "check", TERM, report_started, kept=(4,)),
     Timing("update-writing-sources", tuple(f"stale{n}" for n in range(24)), "update", INT, update_writing, to_group=True, warm=True),
 ]
