@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import __version__
+from .version import __version__
 from .cache_limits import mark_used
 from .model import Outcome, Program
 from .worker.pool import WorkerSettings

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from . import __version__
 from .cache_command import add_cache_parser, run_cache_command
 from .interrupt import Interrupted, interruptible, message
 from .matrix import FORMATS as MATRIX_FORMATS
@@ -30,6 +29,7 @@ from .merging import merge_parser, run_merge
 from .reports import FORMATS, build_report, colour_diff, render, use_colour, write_junit
 from .sharding import Shard, ShardProblem
 from .update import describe, update_sources
+from .version import __version__
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
