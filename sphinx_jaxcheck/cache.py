@@ -20,30 +20,21 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import importlib.metadata
 import io
 import json
 import os
-import tempfile
 import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .version import __version__
+from .atomic import replace_file
 from .cache_limits import mark_used
 from .model import Outcome, Program
+from .version import __version__
 from .worker.pool import WorkerSettings
 from .worker.probe import PackageSet, probe
 from .worker.protocol import outcome_from_wire, outcome_to_wire, program_to_wire
-
-
-def installed_version(package: str) -> str:
-    """The installed version of a distribution, or ``"none"`` (never imports it)."""
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return "none"
 
 
 def _worker_source_digest() -> str:
@@ -239,11 +230,4 @@ class OutcomeCache:
         wire = [outcome_to_wire(o) for o in outcomes]
         digests = dict(files or {})
         data = json.dumps({"key": key, "digest": _entry_digest(key, wire, digests), "outcomes": wire, "files": digests})
-        handle, temporary = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(data)
-            os.replace(temporary, self.directory / f"{key}.json")
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
+        replace_file(self.directory / f"{key}.json", data.encode("utf-8"))

@@ -23,11 +23,11 @@ class Citation:
     """A checked citation: where it points, and whether it holds."""
 
     target: str  # as written: ``loops.py::_check_carry_type``
-    quote: str | None  # the quoted text, for ``jaxquote`` / ``jaxcheck-quote``
-    location: Location | None  # what the target names (None: it names nothing)
-    url: str | None  # the pinned link to the cited (or quoted) lines
-    start: int | None  # the lines the link points to
-    end: int | None
+    quote: str | None = None  # the quoted text, for ``jaxquote`` / ``jaxcheck-quote``
+    location: Location | None = None  # what the target names (None: it names nothing)
+    url: str | None = None  # the pinned link to the cited (or quoted) lines
+    start: int | None = None  # the lines the link points to
+    end: int | None = None
     problem: str | None = None  # why it does not hold; None when it does
     is_drift: bool = False  # a quote that is no longer in the source (vs. a bad target)
     diff: str = ""  # for drift: quote vs. the closest passage
@@ -67,25 +67,32 @@ def check_citation(
         index = index or installed_index()
         location = index.resolve(target)
     except TargetError as error:
-        return Citation(target, quote, None, None, None, None, problem=str(error))
+        return Citation(target, quote=quote, problem=str(error))
     if quote is None or not quote.strip():
         if quote is not None:
             return Citation(
-                target, quote, location, None, None, None,
+                target,
+                quote=quote,
+                location=location,
                 problem=f"empty quote of {location.label}: write the quoted text before <{target}>",
             )
         url = pin.link(location.path, location.start, location.end)
-        return Citation(target, quote, location, url, location.start, location.end)
+        return Citation(target, quote=quote, location=location, url=url, start=location.start, end=location.end)
     text = index.source(location.path).text
     result = find_quote(text, quote, location.start, location.end)
     if result.found:
         url = pin.link(location.path, result.start, result.end)
-        return Citation(target, quote, location, url, result.start, result.end)
+        return Citation(target, quote=quote, location=location, url=url, start=result.start, end=result.end)
     url = pin.link(location.path, location.start, location.end)
     diff = quote_diff(quote, result, location.path)
     where = location.label
     return Citation(
-        target, quote, location, url, location.start, location.end,
+        target,
+        quote=quote,
+        location=location,
+        url=url,
+        start=location.start,
+        end=location.end,
         problem=(
             f"quote not found in {where} (jax {pin.version or 'installed'}): "
             f"the source no longer says what the docs quote, or never did. "

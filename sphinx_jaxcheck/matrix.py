@@ -17,6 +17,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from .atomic import replace_file
 from .model import Block, Status, Verdict
 
 FORMATS = ("text", "json", "markdown")
@@ -167,7 +168,5 @@ def save_matrix(matrix: Matrix, sourcedir: str | os.PathLike[str]) -> Path:
     """Write the matrix beside the project's other jaxcheck files, atomically."""
     path = matrix_file(sourcedir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".json.tmp")
-    temporary.write_text(format_matrix(matrix, "json"), encoding="utf-8")
-    os.replace(temporary, path)
+    replace_file(path, format_matrix(matrix, "json").encode("utf-8"), mode=0o644)
     return path

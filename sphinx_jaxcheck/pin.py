@@ -64,10 +64,10 @@ def jax_root() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))).parent
 
 
-def installed_version() -> str | None:
-    """The installed jax distribution's version, from its metadata."""
+def installed_version(package: str) -> str | None:
+    """The installed version of a distribution, from its metadata (never imports it); None if absent."""
     try:
-        return importlib.metadata.version("jax")
+        return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return None
 
@@ -100,7 +100,7 @@ def installed() -> Installed:
     """What jax this Python has, read from metadata and source files only."""
     root = jax_root()
     commit = recorded_commit(root / "jax" / "version.py") if root else None
-    return Installed(version=installed_version(), commit=commit, root=root)
+    return Installed(version=installed_version("jax"), commit=commit, root=root)
 
 
 def resolve_pin(

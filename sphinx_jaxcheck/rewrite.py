@@ -10,14 +10,14 @@ either the old or the new file.
 from __future__ import annotations
 
 import collections
-import contextlib
 import hashlib
 import itertools
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from .atomic import replace_file
 
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
 BOM = "\ufeff"
@@ -118,15 +118,8 @@ def write_atomically(path: str | os.PathLike[str], data: bytes, expected_digest:
     but not nothing) is lost: no lock holds editors off.
     """
     target = os.fspath(path)
-    mode = os.stat(target).st_mode & 0o7777
-    folder = os.path.dirname(target) or "."
-    handle_fd, temporary = tempfile.mkstemp(dir=folder, prefix=".jaxcheck-", suffix=".tmp")
-    try:
-        with os.fdopen(handle_fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
+
+    def unchanged() -> None:
         with open(target, "rb") as handle:
             current = handle.read()
         if digest(current) != expected_digest:
@@ -134,22 +127,5 @@ def write_atomically(path: str | os.PathLike[str], data: bytes, expected_digest:
                 f"{target} changed since jaxcheck read it; nothing was written. "
                 "Run the update again to rewrite it from its current text."
             )
-        os.replace(temporary, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-    _sync_folder(folder)
 
-
-def _sync_folder(folder: str) -> None:
-    """Make the rename itself durable (where the system allows opening a folder)."""
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
+    replace_file(target, data, mode=os.stat(target).st_mode & 0o7777, before_rename=unchanged)

@@ -13,12 +13,12 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .atomic import replace_file
 from .cache_limits import DURATIONS_FILE
 from .examples import ExampleVerdict
 from .model import Status
@@ -108,14 +108,8 @@ def save_durations(directory: str | os.PathLike[str], durations: Mapping[str, fl
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     merged = {**load_durations(folder), **durations}
-    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.writelines(f"{name}\t{seconds:.3f}\n" for name, seconds in sorted(merged.items()))
-        os.replace(temporary, folder / DURATIONS_FILE)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+    lines = "".join(f"{name}\t{seconds:.3f}\n" for name, seconds in sorted(merged.items()))
+    replace_file(folder / DURATIONS_FILE, lines.encode("utf-8"))
 
 
 def report_durations(report: Report) -> dict[str, float]:

@@ -18,7 +18,8 @@ import pytest
 from buildkit import Build, build, write_project
 
 from sphinx_jaxcheck import cli
-from sphinx_jaxcheck.cache import OutcomeCache, environment_fingerprint, installed_version
+from sphinx_jaxcheck.cache import OutcomeCache, environment_fingerprint
+from sphinx_jaxcheck.pin import installed_version
 from sphinx_jaxcheck.sessions import check_documents
 from sphinx_jaxcheck.worker.pool import WorkerSettings
 from sphinx_jaxcheck.worker.probe import PackageSet, probe

@@ -112,7 +112,8 @@ class JaxQuoteRole(SphinxRole):
         if quote is None:
             # No ``<target>``: nothing to check against; say how to write it.
             citation = Citation(
-                target, target, None, None, None, None,
+                target,
+                quote=target,
                 problem="expected `quoted text <path::symbol>`, found no <target>",
             )
             quote = target
