@@ -25,6 +25,7 @@ from .matching import (
     texts_match,
     traceback_head,
 )
+from .model import CompareMode
 
 DEFAULT_STEP_LIMIT = 2_000_000
 Aligned = list[tuple[str, "int | None"]]
@@ -64,7 +65,7 @@ def refreshed_lines(
     """
     got = normalize(actual)
     fresh: Aligned = [(line, None) for line in got]
-    if rules.compare.value == "jaxpr":
+    if rules.compare is CompareMode.JAXPR:
         return fresh
     best = _align_traceback(list(expected), got, rules, steps or Steps())
     return best if texts_match([text for text, _ in best], got, rules) else fresh

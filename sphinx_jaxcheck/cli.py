@@ -221,6 +221,7 @@ def _run(args: argparse.Namespace) -> int:
     except ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
+    from .model import Subtype
     from .sphinx.checking import (
         all_findings,
         checked_blocks,
@@ -252,7 +253,7 @@ def _run(args: argparse.Namespace) -> int:
         ]
         if args.dry_run:
             return EXIT_FAILED if report.diffs or report.refused else EXIT_OK
-        others = [f for f in remaining if not f.is_drift or f.subtype.value == "citation"]
+        others = [f for f in remaining if not f.is_drift or f.subtype is Subtype.CITATION]
         for finding in others:  # what update leaves alone, each with its reason
             print(f"{finding.location}: not updated: {finding.message.splitlines()[0]}", file=sys.stderr)
         if report.refused or others:

@@ -36,6 +36,27 @@ class ExpectationKind(enum.Enum):
     DOCTEST = "doctest"  # a body that starts with ``>>> ``
 
 
+class Subtype(enum.Enum):
+    """Kinds of jaxcheck warnings (the part after ``jaxcheck.``)."""
+
+    DRIFT = "drift"  # an expected output no longer matches what happens
+    ERROR = "error"  # a block raised an exception it does not expect
+    TIMEOUT = "timeout"  # a block ran longer than its timeout
+    CRASH = "crash"  # a block killed its worker (signal, os._exit)
+    MEMORY = "memory"  # a block ran out of memory (see jaxcheck_memory_limit_mb)
+    OUTPUT = "output"  # a block printed more than the output limit
+    RAISES = "raises"  # ``:raises:`` was not satisfied, or names no exception
+    SYNTAX = "syntax"  # a block is not valid Python, is empty, or its fence is never closed
+    ENCODING = "encoding"  # a source file that does not decode (left out of the build)
+    OPTION = "option"  # an unknown option or a bad option value
+    CITATION = "citation"  # a jaxsrc / jaxquote target or quote that does not hold
+    NAME = "name"  # a ``jax.`` name in prose that the pinned jax does not have
+    PIN = "pin"  # the installed jax is not the pinned one
+    WORKER = "worker"  # the worker processes could not start
+    UPDATE = "update"  # an expectation that ``update`` cannot or may not rewrite
+    MATRIX = "matrix"  # a drift-history table whose saved matrix is missing or out of date
+
+
 @dataclass(frozen=True)
 class Limits:
     """Where a block applies: a PEP 440 specifier of jax versions, and platforms (empty: any)."""
@@ -121,7 +142,7 @@ class Block:
     error: str | None = None  # a problem found while parsing (bad syntax, ...)
     file_digest: str = ""  # sha256 of the file when it was read (for update)
     error_line: int = 1  # block line ``error`` points at (<= 0: the directive line above the body)
-    error_subtype: str = "syntax"  # warning subtype of ``error``
+    error_subtype: Subtype = Subtype.SYNTAX  # the kind of ``error``
     native: bool = False  # ``>>>`` examples of the page itself, not a ``jaxcheck`` block
     update_refusal: str = ""  # why ``jaxcheck update`` must not rewrite this block, if so
 
@@ -216,7 +237,7 @@ class Drift:
 class Problem:
     """A failure that is not drift: an exception, a timeout, a crash, bad input."""
 
-    subtype: str  # warning subtype: error, timeout, crash, ...
+    subtype: Subtype
     message: str
     line: int  # 1-based file line
 

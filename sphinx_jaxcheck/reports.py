@@ -14,8 +14,8 @@ from typing import Any, TextIO
 from xml.etree import ElementTree
 
 from .examples import ExampleVerdict, all_examples, describe_examples
-from .findings import Finding, Subtype
-from .model import Block, Status, Verdict
+from .findings import Finding
+from .model import Block, Status, Subtype, Verdict
 from .printable import printable
 from .sessions import findings_of
 
@@ -75,9 +75,9 @@ def summary_line(
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
         counts[status] += 1
-    kinds = [(f.subtype.value, f.is_drift) if isinstance(f, Finding) else (f["subtype"], f["drift"]) for f in read]
-    stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype == Subtype.CITATION.value)
-    unknown_names = sum(1 for subtype, _ in kinds if subtype == Subtype.NAME.value)
+    kinds = [(f.subtype, f.is_drift) if isinstance(f, Finding) else (Subtype(f["subtype"]), f["drift"]) for f in read]
+    stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype is Subtype.CITATION)
+    unknown_names = sum(1 for subtype, _ in kinds if subtype is Subtype.NAME)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.DRIFT]} stale",
@@ -190,7 +190,7 @@ def render(report: Report, style: str, colour: bool) -> str:
         if b.get("reason")
     )
     parts.append(summary + "\n")
-    if any(f["drift"] and f["subtype"] == "drift" for f in findings):
+    if any(f["drift"] and Subtype(f["subtype"]) is Subtype.DRIFT for f in findings):
         sourcedir = report.get("run", {}).get("sourcedir", ".")
         parts.append(f"Accept the new outputs with: jaxcheck update {sourcedir}\n")
     return "\n".join(parts)

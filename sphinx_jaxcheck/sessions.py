@@ -10,9 +10,9 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from .cache import OutcomeCache, file_digests, session_key
-from .findings import Finding, Subtype
+from .findings import Finding
 from .limits import Runtime, why_skipped
-from .model import Block, FailureKind, Outcome, OutputMode, Program, Status, Verdict
+from .model import Block, FailureKind, Outcome, OutputMode, Program, Status, Subtype, Verdict
 from .verdict import judge
 from .worker.pool import Workers, WorkerSettings, run_sessions
 
@@ -164,7 +164,7 @@ def _without_setups(progress: Callable[[int, int], None], setups: int) -> Callab
 def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
     """The problems a verdict reports, as located findings."""
     found = [
-        Finding(Subtype(problem.subtype), f"block {block.label!r}: {problem.message}", block.path, problem.line, block.docname)
+        Finding(problem.subtype, f"block {block.label!r}: {problem.message}", block.path, problem.line, block.docname)
         for problem in verdict.problems
     ]
     for drift in verdict.drifts:

@@ -22,17 +22,18 @@ from .model import (
     OutputMode,
     Problem,
     Status,
+    Subtype,
     Verdict,
 )
 
 FAILURE_SUBTYPES = {
-    FailureKind.EXCEPTION: "error",
-    FailureKind.TIMEOUT: "timeout",
-    FailureKind.CRASH: "crash",
-    FailureKind.OUTPUT_LIMIT: "output",
-    FailureKind.OUT_OF_MEMORY: "memory",
-    FailureKind.NOT_RUN: "error",
-    FailureKind.THREAD_OUTPUT: "output",
+    FailureKind.EXCEPTION: Subtype.ERROR,
+    FailureKind.TIMEOUT: Subtype.TIMEOUT,
+    FailureKind.CRASH: Subtype.CRASH,
+    FailureKind.OUTPUT_LIMIT: Subtype.OUTPUT,
+    FailureKind.OUT_OF_MEMORY: Subtype.MEMORY,
+    FailureKind.NOT_RUN: Subtype.ERROR,
+    FailureKind.THREAD_OUTPUT: Subtype.OUTPUT,
 }
 
 
@@ -89,12 +90,12 @@ def _failure(block: Block, outcome: Outcome) -> Problem | None:
         return None
     raised = outcome.exception
     if raised is None:
-        return Problem("raises", f":raises: {raises} expects an exception, but the block raised none", line)
+        return Problem(Subtype.RAISES, f":raises: {raises} expects an exception, but the block raised none", line)
     if raised.raises_problem:
-        return Problem("raises", raised.raises_problem, line)
+        return Problem(Subtype.RAISES, raised.raises_problem, line)
     if not raised.matches_raises:
         return Problem(
-            "raises",
+            Subtype.RAISES,
             f":raises: {raises} expects that exception (or a subclass), but the block "
             f"raised {raised.type_name}:\n{raised.traceback}",
             line,

@@ -10,7 +10,7 @@ from buildkit import build, copy_root
 from docutils import nodes
 from sphinx.testing.util import SphinxTestApp
 
-from sphinx_jaxcheck.findings import Subtype
+from sphinx_jaxcheck.model import Subtype
 from sphinx_jaxcheck.sphinx.citations import CitedAt
 from sphinx_jaxcheck.sphinx.domain import JaxcheckDomain
 

@@ -17,6 +17,7 @@ from sphinx_jaxcheck.model import (
     Problem,
     RaisedException,
     Status,
+    Subtype,
     Verdict,
 )
 from sphinx_jaxcheck.verdict import judge, rules_of, unified_diff
@@ -131,18 +132,18 @@ def test_a_block_that_does_not_parse_is_an_error_at_its_line() -> None:
     verdict = judge(broken, Outcome(stdout="1\n"))
     assert verdict.status is Status.ERROR
     (problem,) = verdict.problems
-    assert problem.subtype == "syntax" and problem.line == BODY_LINE + broken.error_line - 1
+    assert problem.subtype is Subtype.SYNTAX and problem.line == BODY_LINE + broken.error_line - 1
     assert problem.message == broken.error
 
 
 def test_each_failure_kind_has_its_subtype() -> None:
     expected = {
-        FailureKind.EXCEPTION: "error",
-        FailureKind.TIMEOUT: "timeout",
-        FailureKind.CRASH: "crash",
-        FailureKind.OUTPUT_LIMIT: "output",
-        FailureKind.OUT_OF_MEMORY: "memory",
-        FailureKind.NOT_RUN: "error",
+        FailureKind.EXCEPTION: Subtype.ERROR,
+        FailureKind.TIMEOUT: Subtype.TIMEOUT,
+        FailureKind.CRASH: Subtype.CRASH,
+        FailureKind.OUTPUT_LIMIT: Subtype.OUTPUT,
+        FailureKind.OUT_OF_MEMORY: Subtype.MEMORY,
+        FailureKind.NOT_RUN: Subtype.ERROR,
     }
     for kind, subtype in expected.items():
         verdict = judge(block("print(1)", "", "# 1"), Outcome(stdout="1\n", failure=kind, message="what", seconds=1.0))
@@ -165,19 +166,19 @@ def test_raises_fails_when_nothing_or_something_else_was_raised() -> None:
     expects = block("print(1)", "", "# 1", raises="ValueError")
     none = judge(expects, Outcome(stdout="1\n"))
     assert none.problems == (
-        Problem("raises", ":raises: ValueError expects an exception, but the block raised none", BODY_LINE),
+        Problem(Subtype.RAISES, ":raises: ValueError expects an exception, but the block raised none", BODY_LINE),
     )
     wrong = judge(expects, Outcome(stdout="1\n", exception=raised(matches=False)))
     assert wrong.problems == (
         Problem(
-            "raises",
+            Subtype.RAISES,
             ":raises: ValueError expects that exception (or a subclass), but the block raised "
             "ValueError:\nTraceback ...\nValueError: no",
             BODY_LINE,
         ),
     )
     unresolved = judge(expects, Outcome(stdout="1\n", exception=raised(matches=None, problem="no such class")))
-    assert unresolved.problems == (Problem("raises", "no such class", BODY_LINE),)
+    assert unresolved.problems == (Problem(Subtype.RAISES, "no such class", BODY_LINE),)
     assert unresolved.status is Status.ERROR
 
 

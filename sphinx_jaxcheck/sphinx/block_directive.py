@@ -16,9 +16,9 @@ from sphinx.application import Sphinx
 from sphinx.directives.code import container_wrapper
 from sphinx.util.docutils import SphinxDirective
 
-from ..findings import Finding, Subtype
+from ..findings import Finding
 from ..grammar import parse_body
-from ..model import Block, BlockOptions
+from ..model import Block, BlockOptions, Subtype
 from ..options import block_option_spec, block_options, problems_in
 from .domain import JaxcheckDomain
 from .lines import file_lines
@@ -94,12 +94,12 @@ class JaxcheckDirective(SphinxDirective):
             # In a block ``...`` always matches any text (the block's own rule).
             doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags,
         )
-        error, error_line, error_subtype = parsed.error, parsed.error_line, "syntax"
+        error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
         unclosed = self._unclosed_fence(path, body_line, body)
         if unclosed:
             error, error_line = unclosed, self.lineno - body_line + 1
         elif problems:
-            error, error_line, error_subtype = "not run: fix the options above first", 1, "option"
+            error, error_line, error_subtype = "not run: fix the options above first", 1, Subtype.OPTION
         block = Block(
             docname=docname,
             index=index,

@@ -32,8 +32,8 @@ from ..cache import OutcomeCache, file_digests, fingerprint_of
 from ..cache_limits import human_size, prune
 from ..config import Settings
 from ..examples import all_examples
-from ..findings import Finding, Subtype
-from ..model import Block, Problem, Status, Verdict
+from ..findings import Finding
+from ..model import Block, Problem, Status, Subtype, Verdict
 from ..printable import printable
 from ..reports import summary_line
 from ..sessions import CheckPlan, SessionKey, check_documents, findings_of
@@ -239,7 +239,7 @@ def run_documents(
     except WorkerStartError as error:
         return {
             doc: [
-                Verdict(Status.ERROR, problems=(Problem("worker", str(error), b.file_line(1)),))
+                Verdict(Status.ERROR, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),))
                 for b in blocks
             ]
             for doc, blocks in documents.items()

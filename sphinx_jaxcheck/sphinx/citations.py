@@ -19,7 +19,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ..citation import Citation, check_citation, source_lines, split_title
-from ..findings import Finding, Subtype
+from ..findings import Finding
+from ..model import Subtype
 from .domain import JaxcheckDomain
 from .lines import own_line
 from .pin import pin_of, source_index_of

@@ -21,7 +21,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
-from ..model import Status
+from ..model import Status, Subtype
 from .checking import domain_of
 from .status_page import note_table_page, setup_project_table
 
@@ -127,7 +127,7 @@ def _read(path: Path, where: str) -> Matrix | None:
 
 
 def _warn(message: str, location: str) -> None:
-    logger.warning(message, location=location, type="jaxcheck", subtype="matrix")
+    logger.warning(message, location=location, type="jaxcheck", subtype=Subtype.MATRIX.value)
 
 
 def _row(cells: list[str]) -> nodes.row:

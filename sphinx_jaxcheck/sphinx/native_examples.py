@@ -21,10 +21,10 @@ from sphinx.application import Sphinx
 from ..config import Settings
 from ..docstrings import Docstring, docstring_location, is_own
 from ..doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
-from ..findings import Finding, Subtype
+from ..findings import Finding
 from ..grammar import parse_body
 from ..limits import limits_from_comments
-from ..model import Block, BlockOptions
+from ..model import Block, BlockOptions, Subtype
 from ..native import Region, count_examples, find_regions
 from .block_directive import file_digest
 from .domain import JaxcheckDomain
@@ -213,10 +213,10 @@ def _block(
     # doctest drops comment-only examples, so those right above the region count too.
     lead = list(itertools.takewhile(_is_prompted_comment, reversed(above or [])))[::-1]
     limits, problems = limits_from_comments([*lead, *region.lines])
-    error, error_line, error_subtype = parsed.error, parsed.error_line, "syntax"
+    error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
     if problems:
         error_line, message = problems[0]
-        error, error_line, error_subtype = f"not run: {message}", error_line - len(lead), "option"
+        error, error_line, error_subtype = f"not run: {message}", error_line - len(lead), Subtype.OPTION
     return Block(
         docname=docname,
         index=-1,  # numbered when merged into the document's blocks

@@ -19,8 +19,9 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxRole
 
-from ..findings import Finding, Subtype
+from ..findings import Finding
 from ..jax_source import SourceIndex
+from ..model import Subtype
 from ..names import check_name, dotted_name
 from .domain import JaxcheckDomain
 from .lines import own_line

@@ -12,7 +12,8 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ..findings import Finding, Subtype
+from ..findings import Finding
+from ..model import Subtype
 from .domain import JaxcheckDomain
 
 
