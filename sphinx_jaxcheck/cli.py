@@ -222,14 +222,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
     from .model import Subtype
-    from .sphinx.checking import (
-        all_findings,
-        checked_blocks,
-        domain_of,
-        run_description,
-        second_run,
-        summary,
-    )
+    from .sphinx.checking import run_description, second_run, summary
+    from .sphinx.domain import domain_of
     from .sphinx.native_examples import unchecked_examples
     from .sphinx.settings import settings_of
 
@@ -237,7 +231,7 @@ def _run(args: argparse.Namespace) -> int:
     _show_other_warnings(warnings)
     if args.command == "update":
         report = update_sources(
-            checked_blocks(domain),
+            domain.checked_blocks(),
             rerun=second_run(app),
             dry_run=args.dry_run,
             root=str(srcdir),
@@ -249,7 +243,7 @@ def _run(args: argparse.Namespace) -> int:
         for line in describe(report, dry_run=args.dry_run):
             print(line, file=sys.stderr)
         remaining = [
-            f for f in all_findings(domain) if not (f.is_drift and (f.path, f.line) in report.rewritten_at)
+            f for f in domain.all_findings() if not (f.is_drift and (f.path, f.line) in report.rewritten_at)
         ]
         if args.dry_run:
             return EXIT_FAILED if report.diffs or report.refused else EXIT_OK
@@ -266,8 +260,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK
     line, failed = summary(domain)
     checked = build_report(
-        list(checked_blocks(domain)),
-        list(all_findings(domain)),
+        list(domain.checked_blocks()),
+        list(domain.all_findings()),
         summary=line,
         unchecked_examples=unchecked_examples(domain),
         run={"sourcedir": args.sourcedir, **run_description(app)},
@@ -282,7 +276,7 @@ def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], a
     """``jaxcheck matrix``: one check per interpreter (ours first), one column per JAX version."""
     from .interpreter import InterpreterProblem, describe, locate
     from .matrix import build_matrix, column_names, format_matrix, save_matrix
-    from .sphinx.checking import checked_blocks, domain_of
+    from .sphinx.domain import domain_of
     from .worker.pool import WorkerSettings
 
     pythons = list(dict.fromkeys([sys.executable, *pythons]))
@@ -307,7 +301,7 @@ def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], a
             print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
             return EXIT_USAGE
         domain = domain_of(app.env)
-        runs.append((str(domain.data.get("jax_version") or "unknown"), list(checked_blocks(domain))))
+        runs.append((str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks())))
     names = column_names([version for version, _ in runs])
     matrix = build_matrix([(name, checked) for name, (_, checked) in zip(names, runs, strict=True)], str(srcdir))
     save_matrix(matrix, srcdir)
@@ -390,8 +384,8 @@ def run_build(
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
-    from .sphinx.checking import domain_of
     from .sphinx.checking import read_only as only_read
+    from .sphinx.domain import domain_of
     from .sphinx.settings import ConfigurationExit
 
     build_dir = build_dir or srcdir / "_build" / "jaxcheck"

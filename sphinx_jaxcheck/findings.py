@@ -1,4 +1,4 @@
-"""Problems to report, with their warning subtypes, independent of Sphinx.
+"""Problems to report, with their warning subtypes, and the queries that list them; pure.
 
 Every problem jaxcheck finds becomes a :class:`Finding`; the Sphinx adapter
 logs each as a warning with ``type="jaxcheck"`` and the subtype, so users can
@@ -7,9 +7,10 @@ silence a kind with ``suppress_warnings = ["jaxcheck.timeout"]``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .model import Subtype
+from .model import Block, Status, Subtype, Verdict
 
 
 @dataclass(frozen=True)
@@ -27,3 +28,34 @@ class Finding:
     def location(self) -> str:
         """``file:line`` as reports print it."""
         return f"{self.path}:{self.line}"
+
+
+def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
+    """The problems a verdict reports, as located findings."""
+    found = [
+        Finding(problem.subtype, f"block {block.label!r}: {problem.message}", block.path, problem.line, block.docname)
+        for problem in verdict.problems
+    ]
+    for drift in verdict.drifts:
+        what = {
+            "trailing": "the expected output at the end of the block",
+            "inline": "the output of this print",
+            "repl": "the output of this `# >>>` statement",
+            "doctest": "the output of this `>>>` statement",
+        }[drift.expectation.kind.value]
+        if any(example.mode == "exec" for example in block.program.examples):
+            what = "the output of this testcode (its testoutput)"
+        # The last line closes the diff, so a tag appended to the message (Sphinx's
+        # "[jaxcheck.drift]") cannot be read as part of the output.
+        ending = drift.note or block.update_refusal or "`jaxcheck update` accepts the actual output"
+        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
+        found.append(Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True))
+    return found
+
+
+def tally(verdicts: Sequence[Verdict]) -> dict[Status, int]:
+    """How many blocks have each status."""
+    counts = dict.fromkeys(Status, 0)
+    for verdict in verdicts:
+        counts[verdict.status] += 1
+    return counts

@@ -11,6 +11,8 @@ import enum
 import os
 from dataclasses import dataclass
 
+SessionKey = tuple[str, str]  # (docname, session name): blocks with one key share a namespace
+
 
 class OutputMode(enum.Enum):
     """What to do with a block's output (the ``:output:`` option)."""
@@ -154,7 +156,7 @@ class Block:
         return self.options.name or f"{self.docname}[{self.index + 1}]"
 
     @property
-    def session_key(self) -> tuple[str, str]:
+    def session_key(self) -> SessionKey:
         """Blocks with the same key share one namespace, in document order."""
         return (self.docname, self.options.session or "")
 

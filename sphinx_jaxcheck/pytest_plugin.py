@@ -232,9 +232,9 @@ class BlockItem(DocsItem):
         self.block = block
 
     def runtest(self) -> None:
+        from .findings import findings_of
         from .model import Status
         from .reports import relative
-        from .sessions import findings_of
 
         verdict = self.run.verdict(self.block)
         if verdict.status is Status.SKIPPED:
@@ -313,7 +313,7 @@ class DocsRun:
 
     @property
     def domain(self) -> JaxcheckDomain:
-        from .sphinx.checking import domain_of
+        from .sphinx.domain import domain_of
 
         return domain_of(self.app.env)
 

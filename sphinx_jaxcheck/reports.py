@@ -14,10 +14,9 @@ from typing import Any, TextIO
 from xml.etree import ElementTree
 
 from .examples import ExampleVerdict, all_examples, describe_examples
-from .findings import Finding
+from .findings import Finding, findings_of
 from .model import Block, Status, Subtype, Verdict
 from .printable import printable
-from .sessions import findings_of
 
 FORMATS = ("text", "github", "json")
 RED, GREEN, CYAN, BOLD, RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"

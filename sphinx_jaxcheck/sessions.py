@@ -10,13 +10,10 @@ from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from .cache import OutcomeCache, file_digests, session_key
-from .findings import Finding
 from .limits import Runtime, why_skipped
-from .model import Block, FailureKind, Outcome, OutputMode, Program, Status, Subtype, Verdict
+from .model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict
 from .verdict import judge
 from .worker.pool import Workers, WorkerSettings, run_sessions
-
-SessionKey = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -159,34 +156,3 @@ def _without_setups(progress: Callable[[int, int], None], setups: int) -> Callab
         progress(done * blocks // max(total, 1), blocks)
 
     return counted
-
-
-def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
-    """The problems a verdict reports, as located findings."""
-    found = [
-        Finding(problem.subtype, f"block {block.label!r}: {problem.message}", block.path, problem.line, block.docname)
-        for problem in verdict.problems
-    ]
-    for drift in verdict.drifts:
-        what = {
-            "trailing": "the expected output at the end of the block",
-            "inline": "the output of this print",
-            "repl": "the output of this `# >>>` statement",
-            "doctest": "the output of this `>>>` statement",
-        }[drift.expectation.kind.value]
-        if any(example.mode == "exec" for example in block.program.examples):
-            what = "the output of this testcode (its testoutput)"
-        # The last line closes the diff, so a tag appended to the message (Sphinx's
-        # "[jaxcheck.drift]") cannot be read as part of the output.
-        ending = drift.note or block.update_refusal or "`jaxcheck update` accepts the actual output"
-        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
-        found.append(Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True))
-    return found
-
-
-def tally(verdicts: Sequence[Verdict]) -> dict[Status, int]:
-    """How many blocks have each status."""
-    counts = dict.fromkeys(Status, 0)
-    for verdict in verdicts:
-        counts[verdict.status] += 1
-    return counts

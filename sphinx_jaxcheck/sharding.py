@@ -21,10 +21,8 @@ from typing import Any
 from .atomic import replace_file
 from .cache_limits import DURATIONS_FILE
 from .examples import ExampleVerdict
-from .model import Status
+from .model import SessionKey, Status
 from .reports import Report, summary_line
-
-SessionKey = tuple[str, str]
 
 
 class ShardProblem(ValueError):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from .alignment import AlignmentTooLarge, Steps, refreshed_lines
 from .grammar import ParsedBody, parse_body
 from .matching import texts_match
-from .model import Block, Drift, ExpectationKind, Verdict
+from .model import Block, Drift, ExpectationKind, SessionKey, Verdict
 from .provable import example_problem, reproduction_problem, skip_reason, unwritable_characters
 from .rewrite import (
     Edit,
@@ -38,7 +38,6 @@ from .rewrite import (
     render_source,
     write_atomically,
 )
-from .sessions import SessionKey
 from .verdict import rules_of
 from .worker.pool import WorkerStartError
 

@@ -20,7 +20,7 @@ from ..findings import Finding
 from ..grammar import parse_body
 from ..model import Block, BlockOptions, Subtype
 from ..options import block_option_spec, block_options, problems_in
-from .domain import JaxcheckDomain
+from .domain import domain_of
 from .lines import file_lines
 from .nodes import jaxcheck_block
 from .settings import settings_of
@@ -68,8 +68,7 @@ class JaxcheckDirective(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = block_option_spec()
 
     def run(self) -> list[nodes.Node]:
-        domain = self.env.get_domain("jaxcheck")
-        assert isinstance(domain, JaxcheckDomain)
+        domain = domain_of(self.env)
         docname = self.env.docname
         path, body_line = self._body_location()
         problems = problems_in(self.options)

@@ -32,15 +32,14 @@ from ..cache import OutcomeCache, file_digests, fingerprint_of
 from ..cache_limits import human_size, prune
 from ..config import Settings
 from ..examples import all_examples
-from ..findings import Finding
-from ..model import Block, Problem, Status, Subtype, Verdict
+from ..model import Block, Problem, SessionKey, Status, Subtype, Verdict
 from ..printable import printable
 from ..reports import summary_line
-from ..sessions import CheckPlan, SessionKey, check_documents, findings_of
+from ..sessions import CheckPlan, check_documents
 from ..sharding import Shard, load_durations, save_durations, session_name, split, split_digest
 from ..update import Rerun, describe, update_sources
 from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
-from .domain import JaxcheckDomain
+from .domain import JaxcheckDomain, domain_of
 from .interpreter import interpreter_of, runtime_of
 from .native_examples import unchecked_examples
 from .settings import cache_directory, settings_of, stop
@@ -73,13 +72,6 @@ _SIGNALS: weakref.WeakKeyDictionary[Sphinx, Callable[[], None]] = weakref.WeakKe
 def _catch_signals(app: Sphinx) -> None:
     """From now until the build finishes, SIGINT and SIGTERM unwind cleanly (see ``interrupt``)."""
     _SIGNALS[app] = interrupt.install()
-
-
-def domain_of(env: BuildEnvironment) -> JaxcheckDomain:
-    """Our domain in this environment."""
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
-    return domain
 
 
 def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
@@ -187,7 +179,7 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
     domain.data["fingerprint"] = fingerprint
     domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
     domain.data["rewritten"] = _update_sources(app, domain) if settings.update else set()
-    for finding in all_findings(domain):
+    for finding in domain.all_findings():
         if finding.is_drift and settings.on_drift == "ignore":
             continue
         logger.warning(
@@ -284,7 +276,7 @@ def run_description(app: Sphinx) -> dict[str, object]:
     """
     domain = domain_of(app.env)
     settings = settings_of(app.config)
-    blocks = [[b.docname, b.label, b.body_line] for b, _ in checked_blocks(domain)]
+    blocks = [[b.docname, b.label, b.body_line] for b, _ in domain.checked_blocks()]
     deciding = {
         key: value for key, value in dataclasses.asdict(settings).items()
         if key not in ("workers", "cache", "cache_dir", "cache_max_mb", "update", "shard")
@@ -317,15 +309,6 @@ def _in_folder(blocks: Sequence[Block], folder: str) -> list[Block]:
     """Blocks set to run in ``folder``: every kind (directives, ``>>>`` examples, docstrings)
     runs in its document's folder, wherever the build was started."""
     return [replace(b, program=replace(b.program, cwd=folder)) for b in blocks]
-
-
-def checked_blocks(domain: JaxcheckDomain) -> Iterator[tuple[Block, Verdict]]:
-    """Every block in scope that has a verdict, with it, in document order."""
-    for docname in domain.documents_in_scope():
-        for block in domain.blocks(docname):
-            verdict = domain.verdict(docname, block.index)
-            if verdict is not None:
-                yield block, verdict
 
 
 def describe_plan(plan: CheckPlan, documents: int, workers: int) -> str:
@@ -380,16 +363,6 @@ class ProgressDisplay:
             self.display = None
 
 
-def all_findings(domain: JaxcheckDomain) -> Iterator[Finding]:
-    """Every problem still open: from reading, and from verdicts (less what update fixed)."""
-    yield from domain.read_findings()
-    rewritten = domain.data.get("rewritten", set())
-    for block, verdict in checked_blocks(domain):
-        for finding in findings_of(block, verdict):
-            if not (finding.is_drift and (finding.path, finding.line) in rewritten):
-                yield finding
-
-
 def second_run(app: Sphinx) -> Rerun:
     """Check blocks again in fresh workers (a new process tree, no cache), for update to compare with."""
 
@@ -407,7 +380,7 @@ def second_run(app: Sphinx) -> Rerun:
 def _update_sources(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]:
     """``jaxcheck_update``: rewrite stale expectations now; report what could not be."""
     report = update_sources(
-        checked_blocks(domain),
+        domain.checked_blocks(),
         rerun=second_run(app),
         root=str(app.srcdir),
         allow_outside=settings_of(app.config).update_allow_outside,
@@ -423,8 +396,8 @@ def _update_sources(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]
 
 def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
     """The one-line summary of the build, and whether anything is still failing."""
-    checked = list(checked_blocks(domain))
-    failed = any(True for _ in all_findings(domain))
+    checked = list(domain.checked_blocks())
+    failed = any(True for _ in domain.all_findings())
     line = summary_line(
         [verdict.status for _, verdict in checked],
         list(domain.read_findings()),
@@ -450,7 +423,7 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
     line, failed = summary(domain)
     if failed and settings.on_drift != "ignore":
         hint = f" Run `jaxcheck update {os.path.relpath(app.srcdir)}` to accept new outputs."
-        drifted = any(f.subtype is Subtype.DRIFT for f in all_findings(domain))
+        drifted = any(f.subtype is Subtype.DRIFT for f in domain.all_findings())
         logger.info(line + ("." + hint if drifted else ""))
     else:
         logger.info(line)

@@ -21,7 +21,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ..citation import Citation, check_citation, source_lines, split_title
 from ..findings import Finding
 from ..model import Subtype
-from .domain import JaxcheckDomain
+from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
 
@@ -55,8 +55,7 @@ def check_and_record(
     docname = env.docname
     where = path or str(env.doc2path(docname))
     citation = check_citation(target, pin_of(env.config), quote, source_index_of(env.config))
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
+    domain = domain_of(env)
     domain.per_document("citations").setdefault(docname, []).append(
         CitedAt(citation, docname, where, line or 0)
     )
@@ -127,8 +126,7 @@ class JaxQuoteRole(SphinxRole):
 
 def record_problem(env: BuildEnvironment, citation: Citation, path: str | None, line: int | None) -> None:
     """Record a malformed citation (one that could not even be checked) as a finding."""
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
+    domain = domain_of(env)
     where = os.fspath(path or env.doc2path(env.docname))
     message = f"citation {citation.target!r}: {citation.problem}"
     domain.add_finding(env.docname, Finding(Subtype.CITATION, message, where, line or 0, env.docname))

@@ -11,8 +11,9 @@ from collections.abc import Iterable, Iterator, Set
 from typing import Any, ClassVar
 
 from sphinx.domains import Domain
+from sphinx.environment import BuildEnvironment
 
-from ..findings import Finding
+from ..findings import Finding, findings_of
 from ..model import Block, Verdict
 
 # Keys of per-document dictionaries; other features add their own here.
@@ -95,6 +96,14 @@ class JaxcheckDomain(Domain):
         found: dict[str, dict[str, str]] = self.data.setdefault("imports", {})
         return found
 
+    def checked_blocks(self) -> Iterator[tuple[Block, Verdict]]:
+        """Every block in scope that has a verdict, with it, in document order."""
+        for docname in self.documents_in_scope():
+            for block in self.blocks(docname):
+                verdict = self.verdict(docname, block.index)
+                if verdict is not None:
+                    yield block, verdict
+
     # -- findings -------------------------------------------------------------
 
     def add_finding(self, docname: str, finding: Finding) -> None:
@@ -106,6 +115,15 @@ class JaxcheckDomain(Domain):
         for docname in sorted(self.per_document("findings")):
             if self.in_scope(docname):
                 yield from self.per_document("findings")[docname]
+
+    def all_findings(self) -> Iterator[Finding]:
+        """Every problem still open: from reading, and from verdicts (less what update fixed)."""
+        yield from self.read_findings()
+        rewritten = self.data.get("rewritten", set())
+        for block, verdict in self.checked_blocks():
+            for finding in findings_of(block, verdict):
+                if not (finding.is_drift and (finding.path, finding.line) in rewritten):
+                    yield finding
 
     # -- Sphinx's protocol ------------------------------------------------------
 
@@ -122,3 +140,10 @@ class JaxcheckDomain(Domain):
 
     def resolve_any_xref(self, *args: Any, **kwargs: Any) -> list[Any]:
         return []
+
+
+def domain_of(env: BuildEnvironment) -> JaxcheckDomain:
+    """Our domain in this environment."""
+    domain = env.get_domain("jaxcheck")
+    assert isinstance(domain, JaxcheckDomain)
+    return domain

@@ -22,7 +22,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
 from ..model import Status, Subtype
-from .checking import domain_of
+from .domain import domain_of
 from .status_page import note_table_page, setup_project_table
 
 logger = logging.getLogger(__name__)

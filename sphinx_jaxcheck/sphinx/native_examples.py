@@ -27,7 +27,7 @@ from ..limits import limits_from_comments
 from ..model import Block, BlockOptions, Subtype
 from ..native import Region, count_examples, find_regions
 from .block_directive import file_digest
-from .domain import JaxcheckDomain
+from .domain import JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block
 from .settings import settings_of
 
@@ -115,8 +115,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
             text = handle.read().removeprefix("\ufeff")
     except (OSError, UnicodeDecodeError, LookupError):
         return  # unreadable sources are reported where Sphinx reads them
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
+    domain = domain_of(env)
     own = [b for b in domain.blocks(docname) if b.path == path]
     taken = [(b.body_line, b.body_line + max(len(b.body), 1) - 1) for b in own]
     lines = text.splitlines()

@@ -23,7 +23,7 @@ from ..findings import Finding
 from ..jax_source import SourceIndex
 from ..model import Subtype
 from ..names import check_name, dotted_name
-from .domain import JaxcheckDomain
+from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
 from .settings import settings_of, stop
@@ -113,8 +113,7 @@ def _missing(name: str, closest: tuple[str, ...], config: Config, path: str) -> 
 
 
 def _record(env: BuildEnvironment, path: str, line: int, message: str) -> None:
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
+    domain = domain_of(env)
     finding = Finding(Subtype.NAME, message, path, line, env.docname, is_drift=True)
     domain.add_finding(env.docname, finding)
 

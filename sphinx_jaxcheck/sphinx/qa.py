@@ -26,7 +26,7 @@ from sphinx.util.osutil import SEP
 from ..citation import split_title
 from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
-from .domain import JaxcheckDomain
+from .domain import domain_of
 from .lines import own_line
 from .qa_json_ld import setup_qa_json_ld
 from .qa_nodes import (
@@ -86,8 +86,7 @@ def card_anchor(question: str) -> str:
 
 def cards_of(env: BuildEnvironment) -> dict[str, list[Any]]:
     """The ``{docname: [Card | IndexUse, ...]}`` store of the environment."""
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
+    domain = domain_of(env)
     return domain.per_document("cards")
 
 

@@ -17,7 +17,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from ..model import Status, Verdict
 from .assets import add_stylesheet
-from .checking import domain_of
+from .domain import domain_of
 from .nodes import jaxcheck_block
 
 CSS_FILE = "jaxcheck.css"

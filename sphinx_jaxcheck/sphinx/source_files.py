@@ -14,7 +14,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..findings import Finding
 from ..model import Subtype
-from .domain import JaxcheckDomain
+from .domain import domain_of
 
 
 def setup_source_files(app: Sphinx) -> None:
@@ -43,8 +43,7 @@ def decoding_problem(data: bytes, encoding: str) -> tuple[int, str] | None:
 
 
 def _leave_out_undecodable(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
-    domain = env.get_domain("jaxcheck")
-    assert isinstance(domain, JaxcheckDomain)
+    domain = domain_of(env)
     encoding = env.settings.get("input_encoding") or app.config.source_encoding
     findings = domain.per_document("findings")
     for gone in [doc for doc in findings if doc not in env.found_docs and doc not in env.all_docs]:

@@ -15,9 +15,9 @@ from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
+from ..findings import tally
 from ..model import Status
-from ..sessions import tally
-from .checking import checked_blocks, domain_of
+from .domain import domain_of
 
 # The status words themselves, with the marks the rendered blocks show.
 MARKS = {Status.VERIFIED: "✓ ", Status.DRIFT: "⚠ ", Status.ERROR: "✗ "}
@@ -74,7 +74,7 @@ class FillStatusTable(SphinxPostTransform):
             placeholder.replace_self(self._table(self.env.docname))
 
     def _table(self, here: str) -> list[nodes.Node]:
-        checked = list(checked_blocks(domain_of(self.env)))
+        checked = list(domain_of(self.env).checked_blocks())
         counts = tally([verdict for _, verdict in checked])
         summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
         intro = nodes.paragraph(text=f"{len(checked)} blocks: {summary}.")
