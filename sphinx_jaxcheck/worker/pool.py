@@ -161,13 +161,13 @@ class Workers:
             self.scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-xla-")
             settings = replace(settings, xla_cache_dir=self.scratch.name)
         self.settings = settings
-        self.zygote: Zygote | None = None
+        self.zygote: ZygoteClient | None = None
         self.ready = False
 
     def start(self) -> None:
         """Launch the zygote now; it imports jax while the caller does other work."""
         if self.zygote is None:
-            self.zygote = Zygote(self.settings)
+            self.zygote = ZygoteClient(self.settings)
             # Started early, the zygote may be left behind by an interruption that
             # unwinds code of Sphinx's that never calls close(): end it with the process.
             atexit.register(self.close)
@@ -215,8 +215,8 @@ def _complete(outcomes: Mapping[int, Outcome], count: int) -> list[Outcome]:
     return [outcomes.get(index) or lost for index in range(count)]
 
 
-class Zygote:
-    """A running ``sphinx_jaxcheck.worker.zygote`` process."""
+class ZygoteClient:
+    """The Sphinx side's handle on a running zygote process (``sphinx_jaxcheck.worker.zygote``)."""
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
@@ -236,7 +236,7 @@ class Zygote:
         self.pending = b""
         self.idle = True  # no session in flight: no children, nothing to wait for
 
-    def __enter__(self) -> Zygote:
+    def __enter__(self) -> ZygoteClient:
         ready = self._next_event(time.monotonic() + READY_SECONDS)
         if ready is None or ready.get("event") != "ready":
             raise WorkerStartError(

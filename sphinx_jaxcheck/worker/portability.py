@@ -53,7 +53,7 @@ def adopt_orphans() -> bool:
 
     A block may start a process in a new session (``start_new_session=True``),
     which killing the child's process group misses. As subreaper the zygote
-    inherits such orphans and kills them (``Zygote.kill_strays``).
+    inherits such orphans and kills them (``ZygoteServer.kill_strays``).
     """
     if not linux_calls():
         return False

@@ -469,7 +469,7 @@ def run_session(
         if program.cwd and program.cwd != folder:
             enter_folder(program.cwd, folder)
             folder = program.cwd
-        emit({"event": "start", "index": index, "timeout": program.timeout})
+        emit({"event": "start", "index": index})
         before = set(threading.enumerate())
         outcome = runner.run(program)
         runner.adopt_threads(before, index)
