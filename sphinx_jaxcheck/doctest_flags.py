@@ -20,7 +20,6 @@ from collections.abc import Iterable
 NUMBER = doctest.register_optionflag("NUMBER")
 ALLOW_UNICODE = doctest.register_optionflag("ALLOW_UNICODE")
 ALLOW_BYTES = doctest.register_optionflag("ALLOW_BYTES")
-PYTEST_FLAGS = ("NUMBER", "ALLOW_UNICODE", "ALLOW_BYTES")
 
 _UNICODE_PREFIX = re.compile(r"(\W|^)[uU]([rR]?['\"])")
 _BYTES_PREFIX = re.compile(r"(\W|^)[bB]([rR]?['\"])")

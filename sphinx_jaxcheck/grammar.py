@@ -33,11 +33,6 @@ class ParsedBody:
     error: str | None = None  # bad input, with the block line it concerns
     error_line: int = 1  # 1-based block line the error points at
 
-    @property
-    def has_expectations(self) -> bool:
-        """Whether anything in the body says what the output should be."""
-        return bool(self.expectations)
-
 
 class BodyError(ValueError):
     """A body that cannot be run as written; the message names the block line."""

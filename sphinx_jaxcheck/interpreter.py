@@ -11,7 +11,6 @@ interpreter running Sphinx, the same facts are read in-process.
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import json
 import os
 import shutil
@@ -23,7 +22,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from .pin import Installed, jax_root, recorded_commit
+from .pin import Installed, installed_version, jax_root, recorded_commit
 
 TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
 OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
@@ -57,19 +56,17 @@ class Interpreter:
     """What one Python offers the workers: its version and its JAX."""
 
     python: str  # the executable, as the workers are started with it
-    python_version: str  # its ``sys.version``
-    versions: tuple[tuple[str, str], ...]  # (package, version or "none") for jax, jaxlib, numpy
+    versions: tuple[tuple[str, str | None], ...]  # (package, version or None) for jax, jaxlib, numpy
     jax_root: str | None  # the folder holding its ``jax/`` package
 
-    def version(self, package: str) -> str:
-        """The installed version of one of the tracked packages, or ``"none"``."""
-        return dict(self.versions).get(package, "none")
+    def version(self, package: str) -> str | None:
+        """The installed version of one of the tracked packages, or None when it is not installed."""
+        return dict(self.versions).get(package)
 
     @property
     def jax_version(self) -> str | None:
         """Its jax version, or None when it has no jax."""
-        found = self.version("jax")
-        return None if found == "none" else found
+        return self.version("jax")
 
     def installed(self) -> Installed:
         """Its jax as the pin check sees it: version, recorded commit, source folder."""
@@ -111,17 +108,10 @@ def _describe(python: str, env: tuple[tuple[str, str], ...]) -> Interpreter:
 
 
 def _here() -> Interpreter:
-    def version(name: str) -> str:
-        try:
-            return importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            return "none"
-
     root = jax_root()
     return Interpreter(
         python=sys.executable,
-        python_version=sys.version,
-        versions=tuple((name, version(name)) for name in TRACKED_PACKAGES),
+        versions=tuple((name, installed_version(name)) for name in TRACKED_PACKAGES),
         jax_root=str(root) if root else None,
     )
 
@@ -151,8 +141,7 @@ def _ask(python: str, env: dict[str, str]) -> Interpreter:
     jax_dir = facts["jax_dir"]
     return Interpreter(
         python=python,
-        python_version=facts["python"],
-        versions=tuple((name, facts["versions"].get(name) or "none") for name in TRACKED_PACKAGES),
+        versions=tuple((name, facts["versions"].get(name)) for name in TRACKED_PACKAGES),
         jax_root=os.path.dirname(jax_dir) if jax_dir else None,
     )
 
@@ -161,7 +150,7 @@ def _check_jax(found: Interpreter) -> None:
     if found.python == sys.executable:
         return  # ours: its jax is the pin check's business, as it always was
     version = found.jax_version
-    if version is None or found.version("jaxlib") == "none":
+    if version is None or found.version("jaxlib") is None:
         raise InterpreterProblem(
             f"jaxcheck_python = {found.python!r} has no jax (or no jaxlib) installed; install it "
             f"there, e.g. `{found.python} -m pip install jax jaxlib`"

@@ -48,7 +48,7 @@ def install() -> Callable[[], None]:
     fired: list[int] = []
     owner = os.getpid()
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def handler(signum: int, _frame: FrameType | None) -> None:
         if os.getpid() != owner:
             # A process forked from ours (Sphinx's parallel readers): end as the signal would.
             signal.signal(signum, signal.SIG_DFL)

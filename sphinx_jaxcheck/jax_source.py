@@ -225,10 +225,6 @@ class SourceIndex:
 
     # -- names a module or class offers (for checking names written in prose) ----
 
-    def module_path(self, module: str) -> str | None:
-        """The indexed file of a dotted module name (``jax.numpy``), or None."""
-        return self._module_path(module)
-
     def public_names(self, path: str) -> list[str]:
         """What a module offers by name: its definitions, imported names and submodules."""
         source = self.source(path)

@@ -21,7 +21,6 @@ SPECIFIER_EXAMPLE = "a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"
 PLATFORMS_EXAMPLE = "some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"
 # ``# jaxcheck: jax-version <0.5`` / ``>>> # jaxcheck: platforms gpu, tpu``
 _COMMENT = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s+)?#\s*jaxcheck:\s*(?P<name>[\w-]+)\s*(?P<value>.*?)\s*$")
-LIMIT_NAMES = ("jax-version", "platforms")
 
 
 def specifier(text: str) -> str:

@@ -53,7 +53,6 @@ class Subtype(enum.Enum):
     OPTION = "option"  # an unknown option or a bad option value
     CITATION = "citation"  # a jaxsrc / jaxquote target or quote that does not hold
     NAME = "name"  # a ``jax.`` name in prose that the pinned jax does not have
-    PIN = "pin"  # the installed jax is not the pinned one
     WORKER = "worker"  # the worker processes could not start
     UPDATE = "update"  # an expectation that ``update`` cannot or may not rewrite
     MATRIX = "matrix"  # a drift-history table whose saved matrix is missing or out of date

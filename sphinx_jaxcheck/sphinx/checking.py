@@ -89,7 +89,7 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
 
 
 def _recheck_when_environment_changes(
-    app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
+    app: Sphinx, env: BuildEnvironment, added: set[str], _changed: set[str], removed: set[str]
 ) -> list[str]:
     domain = domain_of(env)
     if not settings_of(app.config).cache:

@@ -7,7 +7,7 @@ document is re-read (``clear_doc``) and merged back from parallel readers
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterator, Set
 from typing import Any, ClassVar
 
 from sphinx.domains import Domain
@@ -81,11 +81,6 @@ class JaxcheckDomain(Domain):
         """Documents in scope whose blocks were read but not yet checked."""
         verdicts = self.per_document("verdicts")
         return [doc for doc in self.documents_in_scope() if doc not in verdicts]
-
-    def forget_verdicts(self, docnames: Iterable[str]) -> None:
-        """Make these documents be checked again."""
-        for docname in docnames:
-            self.per_document("verdicts").pop(docname, None)
 
     def set_imports(self, docname: str, files: dict[str, str]) -> None:
         """Remember the project's own module files a document's sessions imported, with their digests."""

@@ -246,7 +246,7 @@ class ZygoteClient:
         self.preloaded = list(ready.get("preloaded", []))
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
     def close(self) -> None:

@@ -405,7 +405,7 @@ class Terminated(SystemExit):
     """SIGTERM: the build was stopped, or died."""
 
 
-def _terminate(signum: int, frame: object) -> None:
+def _terminate(signum: int, _frame: object) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: the shutdown must not be cut short
     raise Terminated(128 + signum)
 
