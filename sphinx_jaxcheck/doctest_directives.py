@@ -106,12 +106,9 @@ def _one(
         )
         return [(block, FIRST if item.kind == "testsetup" else LAST, None)]
     if item.kind == "doctest":
-        parsed = parse_body(
-            body, filename=filename, timeout=timeout, doctest_only=True,
-            doctest_flags=apply_directives(flags, dict(item.options)),
-        )
+        parsed = parse_body(body, doctest_only=True, doctest_flags=apply_directives(flags, dict(item.options)))
         block = Block(
-            docname, -1, path, item.first, body, options, parsed.expectations, parsed.program,
+            docname, -1, path, item.first, body, options, parsed.expectations, parsed.program(filename, options),
             error=parsed.error, error_line=parsed.error_line, native=True,
         )
         return [(block, IN_PLACE, item)]

@@ -1,7 +1,8 @@
 """Parse a block body: find the expected outputs written as comments (user guide: guide/blocks).
 
-source text --parse--> expectations + the program a worker runs. Pure: it knows
-nothing of Sphinx and never runs the code.
+source text --parse--> expectations + the code, inline prints and examples a
+worker runs (the block's options turn them into a :class:`~.model.Program`).
+Pure: it knows nothing of Sphinx and never runs the code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from .doctest_flags import apply_directives
-from .model import Example, Expectation, ExpectationKind, Program
+from .model import DEFAULT_TIMEOUT, BlockOptions, Example, Expectation, ExpectationKind, Program
 
 PROMPT = ">>>"
 CONTINUATION = "..."
@@ -26,12 +27,22 @@ _DOCTEST_PS2 = re.compile(r" *\.\.\.")
 
 @dataclass(frozen=True)
 class ParsedBody:
-    """Expectations found in a body and the program that produces the actual output."""
+    """Expectations found in a body, and the code that produces the actual output."""
 
     expectations: tuple[Expectation, ...]
-    program: Program
+    code: str = ""  # empty for a doctest body: its examples run instead
+    inline_prints: tuple[tuple[int, int], ...] = ()  # (first, last) block lines
+    examples: tuple[Example, ...] = ()
     error: str | None = None  # bad input, with the block line it concerns
     error_line: int = 1  # 1-based block line the error points at
+
+    def program(
+        self, filename: str, options: BlockOptions | None = None, default_timeout: float = DEFAULT_TIMEOUT
+    ) -> Program:
+        """What a worker runs for this body under these options (see :meth:`BlockOptions.program`)."""
+        return (options or BlockOptions()).program(
+            self.code, filename, inline_prints=self.inline_prints, examples=self.examples, default_timeout=default_timeout
+        )
 
 
 class BodyError(ValueError):
@@ -64,15 +75,7 @@ def is_doctest(body: Sequence[str]) -> bool:
     return is_prompt(first.lstrip())
 
 
-def parse_body(
-    body: Sequence[str],
-    *,
-    filename: str,
-    raises: str | None = None,
-    timeout: float = 60.0,
-    doctest_flags: int = 0,
-    doctest_only: bool = False,
-) -> ParsedBody:
+def parse_body(body: Sequence[str], *, doctest_flags: int = 0, doctest_only: bool = False) -> ParsedBody:
     """Find every expectation in ``body`` (the block's lines, dedented).
 
     ``doctest_flags`` are the option flags of a doctest body's examples before
@@ -93,16 +96,8 @@ def parse_body(
             for n, line in enumerate(body)
             if (doctest_only or is_doctest(body)) and is_prompt(line.lstrip())
         )
-        return ParsedBody(unrun, Program("", filename), error=str(err), error_line=err.line)
-    program = Program(
-        code=code,
-        filename=filename,
-        inline_prints=() if not code else inline,
-        examples=examples,
-        raises=raises,
-        timeout=timeout,
-    )
-    return ParsedBody(tuple(expectations), program)
+        return ParsedBody(unrun, error=str(err), error_line=err.line)
+    return ParsedBody(tuple(expectations), code, inline if code else (), examples)
 
 
 # -- Python bodies: trailing block, commented REPL, inline prints -------------

@@ -11,6 +11,7 @@ import enum
 import os
 from dataclasses import dataclass
 
+DEFAULT_TIMEOUT = 60.0  # seconds a block may run (jaxcheck_timeout, :timeout:)
 SessionKey = tuple[str, str]  # (docname, session name): blocks with one key share a namespace
 
 
@@ -80,6 +81,20 @@ class BlockOptions:
     hide: bool = False
     limits: Limits = Limits()
 
+    def program(
+        self,
+        code: str,
+        filename: str,
+        *,
+        inline_prints: tuple[tuple[int, int], ...] = (),
+        examples: tuple[Example, ...] = (),
+        default_timeout: float = DEFAULT_TIMEOUT,
+    ) -> Program:
+        """What a worker runs for this code: the options that reach the worker travel with it."""
+        return Program(
+            code, filename, inline_prints, examples, raises=self.raises, timeout=self.timeout or default_timeout
+        )
+
 
 @dataclass(frozen=True)
 class Expectation:
@@ -124,7 +139,7 @@ class Program:
     inline_prints: tuple[tuple[int, int], ...] = ()  # (first, last) block lines
     examples: tuple[Example, ...] = ()
     raises: str | None = None
-    timeout: float = 60.0
+    timeout: float = DEFAULT_TIMEOUT
     cwd: str = ""  # the folder it runs in: its document's (empty: wherever the worker is)
 
 

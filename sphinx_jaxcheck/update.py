@@ -349,10 +349,7 @@ def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None
 
 
 def _parsed(block: Block, body: Sequence[str]) -> ParsedBody:
-    program = block.program
-    return parse_body(
-        body, filename=program.filename, raises=program.raises, timeout=program.timeout, doctest_only=block.native
-    )
+    return parse_body(body, doctest_only=block.native)
 
 
 def _read(block: Block, body: Sequence[str]) -> list[tuple[ExpectationKind, str, tuple[str, ...]]]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from sphinx_jaxcheck.cache import code_without_expectations, session_key
 from sphinx_jaxcheck.grammar import parse_body
-from sphinx_jaxcheck.model import Program
+from sphinx_jaxcheck.model import BlockOptions, Program
 
 
 def program(*body: str, raises: str | None = None, timeout: float = 60.0) -> Program:
-    return parse_body(body, filename="<b>", raises=raises, timeout=timeout).program
+    return parse_body(body).program("<b>", BlockOptions(raises=raises, timeout=timeout))
 
 
 def key(*body: str, **options: object) -> str:
@@ -32,7 +32,7 @@ def test_code_options_files_and_fingerprint_are_part_of_the_key() -> None:
     assert base != key("print(1)", "", "# 1", raises="ValueError")
     assert base != key("print(1)", "", "# 1", timeout=5.0)
     assert base != session_key([program("print(1)", "", "# 1")], "another fingerprint")
-    renamed = parse_body(("print(1)", "", "# 1"), filename="<c>").program
+    renamed = parse_body(("print(1)", "", "# 1")).program("<c>")
     assert base != session_key([renamed], "fingerprint")
     assert session_key([program("x = 1"), program("print(x)")], "f") != session_key([program("print(x)"), program("x = 1")], "f")
     # An ordinary comment is code a reader sees: it counts.

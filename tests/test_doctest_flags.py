@@ -85,12 +85,12 @@ def oracle(flag_names: str, text: str) -> int:
 def ours(flag_names: str, text: str) -> tuple[Status, int]:
     """Our verdict on the same text, and how many examples drifted."""
     body = text.rstrip("\n").split("\n")
-    parsed = parse_body(body, filename="<case>", doctest_flags=flags_from_names(flag_names.split()))
+    parsed = parse_body(body, doctest_flags=flags_from_names(flag_names.split()))
     assert parsed.error is None, parsed.error
     block = Block(
-        "case", 0, "case.txt", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program, native=True
+        "case", 0, "case.txt", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<case>"), native=True
     )
-    outcome = SessionRunner().run(parsed.program)
+    outcome = SessionRunner().run(parsed.program("<case>"))
     verdict = judge(block, outcome)
     return verdict.status, len(verdict.drifts)
 
@@ -110,18 +110,18 @@ def test_the_cases_pass_and_fail_under_the_oracle() -> None:
 
 def test_skipped_examples_never_run_and_count_as_skipped() -> None:
     body = [">>> raise SystemExit('would stop')  # doctest: +SKIP", "nothing"]
-    parsed = parse_body(body, filename="<skip>")
-    assert parsed.program.examples == ()
+    parsed = parse_body(body)
+    assert parsed.program("<skip>").examples == ()
     assert [e.skip for e in parsed.expectations] == [True]
-    block = Block("d", 0, "d.txt", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program, native=True)
-    assert judge(block, SessionRunner().run(parsed.program)).status is Status.SKIPPED
+    block = Block("d", 0, "d.txt", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<skip>"), native=True)
+    assert judge(block, SessionRunner().run(parsed.program("<skip>"))).status is Status.SKIPPED
 
 
 def test_an_ipython_magic_is_a_syntax_problem_naming_it() -> None:
-    parsed = parse_body([">>> x = 1", ">>> %time x + 1", "2"], filename="<magic>")
+    parsed = parse_body([">>> x = 1", ">>> %time x + 1", "2"])
     assert parsed.error is not None and "`%time` is an IPython magic" in parsed.error
     assert parsed.error_line == 2
-    skipped = parse_body([">>> %time x + 1  # doctest: +SKIP", "2"], filename="<magic>")
+    skipped = parse_body([">>> %time x + 1  # doctest: +SKIP", "2"])
     assert skipped.error is None
 
 
@@ -161,10 +161,10 @@ def test_flag_names_round_trip_and_unknown_names_are_named() -> None:
 def test_a_replaced_flag_changes_the_verdict() -> None:
     """The same example flips with NUMBER, so the flags really reach the judge."""
     body = [">>> 3.14159", "3.14"]
-    strict = parse_body(body, filename="<n>")
-    loose = parse_body(body, filename="<n>", doctest_flags=flags_from_names(["NUMBER"]))
-    block = Block("d", 0, "d.txt", 1, tuple(body), BlockOptions(), strict.expectations, strict.program, native=True)
-    outcome = SessionRunner().run(strict.program)
+    strict = parse_body(body)
+    loose = parse_body(body, doctest_flags=flags_from_names(["NUMBER"]))
+    block = Block("d", 0, "d.txt", 1, tuple(body), BlockOptions(), strict.expectations, strict.program("<n>"), native=True)
+    outcome = SessionRunner().run(strict.program("<n>"))
     assert judge(block, outcome).status is Status.DRIFT
     assert judge(replace(block, expectations=loose.expectations), outcome).status is Status.VERIFIED
 
@@ -172,10 +172,10 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
 def block_verdict(body: list[str], flag_names: str = "") -> tuple[Status, list[str]]:
     """A ``jaxcheck`` block's verdict and its examples' statuses (ELLIPSIS always on in blocks)."""
     flags = doctest.ELLIPSIS | flags_from_names(flag_names.split())
-    parsed = parse_body(body, filename="<block>", doctest_flags=flags)
+    parsed = parse_body(body, doctest_flags=flags)
     assert parsed.error is None, parsed.error
-    block = Block("d", 0, "d.md", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program)
-    verdict = judge(block, SessionRunner().run(parsed.program))
+    block = Block("d", 0, "d.md", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<block>"))
+    verdict = judge(block, SessionRunner().run(parsed.program("<block>")))
     return verdict.status, [e.status for e in example_verdicts(block, verdict)]
 
 

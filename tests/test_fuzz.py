@@ -67,7 +67,7 @@ BODY = st.lists(GRAMMAR_LINE, max_size=12)
 @example([">>>", ">>>#"], None)
 @example(["def f():", "\treturn 1", "        return 2"], None)
 def test_parse_body_never_raises_and_reports_errors_as_data(body: list[str], raises: str | None) -> None:
-    parsed = parse_body(tuple(body), filename="<fuzz>", raises=raises)
+    parsed = parse_body(tuple(body))
     if parsed.error is not None:
         assert isinstance(parsed.error, str) and parsed.error
         # A doctest that cannot run still lists its examples: one empty one per prompt.
@@ -88,8 +88,8 @@ def test_parse_body_never_raises_and_reports_errors_as_data(body: list[str], rai
 @FUZZ
 @given(BODY)
 def test_a_body_that_parses_can_be_judged_on_any_outcome(body: list[str]) -> None:
-    parsed = parse_body(tuple(body), filename="<fuzz>")
-    block = Block("doc", 0, "/nowhere/doc.md", 3, tuple(body), BlockOptions(), parsed.expectations, parsed.program, parsed.error, error_line=parsed.error_line)
+    parsed = parse_body(tuple(body))
+    block = Block("doc", 0, "/nowhere/doc.md", 3, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<fuzz>"), parsed.error, error_line=parsed.error_line)
     verdict = judge(block, Outcome(stdout="\n".join(body), inline=((1, "x\n"),)))
     assert verdict.status in set(Status)
     for problem in verdict.problems:
@@ -278,8 +278,8 @@ def test_update_sources_changes_only_expectation_lines(tmp_path: Path, document:
     data, body_line, body, printed = document
     path = tmp_path / "doc.md"
     path.write_bytes(data)
-    parsed = parse_body(body, filename="<doc>")
-    block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(data))
+    parsed = parse_body(body)
+    block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program("<doc>"), file_digest=digest(data))
     outcome = Outcome(stdout="\n".join(printed) + "\n")
     verdict = judge(block, outcome)
     assert verdict.status is Status.DRIFT
@@ -309,8 +309,8 @@ def test_update_sources_changes_only_expectation_lines(tmp_path: Path, document:
 def test_update_refuses_undecodable_files_and_leaves_them_alone(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "doc.md"
     path.write_bytes(data)
-    parsed = parse_body(("print(1)", "", "# 2"), filename="<doc>")
-    block = Block("doc", 0, str(path), 1, ("print(1)", "", "# 2"), BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(data))
+    parsed = parse_body(("print(1)", "", "# 2"))
+    block = Block("doc", 0, str(path), 1, ("print(1)", "", "# 2"), BlockOptions(), parsed.expectations, parsed.program("<doc>"), file_digest=digest(data))
     verdict = judge(block, Outcome(stdout="1\n"))
     report = update_sources([(block, verdict)], rerun=replaying(Outcome(stdout="1\n")))
     assert report.refused and "not UTF-8" in report.refused[0][2]

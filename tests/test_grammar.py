@@ -11,7 +11,7 @@ from sphinx_jaxcheck.model import ExpectationKind
 
 
 def parse(text: str):  # type: ignore[no-untyped-def]
-    return parse_body(text.strip("\n").split("\n"), filename="<t>")
+    return parse_body(text.strip("\n").split("\n"))
 
 
 def test_trailing_block_strips_hash_space_and_keeps_indentation_after_it() -> None:
@@ -42,7 +42,7 @@ show(y)  # shapes disagree
     assert [(e.kind, e.expected, e.statement_line) for e in parsed.expectations] == [
         (ExpectationKind.INLINE, ("1",), 2)
     ]
-    assert parsed.program.inline_prints == ((2, 2),)
+    assert parsed.inline_prints == ((2, 2),)
 
 
 def test_inline_comment_on_last_line_of_a_multiline_print() -> None:
@@ -53,7 +53,7 @@ print(
 )  # 2
 """
     )
-    assert parsed.program.inline_prints == ((1, 3),)
+    assert parsed.inline_prints == ((1, 3),)
     assert parsed.expectations[0].statement_line == 1
     assert parsed.expectations[0].first == 2
 
@@ -75,8 +75,8 @@ x = 2
         (ExpectationKind.REPL, ()),
         (ExpectationKind.REPL, ("4",)),
     ]
-    assert [e.source for e in parsed.program.examples] == ["def double(v):\n    return 2 * v\n", "double(x)\n"]
-    assert [e.line for e in parsed.program.examples] == [3, 5]
+    assert [e.source for e in parsed.examples] == ["def double(v):\n    return 2 * v\n", "double(x)\n"]
+    assert [e.line for e in parsed.examples] == [3, 5]
 
 
 def test_plain_doctest_body_uses_doctest_parsing() -> None:
@@ -94,7 +94,7 @@ b
         (ExpectationKind.DOCTEST, ("2",), 1, 2),
         (ExpectationKind.DOCTEST, ("a", "", "b"), 3, 6),
     ]
-    assert parsed.program.code == ""
+    assert parsed.code == ""
 
 
 def test_comment_inside_a_string_at_the_end_is_not_an_expectation() -> None:
@@ -110,7 +110,7 @@ def test_indented_comment_lines_do_not_form_the_trailing_block() -> None:
 def test_block_without_expectations_is_still_run() -> None:
     parsed = parse("x = 1\nprint(x)")
     assert parsed.expectations == () and parsed.error is None
-    assert "print(x)" in parsed.program.code
+    assert "print(x)" in parsed.code
 
 
 def test_syntax_error_names_the_block_line() -> None:
@@ -132,13 +132,13 @@ def test_only_comments_and_empty_bodies_are_errors() -> None:
     ],
 )
 def test_a_doctest_that_cannot_be_parsed_names_its_line(body: tuple[str, ...], line: int, message: str) -> None:
-    parsed = parse_body(body, filename="<b>")
+    parsed = parse_body(body)
     assert (parsed.error, parsed.error_line) == (f"the doctest cannot be parsed: {message}", line)
 
 
 def test_doctest_examples_keep_their_source_want_flags_and_lines() -> None:
     body = (">>> %time x  # doctest: +SKIP", "1", ">>> print(2)", "<BLANKLINE>", "2", ">>> 1/0", "Traceback (most recent call last):", "ZeroDivisionError: division by zero")
-    parsed = parse_body(body, filename="<b>")
+    parsed = parse_body(body)
     skipped, printed, raised = parsed.expectations
     assert (skipped.skip, skipped.optionflags, skipped.statement_line, skipped.first, skipped.stop) == (True, doctest.SKIP, 1, 1, 2)
     assert skipped.source == "%time x  # doctest: +SKIP\n" and skipped.want == "1\n" and skipped.expected == ("1",)
@@ -146,11 +146,11 @@ def test_doctest_examples_keep_their_source_want_flags_and_lines() -> None:
     assert printed.expected == ("", "2") and printed.want == "<BLANKLINE>\n2\n" and printed.exc_msg is None
     assert raised.exc_msg == "ZeroDivisionError: division by zero\n" and raised.source == "1/0\n"
     # The skipped example never runs; the others run, each at its own line.
-    assert [(e.source, e.line) for e in parsed.program.examples] == [("print(2)\n", 3), ("1/0\n", 6)]
+    assert [(e.source, e.line) for e in parsed.examples] == [("print(2)\n", 3), ("1/0\n", 6)]
 
 
 def test_an_ipython_magic_that_would_run_is_bad_input_at_its_line() -> None:
-    parsed = parse_body((">>> x = 1", ">>> !ls", "a"), filename="<b>")
+    parsed = parse_body((">>> x = 1", ">>> !ls", "a"))
     assert parsed.error_line == 2
     assert parsed.error is not None and parsed.error.startswith("line 2: `!ls` is an IPython magic")
 

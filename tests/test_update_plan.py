@@ -25,8 +25,8 @@ def updated(
     lines = text.split("\n")
     end = next(n for n in range(body_line - 1, len(lines)) if lines[n].strip() == "```")
     body = body or tuple(line.removeprefix(indent) for line in lines[body_line - 1 : end])
-    parsed = parse_body(body, filename="<b>")
-    block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program, parsed.error, digest(text.encode()))
+    parsed = parse_body(body)
+    block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program("<b>"), parsed.error, digest(text.encode()))
     report = update_sources([(block, judge(block, outcome))], rerun=replaying(outcome), dry_run=dry_run)
     return path.read_text(), report
 
@@ -109,12 +109,12 @@ def test_a_file_that_changed_since_it_was_checked_is_refused(tmp_path: Path) -> 
     text = "```\nprint(1)\n\n# 2\n```\n"
     path.write_text(text)
     body = ("print(1)", "", "# 2")
-    parsed = parse_body(body, filename="<b>")
-    block = Block("doc", 0, str(path), 2, body, BlockOptions(), parsed.expectations, parsed.program, None, digest(b"other"))
+    parsed = parse_body(body)
+    block = Block("doc", 0, str(path), 2, body, BlockOptions(), parsed.expectations, parsed.program("<b>"), None, digest(b"other"))
     report = update_sources([(block, judge(block, Outcome(stdout="1\n")))], rerun=replaying(Outcome(stdout="1\n")))
     assert report.refused == [(str(path), 4, "the file changed since it was checked; run the update again")]
     assert path.read_text() == text
-    missing = Block("doc", 0, str(tmp_path / "gone.md"), 2, body, BlockOptions(), parsed.expectations, parsed.program)
+    missing = Block("doc", 0, str(tmp_path / "gone.md"), 2, body, BlockOptions(), parsed.expectations, parsed.program("<b>"))
     (refused,) = update_sources([(missing, judge(missing, Outcome(stdout="1\n")))], rerun=replaying(Outcome(stdout="1\n"))).refused
     assert refused[2].startswith("cannot read the file:")
 

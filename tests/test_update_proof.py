@@ -58,9 +58,9 @@ def blocks_in(path: Path) -> list[Block]:
             start = n + 1
         elif line == "```" and start is not None:
             body = tuple(textwrap.dedent("\n".join(lines[start:n])).split("\n"))
-            parsed = parse_body(body, filename=f"<b{len(found)}>")
+            parsed = parse_body(body)
             found.append(
-                Block("bytes", len(found), str(path), start + 1, body, BlockOptions(), parsed.expectations, parsed.program, parsed.error, digest(data))
+                Block("bytes", len(found), str(path), start + 1, body, BlockOptions(), parsed.expectations, parsed.program(f"<b{len(found)}>"), parsed.error, digest(data))
             )
             start = None
     return found
@@ -145,8 +145,8 @@ def test_an_alignment_past_its_step_limit_is_refused_with_the_reason(tmp_path: P
     path = tmp_path / "long.md"
     text = "\n".join(["```{jaxcheck}", *body, "```", ""])
     path.write_text(text)
-    parsed = parse_body(body, filename="<long>")
-    block = Block("long", 0, str(path), 2, body, BlockOptions(), parsed.expectations, parsed.program, file_digest=digest(text.encode()))
+    parsed = parse_body(body)
+    block = Block("long", 0, str(path), 2, body, BlockOptions(), parsed.expectations, parsed.program("<long>"), file_digest=digest(text.encode()))
     printed = Outcome(stdout="".join(f"x{n}\n" for n in range(300)))
     verdict = judge(block, printed)
     report = update_sources([(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000)

@@ -76,9 +76,9 @@ def blocks_of(path: Path, spans: list[tuple[int, int]]) -> list[Block]:
     found = []
     for index, (start, length) in enumerate(spans):
         body = tuple(textwrap.dedent("\n".join(lines[start : start + length])).split("\n"))
-        parsed = parse_body(body, filename=f"<b{index}>")
+        parsed = parse_body(body)
         found.append(
-            Block("doc", index, str(path), start + 1, body, BlockOptions(), parsed.expectations, parsed.program, parsed.error, digest(data))
+            Block("doc", index, str(path), start + 1, body, BlockOptions(), parsed.expectations, parsed.program(f"<b{index}>"), parsed.error, digest(data))
         )
     return found
 

@@ -126,7 +126,7 @@ def test_tracebacks_are_written_as_doctest_expects_them_and_bare_continuations_s
 
 def test_a_bare_continuation_line_belongs_to_the_example_source() -> None:
     body = (">>> f()  # doctest: +SKIP", "...", "Traceback (most recent call last):", "TypeError: x", ">>> 2", "2")
-    traceback, two = parse_body(body, filename="<b>").expectations
+    traceback, two = parse_body(body).expectations
     assert (traceback.first, traceback.stop) == (2, 4)
     assert (two.first, two.stop) == (5, 6)
 

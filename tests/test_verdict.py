@@ -26,10 +26,11 @@ BODY_LINE = 10  # file line of the first body line
 
 
 def block(*body: str, **options: object) -> Block:
-    parsed = parse_body(body, filename="<b>", raises=options.get("raises"))  # type: ignore[arg-type]
+    parsed = parse_body(body)
+    given = BlockOptions(**options)  # type: ignore[arg-type]
     return Block(
-        "doc", 0, "/docs/doc.md", BODY_LINE, body, BlockOptions(**options),  # type: ignore[arg-type]
-        parsed.expectations, parsed.program, parsed.error, error_line=parsed.error_line,
+        "doc", 0, "/docs/doc.md", BODY_LINE, body, given,
+        parsed.expectations, parsed.program("<b>", given), parsed.error, error_line=parsed.error_line,
     )
 
 

@@ -85,14 +85,8 @@ class JaxcheckDirective(SphinxDirective):
         body = tuple(self.content)
         settings = settings_of(self.config)
         filename = f"<{options.name}>" if options.name else f"<{docname}[{index + 1}]>"
-        parsed = parse_body(
-            body,
-            filename=filename,
-            raises=options.raises,
-            timeout=options.timeout or settings.timeout,
-            # In a block ``...`` always matches any text (the block's own rule).
-            doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags,
-        )
+        # In a block ``...`` always matches any text (the block's own rule).
+        parsed = parse_body(body, doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags)
         error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
         unclosed = self._unclosed_fence(path, body_line, body)
         if unclosed:
@@ -107,7 +101,7 @@ class JaxcheckDirective(SphinxDirective):
             body=body,
             options=options,
             expectations=parsed.expectations,
-            program=parsed.program,
+            program=parsed.program(filename, options, settings.timeout),
             error=error,
             file_digest=file_digest(path),
             error_line=error_line,

@@ -201,13 +201,7 @@ def _content_start(lines: list[str], directive_line: int, content: list[str]) ->
 def _block(
     docname: str, path: str, region: Region, settings: Settings, digest: str, above: list[str] | None = None
 ) -> Block:
-    parsed = parse_body(
-        region.lines,
-        filename=f"<{docname}:{region.first}>",
-        timeout=settings.timeout,
-        doctest_flags=settings.doctest_optionflags,
-        doctest_only=True,
-    )
+    parsed = parse_body(region.lines, doctest_flags=settings.doctest_optionflags, doctest_only=True)
     # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits, as a block's options.
     # doctest drops comment-only examples, so those right above the region count too.
     lead = list(itertools.takewhile(_is_prompted_comment, reversed(above or [])))[::-1]
@@ -224,7 +218,7 @@ def _block(
         body=region.lines,
         options=BlockOptions(limits=limits),
         expectations=parsed.expectations,
-        program=parsed.program,
+        program=parsed.program(f"<{docname}:{region.first}>", default_timeout=settings.timeout),
         error=error,
         file_digest=digest,
         error_line=error_line,

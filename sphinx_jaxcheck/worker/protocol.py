@@ -20,7 +20,7 @@ project's own modules the session imported (see ``imports``).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
@@ -37,16 +37,14 @@ def program_to_wire(program: Program) -> dict[str, Any]:
 
 
 def program_from_wire(data: dict[str, Any]) -> Program:
-    """The inverse of :func:`program_to_wire`."""
-    return Program(
-        code=data["code"],
-        filename=data["filename"],
-        inline_prints=tuple((int(a), int(b)) for a, b in data["inline_prints"]),
-        examples=tuple(Example(e["source"], int(e["line"]), e.get("mode", "single")) for e in data["examples"]),
-        raises=data["raises"],
-        timeout=float(data["timeout"]),
-        cwd=str(data.get("cwd", "")),
-    )
+    """The inverse of :func:`program_to_wire`.
+
+    Fields of plain JSON types come back as they went; a new one needs no change here.
+    """
+    values = {f.name: data[f.name] for f in fields(Program) if f.name in data}
+    values["inline_prints"] = tuple((int(a), int(b)) for a, b in data["inline_prints"])
+    values["examples"] = tuple(Example(**e) for e in data["examples"])
+    return Program(**values)
 
 
 def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
