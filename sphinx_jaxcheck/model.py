@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 DEFAULT_TIMEOUT = 60.0  # seconds a block may run (jaxcheck_timeout, :timeout:)
+DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes a block may print (jaxcheck_output_limit_mb)
 SessionKey = tuple[str, str]  # (docname, session name): blocks with one key share a namespace
 
 

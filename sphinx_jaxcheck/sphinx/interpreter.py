@@ -19,7 +19,7 @@ from ..interpreter import (
 from ..limits import Runtime
 from ..model import Block
 from ..worker.pool import WorkerSettings
-from .settings import settings_of, stop
+from .settings import remember_settings, settings_of, stop
 
 
 def setup_interpreter(app: Sphinx) -> None:
@@ -32,6 +32,7 @@ def _resolve(app: Sphinx, config: Config) -> None:
         if config.jaxcheck_python:
             # Relative to conf.py, once: everything after reads an absolute path.
             config.jaxcheck_python = locate(config.jaxcheck_python, str(app.confdir))
+            remember_settings(config)
         interpreter_of(config)
     except InterpreterProblem as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")

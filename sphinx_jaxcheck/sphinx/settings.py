@@ -1,4 +1,4 @@
-"""Register the ``jaxcheck_*`` config values with Sphinx and read them back cleaned."""
+"""Register the ``jaxcheck_*`` config values with Sphinx; clean them once per build."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def setup_settings(app: Sphinx) -> None:
 
 def _validate(app: Sphinx, config: Config) -> None:
     try:
-        settings = settings_of(config)
+        settings = remember_settings(config)
     except ConfigProblem as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
     if settings.cache:
@@ -87,6 +87,21 @@ def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> N
         stop(f"configuration error: cannot write to {os.fspath(folder)}, {what} ({reason}): {remedy}")
 
 
+# Where a config keeps its cleaned settings; Sphinx leaves ``_`` names out of the pickled environment.
+_CACHED = "_jaxcheck_settings"
+
+
+def remember_settings(config: Config) -> Settings:
+    """Clean the config's values now (raises :class:`ConfigProblem`) and keep the result on it.
+
+    Called when the config is read, and again by whatever changes a value after that.
+    """
+    settings = read_settings(lambda name: getattr(config, name))
+    object.__setattr__(config, _CACHED, settings)
+    return settings
+
+
 def settings_of(config: Config) -> Settings:
-    """The cleaned settings of a Sphinx config."""
-    return read_settings(lambda name: getattr(config, name))
+    """The cleaned settings of a Sphinx config: cleaned once per build, then read from the config."""
+    cached = config.__dict__.get(_CACHED)
+    return cached if isinstance(cached, Settings) else remember_settings(config)

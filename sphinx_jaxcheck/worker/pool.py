@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
-from ..model import FailureKind, Outcome, Program
+from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from .protocol import encode, outcome_from_wire, program_to_wire
 
 Key = TypeVar("Key", bound=Hashable)
@@ -75,7 +75,7 @@ class WorkerSettings:
     env: Mapping[str, str] = field(default_factory=lambda: {"JAX_PLATFORMS": "cpu"})
     workers: int = 1
     python: str = sys.executable
-    output_limit: int = 8 * 1024 * 1024
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
     memory_limit: int | None = None
     # Where workers share compiled XLA programs (JAX's persistent compilation
     # cache); None: a temporary folder for one run.

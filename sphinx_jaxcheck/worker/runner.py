@@ -23,12 +23,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..model import Example, FailureKind, Outcome, Program, RaisedException
+from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program, RaisedException
 from .frames import hide_worker_frames
 from .imports import own_files
 
 SLOT_NAME = "__jaxcheck_inline_print__"
-DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
 # Builtins as they were before any block ran: our own code runs with these, so a
 # block that monkeypatches ``len`` or ``print`` breaks only its own session.

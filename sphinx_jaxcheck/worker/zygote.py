@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import FailureKind, Outcome, Program
+from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
 from .protocol import encode, outcome_from_wire, outcome_to_wire, program_from_wire
@@ -387,7 +387,7 @@ def main() -> None:
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(8 * 1024 * 1024)))
+    output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(DEFAULT_OUTPUT_LIMIT)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
     loaded, problem = preload()
     zygote = ZygoteServer(out_fd, output_limit, int(memory) if memory else None)
