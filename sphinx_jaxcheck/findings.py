@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .model import Block, Status, Subtype, Verdict
+from .model import Block, ExpectationKind, Status, Subtype, Verdict
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,11 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
     ]
     for drift in verdict.drifts:
         what = {
-            "trailing": "the expected output at the end of the block",
-            "inline": "the output of this print",
-            "repl": "the output of this `# >>>` statement",
-            "doctest": "the output of this `>>>` statement",
-        }[drift.expectation.kind.value]
+            ExpectationKind.TRAILING: "the expected output at the end of the block",
+            ExpectationKind.INLINE: "the output of this print",
+            ExpectationKind.REPL: "the output of this `# >>>` statement",
+            ExpectationKind.DOCTEST: "the output of this `>>>` statement",
+        }[drift.expectation.kind]
         if any(example.mode == "exec" for example in block.program.examples):
             what = "the output of this testcode (its testoutput)"
         # The last line closes the diff, so a tag appended to the message (Sphinx's
