@@ -12,7 +12,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
@@ -208,7 +208,11 @@ def _value(default: Any, help: str, clean: Cleaner) -> Any:
 
 @dataclass(frozen=True)
 class Settings:
-    """The cleaned configuration, as the rest of the package reads it; one field per ``jaxcheck_*`` value."""
+    """The cleaned configuration, as the rest of the package reads it; one field per ``jaxcheck_*`` value.
+
+    Made by :func:`read_settings`, which cleans each value; a field's default is
+    the value as conf.py would write it (``workers``: None, one per CPU).
+    """
 
     jax_version: str | None = _value(None, "the JAX version the docs are pinned to", _optional_str)
     jax_commit: str | None = _value(None, "the full commit of the pinned version", _commit)
@@ -277,7 +281,7 @@ class ConfigValue:
     help: str
 
 
-def _default(spec: Any) -> Any:
+def _default(spec: Field[Any]) -> Any:
     value = spec.default_factory() if callable(spec.default_factory) else spec.default
     return list(value) if isinstance(value, tuple) else value
 
