@@ -170,8 +170,9 @@ class SessionRunner:
         threads), then joins each non-daemon thread a block left running, for
         at most that block's timeout, capturing what it prints (see
         :meth:`take_late`). Daemon threads end with the session unwaited, as
-        they end with a script. Returns, by block, the seconds waited for
-        threads that are still running.
+        they end with a script. Returns, by block, the timeout its still-running
+        threads were given (the limit, not the measured wait, which a loaded
+        machine stretches).
         """
         for hook in reversed(getattr(threading, "_threading_atexits", [])):  # private; absent: no executors to end
             with contextlib.suppress(Exception):
@@ -187,7 +188,7 @@ class SessionRunner:
                     continue
                 thread.join(max(0.0, started + timeout_of(owner) - time.monotonic()))
                 if thread.is_alive():
-                    stuck[owner] = time.monotonic() - started
+                    stuck[owner] = timeout_of(owner)
         finally:
             sys.stdout = saved
         return stuck
@@ -480,7 +481,7 @@ def run_session(
     _report_late_output(runner, outcomes, None, quiet_before, emit)
     for index, seconds in sorted(stuck.items()):
         _report_thread_problem(outcomes, index, quiet_before, emit, (
-            f"a thread this block started was still running {seconds:.3g} s after the last block of its "
+            f"a thread this block started was still running {seconds:g} s after the last block of its "
             "session ended (its timeout), so it was stopped and anything it printed later is lost; a script "
             "would wait for it: join the thread (thread.join()) before the block ends, or start it with "
             "daemon=True if it may be cut off"
