@@ -227,7 +227,7 @@ def _merge(planned: list[_Planned], copies: Mapping[int, list[Block]], report: U
             conflicts.setdefault(other, f"{_place(by_edit[edit][0])} needs {_shown(by_edit[edit][0])}")
         plan = by_edit[edit][0]
         asking = {p.block.docname for p in by_edit[edit]}
-        silent = [b for b in copies.get(plan.block.body_line, []) if b.docname not in asking]
+        silent = [b for b in copies[plan.block.body_line] if b.docname not in asking]
         if silent and edit not in conflicts:
             conflicts[edit] = (
                 f"document {silent[0].docname!r} includes it too and there it needs no such change "
@@ -257,9 +257,10 @@ def _shown(plan: _Planned) -> str:
 
 
 def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | None = None) -> _Planned:
-    """The edit of file lines that makes one expectation say what really happens."""
-    if drift.note or block.update_refusal:
-        raise CannotRewrite(drift.note or block.update_refusal)
+    """The edit of file lines that makes one expectation say what really happens.
+
+    Only for drifts :func:`update_sources` found rewritable (no note, no refusal of the block).
+    """
     expectation = drift.expectation
     start = block.body_line - 1  # file index of body line 0
     prefixes = _prefixes(source, block)
@@ -275,7 +276,7 @@ def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | Non
         raise CannotRewrite(why)
     first, stop = expectation.first, expectation.stop
     if expectation.kind is ExpectationKind.INLINE:
-        (text, _), = kept or [("", None)]
+        (text, _), = kept  # one line: a drift of any other length carries a note
         body = (block.body[first][: expectation.comment_column] + "# " + text).rstrip()
         return _Planned(block, drift, Edit(start + first, start + first + 1, ((prefixes[first] + body).rstrip(),)), first, first + 1, (body,))
     anchor = first if first < len(block.body) else max(0, first - 1)
@@ -417,8 +418,8 @@ def _diff(path: str, old: bytes, new: bytes) -> str:
     name = os.path.relpath(path)
     return "".join(
         difflib.unified_diff(
-            old.decode("utf-8", "replace").splitlines(keepends=True),
-            new.decode("utf-8", "replace").splitlines(keepends=True),
+            old.decode().splitlines(keepends=True),  # read as UTF-8 already: no decoding error
+            new.decode().splitlines(keepends=True),
             f"a/{name}",
             f"b/{name}",
         )
