@@ -169,7 +169,7 @@ def _setup_code(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise ConfigProblem(f"{name} = {_shown(value)} is not Python source text (a str)")
     try:
-        compile(value, "<jaxcheck_setup>", "exec")
+        compile(value, "<jaxcheck_setup>", "exec", dont_inherit=True)
     except SyntaxError as problem:
         raise ConfigProblem(
             f"{name} is not valid Python: line {problem.lineno}: {problem.msg}"

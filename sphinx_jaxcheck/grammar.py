@@ -104,7 +104,7 @@ def parse_body(body: Sequence[str], *, doctest_flags: int = 0, doctest_only: boo
 
 
 def _parse_python(
-    body: Sequence[str], code: str, flags: int = 0
+    body: Sequence[str], code: str, flags: int
 ) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
     comments = _comment_tokens(code)
     try:
@@ -116,11 +116,10 @@ def _parse_python(
             # or `await` outside a function, `break` outside a loop, ...
             compile(tree, "<block>", "exec", dont_inherit=True)
     except SyntaxError as err:
-        line = min(max(err.lineno or 1, 1), max(len(body), 1))
+        # A body that fails to compile has a line (an empty one compiles): clamp into it.
+        line = min(max(err.lineno or 1, 1), len(body))
         raise BodyError(
-            f"line {line} of the block is not valid Python: {err.msg}"
-            + (f": {body[line - 1].strip()!r}" if 0 < line <= len(body) else ""),
-            line,
+            f"line {line} of the block is not valid Python: {err.msg}: {body[line - 1].strip()!r}", line
         ) from None
     start = _trailing_start(body, comments)
     expectations, examples = _split_trailing(body, start, flags)
@@ -227,7 +226,7 @@ def _trailing_start(body: Sequence[str], comments: dict[int, tuple[int, str]]) -
 
 
 def _split_trailing(
-    body: Sequence[str], start: int, flags: int = 0
+    body: Sequence[str], start: int, flags: int
 ) -> tuple[list[Expectation], tuple[Example, ...]]:
     """Split the trailing block into the body's output and ``# >>>`` examples."""
     lines = [line for line in body[start:] if line.strip()]

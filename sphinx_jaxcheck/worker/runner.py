@@ -286,7 +286,9 @@ class SessionRunner:
         try:
             tree = ast.parse(program.code, program.filename)
             tree = _InlinePrints({first for first, _ in program.inline_prints}).visit(tree)
-            code = compile(tree, program.filename, "exec")
+            # dont_inherit: blocks run as plain Python, not under this module's __future__ imports
+            # (``annotations`` would turn every annotation of a block into a string).
+            code = compile(tree, program.filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as error:  # the reader checks first; never a lost worker
             return self._describe(error, program.raises)
         try:
@@ -311,7 +313,7 @@ class SessionRunner:
                 else:
                     tree = ast.parse(example.source, program.filename, mode="single")
                 ast.increment_lineno(tree, example.line - 1)
-                code = compile(tree, program.filename, example.mode)
+                code = compile(tree, program.filename, example.mode, dont_inherit=True)
                 with turn():
                     exec(code, self.namespace)
             except OutputLimitExceeded:
