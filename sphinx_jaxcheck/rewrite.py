@@ -99,7 +99,19 @@ def apply_edits(source: SourceText, edits: Sequence[Edit]) -> SourceText:
             if edit.start > 0 and not old:
                 endings[edit.start - 1] = endings[edit.start - 1] or usual
             endings[-1] = final
+    _keep_lines_apart(lines, endings)
     return SourceText(tuple(lines), tuple(endings), source.bom, source.encoding)
+
+
+def _keep_lines_apart(lines: list[str], endings: list[str]) -> None:
+    """A bare CR followed by an empty LF line would read as one CRLF: the two lines would merge.
+
+    That happens when an edit brings them together (a deleted line between them,
+    or a new empty line); the empty line then ends with CR like the line before it.
+    """
+    for at in range(1, len(lines)):
+        if endings[at - 1] == "\r" and not lines[at] and endings[at] == "\n":
+            endings[at] = "\r"
 
 
 def _check_overlaps(edits: Sequence[Edit]) -> None:
