@@ -4,8 +4,9 @@ A citation or quote alone fails the build; the cache is keyed by the block text
 including commented ``>>>`` statements; update keeps CRLF when an expectation
 grows; the comment on the last line of a multi-line print is its expectation;
 ``suppress_warnings`` silences one subtype; ``jaxcheck.worker`` when the
-workers cannot start; a commit mismatch stops the build; ``jaxcheck_timeout``;
-``jaxcheck check -j N`` runs N sessions at once.
+workers cannot start, ``jaxcheck.error`` when a platform is not there; a
+commit mismatch stops the build; ``jaxcheck_timeout``; ``jaxcheck check -j N``
+runs N sessions at once.
 """
 
 from __future__ import annotations
@@ -124,6 +125,20 @@ def test_workers_that_cannot_start_are_reported_as_jaxcheck_worker(tmp_path: Pat
     for reported in built.reported:
         assert "the jaxcheck worker" in reported.message and "did not start" in reported.message
         assert "PYTHONHOME = '/nonexistent'" in reported.message  # what the interpreter said
+
+
+def test_a_platform_that_is_not_there_fails_each_block_as_the_guide_says(tmp_path: Path) -> None:
+    pages = {"a.md": "# A\n\n```{jaxcheck}\nimport jax.numpy as jnp\nprint(jnp.ones(2))  # [1. 1.]\n```\n"}
+    built = build(write_project(tmp_path, pages, conf='jaxcheck_env = {"JAX_PLATFORMS": "cuda"}\n'))
+    assert built.status == 1
+    ((file, line, subtype, message),) = [(r.file, r.line, r.subtype, r.message) for r in built.reported]
+    assert (file, line, subtype) == ("a.md", 4, "error")
+    assert "AssertionError" in message
+    # The guide names this case in the section of the subtype the build reports.
+    guide = (Path(__file__).parents[1] / "demo_docs" / "guide" / "troubleshooting.md").read_text()
+    sections = {part.split("`", 1)[0]: part for part in guide.split("\n## `jaxcheck.")[1:]}
+    assert '"JAX_PLATFORMS": "cuda"' in sections["worker"]
+    assert f"fails as a `jaxcheck.{subtype}`" in sections["worker"]
 
 
 def test_a_commit_mismatch_stops_sphinx_build_with_one_message(tmp_path: Path) -> None:
