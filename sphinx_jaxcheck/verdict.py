@@ -39,9 +39,7 @@ FAILURE_SUBTYPES = {
 
 def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
     """A unified diff from the expected lines to the actual ones."""
-    lines = difflib.unified_diff(
-        normalize(expected), normalize(actual), "expected", "actual", lineterm="", n=3
-    )
+    lines = difflib.unified_diff(normalize(expected), normalize(actual), "expected", "actual", lineterm="")
     return "\n".join(lines)
 
 
