@@ -159,11 +159,9 @@ def _comment_tokens(code: str) -> dict[int, tuple[int, str]]:
             if token.type == tokenize.COMMENT:
                 found[token.start[0]] = (token.start[1], token.string)
     except (tokenize.TokenError, SyntaxError):
-        # Unfinished code: fall back to lines that are comments as a whole;
-        # ast.parse reports the real problem.
-        for number, line in enumerate(code.splitlines(), start=1):
-            if line.lstrip().startswith("#"):
-                found[number] = (len(line) - len(line.lstrip()), line.lstrip())
+        # Unfinished code (an open bracket or string at the end): ast.parse rejects
+        # it too and reports the problem, so no comment of it is ever read.
+        return {}
     return found
 
 
@@ -301,16 +299,13 @@ def _inline_prints(
     last_on_line: dict[int, ast.stmt] = {}
     for node in _statements(tree):
         if node.end_lineno is not None:
-            current = last_on_line.get(node.end_lineno)
-            if current is None or (
-                (node.end_col_offset or 0) >= (current.end_col_offset or 0)
-                and not _contains(node, current)
-            ):
-                last_on_line[node.end_lineno] = node
+            # In source order, parents first: of the statements that end on a line, the
+            # one visited last ends rightmost (a compound ends with its last child).
+            last_on_line[node.end_lineno] = node
     found = []
     for line, node in last_on_line.items():
-        comment = comments.get(line)
-        if comment is None or comment[0] < (node.end_col_offset or 0):
+        # A comment on that line starts after the statement: it runs to the end of the line.
+        if comments.get(line) is None:
             continue
         if _is_print_call(node):
             found.append((node.lineno, line))
@@ -324,10 +319,6 @@ def _statements(tree: ast.AST) -> Iterator[ast.stmt]:
             yield child
         if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
             yield from _statements(child)
-
-
-def _contains(outer: ast.stmt, inner: ast.stmt) -> bool:
-    return any(child is inner for child in _statements(outer))
 
 
 def _is_print_call(node: ast.stmt) -> bool:
@@ -352,8 +343,8 @@ def parse_doctest(body: Sequence[str], flags: int = 0) -> tuple[list[Expectation
     try:
         parsed = doctest.DocTestParser().get_examples(text, name="block")
     except ValueError as err:
-        # doctest says "line N of the docstring for block ...": point at that line.
-        found = re.search(r"line (\d+) of the docstring", str(err))
+        # doctest says "line N of the docstring (or doctest) for block ...": point at that line.
+        found = re.search(r"line (\d+) of the (?:docstring|doctest)", str(err))
         line = min(int(found.group(1)), max(len(body), 1)) if found else 1
         raise BodyError(f"the doctest cannot be parsed: {err}", line) from None
     expectations: list[Expectation] = []

@@ -146,7 +146,10 @@ def test_blocks_and_examples_run_with_annotations_evaluated() -> None:
 def test_a_doctest_that_cannot_run_still_lists_its_examples() -> None:
     body = ("  >>> %time 1", "  1", "  >>> x = 2", "  >>> x")
     for parsed in (parse_body(body, filename="<b>"), parse_body(body, filename="<b>", doctest_only=True)):
-        assert parsed.error is not None and parsed.error.startswith("line 1: `%time` is an IPython magic")
+        assert parsed.error == (
+            "line 1: `%time` is an IPython magic, which plain Python (and so doctest) cannot run: write the "
+            "statement without `%time`, or mark the example `# doctest: +SKIP`"
+        )
         assert parsed.expectations == (
             Expectation(DOCTEST, (), first=0, stop=0, statement_line=1),
             Expectation(DOCTEST, (), first=2, stop=2, statement_line=3),
@@ -175,6 +178,20 @@ def test_doctest_continuation_lines_up_to_the_end_belong_to_the_example() -> Non
     ]
 
 
-def test_hash_lines_inside_a_string_at_the_end_are_not_expectations() -> None:
-    parsed = parse_body(("print(1)", 's = """', "# in the string", '# end"""'), filename="<b>")
+@pytest.mark.parametrize("quotes", ['"""', "'''"])
+def test_hash_lines_inside_a_string_at_the_end_are_not_expectations(quotes: str) -> None:
+    parsed = parse_body(("print(1)", f"s = {quotes}", "# in the string", f"# end{quotes}"), filename="<b>")
     assert parsed.error is None and parsed.expectations == ()
+
+
+def test_a_doctest_option_error_points_at_its_line() -> None:
+    parsed = parse_body((">>> x = 1", "1", ">>> y = 2  # doctest: +BOGUS"), filename="<b>")
+    assert (parsed.error, parsed.error_line) == (
+        "the doctest cannot be parsed: line 3 of the doctest for block has an invalid option: '+BOGUS'", 3
+    )
+
+
+def test_a_directive_on_any_line_of_a_commented_statement_counts() -> None:
+    body = ("x = [1]", "# >>> for i in x:", "# ...     print(i)  # doctest: +SKIP", "# ...", "# 1")
+    (_, loop) = parse_body(body, filename="<b>").expectations
+    assert loop.skip and loop.source == "for i in x:\n    print(i)  # doctest: +SKIP\n\n"

@@ -478,6 +478,26 @@ def test_output_of_the_last_statement_goes_below_it_with_the_block_indentation(t
     assert path.read_text() == "- item\n\n  ```\n  x = 1\n  # >>> x\n  # 1\n  # >>> x + 1\n  # 2\n  ```\n"
 
 
+def test_output_inserted_at_a_blank_line_takes_the_block_indentation(tmp_path: Path) -> None:
+    text = "- item\n\n  ```\n  x = 1\n  # >>> x\n\n  ```\n"
+    path = page(tmp_path, text)
+    block = block_in(path, 4, body=("x = 1", "# >>> x", ""))
+    assert update([block], {("doc", 0): Outcome(examples=("1\n",))}).refused == []
+    assert path.read_text() == "- item\n\n  ```\n  x = 1\n  # >>> x\n  # 1\n\n  ```\n"
+    # In a block quote the blank line keeps only ">"; new lines take "> ".
+    text = "> ```\n> x = 1\n> # >>> x\n>\n> ```\n"
+    path = page(tmp_path, text)
+    block = block_in(path, 2, body=("x = 1", "# >>> x", ""))
+    assert update([block], {("doc", 0): Outcome(examples=("1\n",))}).refused == []
+    assert path.read_text() == "> ```\n> x = 1\n> # >>> x\n> # 1\n>\n> ```\n"
+    # At the top level there is no indentation to take.
+    text = "```\nx = 1\n# >>> x\n\n```\n"
+    path = page(tmp_path, text)
+    block = block_in(path, 2, body=("x = 1", "# >>> x", ""))
+    assert update([block], {("doc", 0): Outcome(examples=("1\n",))}).refused == []
+    assert path.read_text() == "```\nx = 1\n# >>> x\n# 1\n\n```\n"
+
+
 def test_trailing_output_before_statements_that_is_now_empty_goes_away(tmp_path: Path) -> None:
     text = "```\nprint('gone')\nx = 1\n\n# gone\n# >>> x\n# 1\n```\n"
     path = page(tmp_path, text)
