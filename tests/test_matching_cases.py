@@ -64,6 +64,7 @@ def test_a_tolerance_ignores_padding_inside_brackets() -> None:
     assert texts_match(["[1.  2.5]"], ["[ 1.0001  2.5 ]"], rules)
     assert texts_match(["(1.5, 2)"], ["( 1.5001, 2 )"], rules)
     assert not texts_match(["[1.  2.5]"], ["[ 1.1  2.5 ]"], rules)
+    assert not texts_match(["[1.]"], ["[1."], rules)  # brackets still count
 
 
 def test_jaxprs_with_constants_match_up_to_renaming_only() -> None:
@@ -73,6 +74,10 @@ def test_jaxprs_with_constants_match_up_to_renaming_only() -> None:
     # Which variables are constants is part of the jaxpr.
     assert not texts_match([want], ["{ lambda ; x:f32[3] y:f32[3]. let z:f32[3] = mul x y in (z,) }"], rules)
     assert not texts_match([want], ["{ lambda x:f32[3]; y:f32[3]. let z:f32[3] = mul y x in (z,) }"], rules)
+    # A dropped result (_) is not a variable: it matches no name.
+    dropped = "{ lambda ; a:f32[]. let _:f32[] = sin a; b:f32[] = cos a in (b,) }"
+    assert texts_match([dropped], ["{ lambda ; x:f32[]. let _:f32[] = sin x; y:f32[] = cos x in (y,) }"], rules)
+    assert not texts_match([dropped], ["{ lambda ; x:f32[]. let y:f32[] = sin x; z:f32[] = cos x in (z,) }"], rules)
 
 
 def test_printed_crlf_lines_are_lines() -> None:

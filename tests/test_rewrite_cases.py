@@ -54,6 +54,8 @@ def test_a_bare_cr_line_and_an_empty_line_brought_together_stay_two_lines() -> N
     # Deleting "b" puts "a\r" before "\n": read back, that is one CRLF line.
     assert edited(b"a\rb\n\nc\n", Edit(1, 2, ())) == b"a\rb\n\nc\n".replace(b"b\n\n", b"\r")
     assert edited(b"a\rb\n\n\nc\n", Edit(1, 2, ())) == b"a\r\r\rc\n"
+    # The last line and the first are not neighbours.
+    assert edited(b"\na\nb\r", Edit(1, 2, ("c",))) == b"\nc\nb\r"
     # A new empty line after a bare CR line.
     assert edited(b"a\rb\nc\n", Edit(1, 2, ("", "x"))) == b"a\r\r" + b"x\nc\n"
 
@@ -76,11 +78,19 @@ def test_the_new_text_goes_into_a_temporary_file_beside_the_page_first(tmp_path:
         real_fsync(descriptor)
 
     monkeypatch.setattr(os, "fsync", fsync_and_look)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    write_atomically(path, b"new\n", digest(b"old\n"))
     monkeypatch.chdir(tmp_path)
-    write_atomically("page.md", b"new\n", digest(b"old\n"))  # a path relative to where update runs
-    assert path.read_bytes() == b"new\n" and [p.name for p in tmp_path.iterdir()] == ["page.md"]
-    (temporary,) = [name for name in seen[0] if name != "page.md"]
-    assert temporary.startswith(".jaxcheck-") and temporary.endswith(".tmp")
+    write_atomically("page.md", b"newer\n", digest(b"new\n"))  # a path relative to where update runs
+    assert path.read_bytes() == b"newer\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "page.md"] and not list(elsewhere.iterdir())
+    # Each write: its data is flushed while the temporary file is there, then the folder.
+    temporaries = [[name for name in listing if name not in ("page.md", "elsewhere")] for listing in seen]
+    assert [len(names) for names in temporaries] == [1, 0, 1, 0]
+    for (temporary,) in (temporaries[0], temporaries[2]):
+        assert temporary.startswith(".jaxcheck-") and temporary.endswith(".tmp")
 
 
 def test_a_changed_file_is_left_alone_with_the_next_step(tmp_path: Path) -> None:
