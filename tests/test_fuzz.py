@@ -182,11 +182,11 @@ def _unedited(source_lines: tuple[str, ...], endings: tuple[str, ...], edits: li
 
 
 def _reads_back_otherwise(source: SourceText) -> bool:
-    """Lines whose bytes no line list can keep apart: a CR ending before an empty
-    LF line reads back as one CRLF; U+FEFF first in a file without a BOM reads back as one."""
-    pairs = zip(source.endings, source.lines[1:], source.endings[1:], strict=False)
-    joined = any(end == "\r" and not line and after.startswith("\n") for end, line, after in pairs)
-    return joined or (not source.bom and source.lines[:1] != () and source.lines[0].startswith("\ufeff"))
+    """Lines whose bytes no line list can keep apart: U+FEFF first in a file without a BOM reads back as one.
+
+    (A CR ending before an empty LF line would read back as one CRLF line; edits never leave one.)
+    """
+    return not source.bom and source.lines[:1] != () and source.lines[0].startswith("\ufeff")
 
 
 @FUZZ
