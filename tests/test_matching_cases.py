@@ -16,8 +16,8 @@ TRACEBACK = "Traceback (most recent call last):"
 def page_example(directive: str = "") -> Block:
     """A page's own ``>>>`` example (not a jaxcheck block), with an optional doctest directive."""
     body = (f">>> print('a   b'){directive}", "a b")
-    parsed = parse_body(body, filename="<p>", doctest_only=True)
-    return Block("p", 0, "/p.md", 1, body, BlockOptions(), parsed.expectations, parsed.program, native=True)
+    parsed = parse_body(body, doctest_only=True)
+    return Block("p", 0, "/p.md", 1, body, BlockOptions(), parsed.expectations, parsed.program("<p>"), native=True)
 
 
 def test_a_page_example_matches_by_its_own_doctest_flags() -> None:
@@ -83,6 +83,6 @@ def test_jaxprs_with_constants_match_up_to_renaming_only() -> None:
 def test_printed_crlf_lines_are_lines() -> None:
     assert split_lines("a\r\nb\nc") == ["a", "b", "c"]
     body = ("print('1\\r\\n2')", "", "# 1", "# 2")
-    parsed = parse_body(body, filename="<b>")
-    block = Block("d", 0, "/d.md", 1, body, BlockOptions(), parsed.expectations, parsed.program)
+    parsed = parse_body(body)
+    block = Block("d", 0, "/d.md", 1, body, BlockOptions(), parsed.expectations, parsed.program("<b>"))
     assert judge(block, Outcome(stdout="1\r\n2\r\n")).status is Status.VERIFIED

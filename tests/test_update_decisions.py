@@ -49,10 +49,11 @@ def block_in(
     if not body:
         end = next(n for n in range(body_line - 1, len(lines)) if re.fullmatch(r"\s*(`{3,}|~{3,})", lines[n]))
         body = tuple(line.removeprefix(indent) for line in lines[body_line - 1 : end])
-    parsed = parse_body(body, filename=f"<{docname}>", doctest_only=native)
+    parsed = parse_body(body, doctest_only=native)
+    chosen = BlockOptions(**options)  # type: ignore[arg-type]
     return Block(
-        docname, index, str(path), body_line, body, BlockOptions(**options),  # type: ignore[arg-type]
-        parsed.expectations, parsed.program, parsed.error, digest(data), native=native,
+        docname, index, str(path), body_line, body, chosen,
+        parsed.expectations, parsed.program(f"<{docname}>", chosen), parsed.error, digest(data), native=native,
     )
 
 

@@ -17,9 +17,9 @@ from sphinx_jaxcheck.verdict import judge
 
 
 def block(*body: str) -> Block:
-    parsed = parse_body(body, filename="<b>")
+    parsed = parse_body(body)
     assert parsed.error is None
-    return Block("d", 0, "/d.md", 10, body, BlockOptions(), parsed.expectations, parsed.program)
+    return Block("d", 0, "/d.md", 10, body, BlockOptions(), parsed.expectations, parsed.program("<b>"))
 
 
 def test_output_no_expectation_covers_is_a_drift_at_the_end_of_the_block() -> None:
