@@ -23,6 +23,7 @@ import hashlib
 import io
 import json
 import os
+import sys
 import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from pathlib import Path
 from .atomic import replace_file
 from .cache_limits import mark_used
 from .model import Outcome, Program
+from .stamps import first_changed
 from .version import __version__
 from .worker.pool import WorkerSettings
 from .worker.probe import PackageSet, probe
@@ -61,10 +63,55 @@ def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> 
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def fingerprint_of(settings: WorkerSettings) -> str:
-    """The fingerprint of the workers these settings start; asks their interpreter (about 0.2 s)."""
+def fingerprint_of(settings: WorkerSettings, remember: str | os.PathLike[str] | None = None) -> str:
+    """The fingerprint of the workers these settings start.
+
+    Asks their interpreter (about 0.2 s), or, with ``remember`` (a file), takes
+    the answer kept there while every stamp of what it was read from holds.
+    Raises the audit event ``sphinx_jaxcheck.stamps`` with those stamps, for
+    whoever records what a build depended on (see ``last_check``).
+    """
     env = settings.outcome_env()
-    return environment_fingerprint(env, probe(settings.python, env))
+    interpreter = _remembered(remember, settings.python, env) if remember else None
+    if interpreter is None:
+        interpreter = probe(settings.python, env)
+        if remember and interpreter.stamps:
+            _remember(remember, settings.python, env, interpreter)
+    sys.audit("sphinx_jaxcheck.stamps", dict(interpreter.stamps))
+    return environment_fingerprint(env, interpreter)
+
+
+def _question_key(python: str, env: Mapping[str, str]) -> str:
+    return hashlib.sha256(json.dumps([python, sorted(env.items())]).encode()).hexdigest()
+
+
+def _remembered(file: str | os.PathLike[str], python: str, env: Mapping[str, str]) -> PackageSet | None:
+    try:
+        kept = json.loads(Path(file).read_text("utf-8"))[_question_key(python, env)]
+        answer = PackageSet(kept["python"], tuple((str(n), str(v)) for n, v in kept["distributions"]), kept["stamps"])
+        holds = bool(answer.stamps) and first_changed(answer.stamps) is None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return answer if holds else None
+
+
+def _remember(file: str | os.PathLike[str], python: str, env: Mapping[str, str], answer: PackageSet) -> None:
+    """Keep the answer for this interpreter and environment (atomically; the last few only)."""
+    try:
+        kept = json.loads(Path(file).read_text("utf-8"))
+        assert isinstance(kept, dict)
+    except (OSError, ValueError, AssertionError):
+        kept = {}
+    kept.pop(_question_key(python, env), None)
+    kept[_question_key(python, env)] = {
+        "python": answer.python, "distributions": answer.distributions, "stamps": dict(answer.stamps)
+    }
+    with contextlib.suppress(OSError):
+        replace_file(file, json.dumps(dict(list(kept.items())[-_REMEMBERED_ANSWERS:])).encode("utf-8"))
+
+
+# Interpreters (with their environments) whose answers one file keeps.
+_REMEMBERED_ANSWERS = 4
 
 
 def session_key(programs: Sequence[Program], fingerprint: str) -> str:
@@ -194,13 +241,25 @@ class OutcomeCache:
         changed since (the session must run again; its new result replaces it).
         """
         path = self.directory / f"{key}.json"
+        text = self._read(path)
+        entry = None if text is None else self._check(path, key, text, count)
+        if text is None or entry is None:
+            _used("miss", key, path, "")
+            return None
+        _used("hit", key, path, text)
+        mark_used(path)  # pruning removes the least recently used entries first
+        return entry
+
+    def _read(self, path: Path) -> str | None:
         try:
-            text = path.read_text("utf-8")
+            return path.read_text("utf-8")
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as error:
             self._discard(path, f"unreadable: {error}")
             return None
+
+    def _check(self, path: Path, key: str, text: str, count: int | None) -> CachedSession | None:
         try:
             entry = _read_entry(key, text)
         except BadEntry as bad:
@@ -211,7 +270,6 @@ class OutcomeCache:
             return None
         if file_digests(entry.files) != entry.files:
             return None
-        mark_used(path)  # pruning removes the least recently used entries first
         return entry
 
     def _discard(self, path: Path, why: str) -> None:
@@ -229,5 +287,13 @@ class OutcomeCache:
             ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
         wire = [outcome_to_wire(o) for o in outcomes]
         digests = dict(files or {})
-        data = json.dumps({"key": key, "digest": _entry_digest(key, wire, digests), "outcomes": wire, "files": digests})
-        replace_file(self.directory / f"{key}.json", data.encode("utf-8"))
+        text = json.dumps({"key": key, "digest": _entry_digest(key, wire, digests), "outcomes": wire, "files": digests})
+        replace_file(self.directory / f"{key}.json", text.encode("utf-8"))
+        _used("stored", key, self.directory / f"{key}.json", text)
+
+
+def _used(what: str, key: str, path: Path, text: str) -> None:
+    """Tell whoever records what a build depended on (see ``last_check``) about an entry:
+    the audit event ``sphinx_jaxcheck.cache`` with "hit", "miss" or "stored", the key,
+    the entry's path and a digest of its text."""
+    sys.audit("sphinx_jaxcheck.cache", what, key, str(path), hashlib.sha256(text.encode()).hexdigest())

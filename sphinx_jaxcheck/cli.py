@@ -11,28 +11,30 @@ holds, 1 on drift or errors, 2 on usage or configuration errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import io
 import os
 import re
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+# Only what parsing the command line needs: the rest is imported where it is
+# used, so that a check that is replayed (see ``last_check``) starts fast.
 from .cache_command import add_cache_parser, run_cache_command
+from .formats import MATRIX_FORMATS, REPORT_FORMATS
 from .interrupt import Interrupted, interruptible, message
-from .matrix import FORMATS as MATRIX_FORMATS
 from .merging import merge_parser, run_merge
-from .reports import FORMATS, build_report, colour_diff, render, use_colour, write_junit
-from .sharding import Shard, ShardProblem
-from .update import describe, update_sources
 from .version import __version__
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+
+    from .last_check import Record, Witness
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -95,7 +97,7 @@ def parser() -> argparse.ArgumentParser:
         command.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)")
         command.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
         add_build_options(command)
-    check.add_argument("--format", choices=FORMATS, default="text", help="how to print problems (default: text)")
+    check.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print problems (default: text)")
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     check.add_argument(
         "--shard", metavar="K/N", type=_shard,
@@ -169,6 +171,8 @@ def _definition(text: str) -> tuple[str, str]:
 
 
 def _shard(text: str) -> str:
+    from .sharding import Shard, ShardProblem
+
     try:
         return str(Shard.parse(text))
     except ShardProblem as problem:
@@ -186,13 +190,19 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``."""
+    """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``.
+
+    Run as a command (``argv`` from the command line, in a process that has not
+    loaded Sphinx yet), ``check`` replays the last check when nothing it
+    depended on changed (see :mod:`sphinx_jaxcheck.last_check`).
+    """
+    replay = argv is None and "sphinx.application" not in sys.modules
     args = parser().parse_args(argv)
     if args.command == "merge":
         return run_merge(args)
     try:
         with interruptible():
-            return _run(args)
+            return _run(args, replay=replay)
     except Interrupted as stopped:  # the handler printed the one line
         return 128 + stopped.signum
     except KeyboardInterrupt:  # before the handler was in place
@@ -200,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signal.SIGINT
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
     if args.command == "cache":
         return run_cache_command(args)
     try:
@@ -215,20 +225,38 @@ def _run(args: argparse.Namespace) -> int:
         overrides["jaxcheck_shard"] = args.shard
     if args.command == "matrix":
         return run_matrix(srcdir, [os.path.abspath(p) for p in args.python], overrides, args)
+    build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
+    witness = None
+    if replay and args.command == "check":
+        from .last_check import RECORD, Witness, forget, invocation, replayable
+
+        started = invocation(sys.argv[1:])
+        done = replayable(build_dir / RECORD, started, srcdir)
+        if done is not None:
+            return _replayed(done)
+        forget(build_dir / RECORD)
+        witness = Witness(invocation=started)
+    configured: list[str] = []
     try:
-        build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
-        app, warnings = run_build(srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages)
+        with witness or contextlib.nullcontext():
+            app, warnings = run_build(
+                srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages,
+                configured=None if witness is None else lambda app: configured.extend(_configuration_of(app)),
+            )
     except ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
     from .model import Subtype
+    from .reports import build_report, colour_diff, render, use_colour, write_junit
     from .sphinx.checking import run_description, second_run, summary
     from .sphinx.domain import domain_of
     from .sphinx.native_examples import unchecked_examples
     from .sphinx.settings import settings_of
+    from .update import describe, update_sources
 
     domain = domain_of(app.env)
-    _show_other_warnings(warnings)
+    shown = _other_warnings(warnings)
+    print(shown, end="", file=sys.stderr)
     if args.command == "update":
         report = update_sources(
             domain.checked_blocks(),
@@ -266,10 +294,70 @@ def _run(args: argparse.Namespace) -> int:
         unchecked_examples=unchecked_examples(domain),
         run={"sourcedir": args.sourcedir, **run_description(app)},
     )
-    print(render(checked, args.format, use_colour(sys.stdout)), end="")
+    text = render(checked, args.format, use_colour(sys.stdout))
+    print(text, end="")
     if args.junit:
         write_junit(args.junit, checked)
-    return EXIT_FAILED if failed else EXIT_OK
+    status = EXIT_FAILED if failed else EXIT_OK
+    if witness is not None and configured:
+        _record(app, witness, configured[0], build_dir, text, shown, status, args.junit)
+    return status
+
+
+def _configuration_of(app: Sphinx) -> list[str]:
+    """A digest of what conf.py defined (none when it cannot be compared later)."""
+    from .last_check import Unprovable, configuration
+
+    try:
+        return [configuration(app.config._raw_config)]
+    except Unprovable:
+        return []
+
+
+def _record(
+    app: Sphinx, witness: Witness, configured: str, build_dir: Path, stdout: str, stderr: str, status: int,
+    junit: str | None,
+) -> None:
+    """Record the check just made, for :func:`_replayed`, when all it depended on is known."""
+    from .last_check import RECORD, Unprovable, record, save
+    from .sphinx.settings import cache_directory, settings_of
+
+    settings = settings_of(app.config)
+    if not settings.cache or settings.update or settings.shard:
+        return  # runs every block, rewrites pages, or depends on the timings of other runs
+    env = app.env
+    read = [
+        os.path.join(app.confdir, "conf.py"),
+        *(str(env.doc2path(doc)) for doc in env.found_docs),
+        *(str(dep) for deps in env.dependencies.values() for dep in deps),
+    ]
+    try:
+        done = record(
+            witness, configuration_digest=configured, read=read,
+            private=[str(build_dir), cache_directory(app.confdir, settings)], stdout=stdout, stderr=stderr,
+            status=status, junit=(junit, Path(junit).read_text("utf-8")) if junit else None,
+        )
+    except (Unprovable, OSError):
+        return
+    save(build_dir / RECORD, done)
+
+
+def _replayed(done: Record) -> int:
+    """Print what the recorded check printed; mark its cached outcomes used, as a build would."""
+    from .cache_limits import mark_used
+
+    print(
+        "jaxcheck: nothing the last check depended on has changed (pages, configuration, "
+        "packages, cached outcomes): its results",
+        file=sys.stderr,
+    )
+    print(done.stderr, end="", file=sys.stderr)
+    print(done.stdout, end="")
+    if done.junit:
+        Path(done.junit[0]).write_text(done.junit[1], "utf-8")
+    for entry in done.entries:
+        mark_used(entry)
+    return done.status
 
 
 def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], args: argparse.Namespace) -> int:
@@ -375,10 +463,12 @@ def run_build(
     build_dir: Path | None = None,
     pages: Sequence[Path] = (),
     read_only: bool = False,
+    configured: Callable[[Sphinx], None] | None = None,
 ) -> tuple[Sphinx, str]:
     """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings.
 
     ``read_only``: read every document (blocks, citations, cards) but run no block.
+    ``configured``: called once conf.py has run and the extensions are set up.
     """
     from sphinx.application import Sphinx
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
@@ -411,6 +501,8 @@ def run_build(
                     f"{srcdir / 'conf.py'} does not load the extension: add "
                     '"sphinx_jaxcheck" to `extensions`'
                 )
+            if configured is not None:
+                configured(app)
             if pages:
                 domain_of(app.env).scope = frozenset(_docnames(app, pages))
             if read_only:
@@ -456,11 +548,10 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
         ) from None
 
 
-def _show_other_warnings(text: str) -> None:
-    """Sphinx's own warnings (not ours, which are reported structurally)."""
-    for block in re.split(r"\n(?=\S+: WARNING: |\S+: ERROR: |WARNING: |ERROR: )", _ANSI.sub("", text)):
-        if block.strip() and "[jaxcheck." not in block:
-            print(block.rstrip(), file=sys.stderr)
+def _other_warnings(text: str) -> str:
+    """Sphinx's own warnings (not ours, which are reported structurally), one block a line."""
+    blocks = re.split(r"\n(?=\S+: WARNING: |\S+: ERROR: |WARNING: |ERROR: )", _ANSI.sub("", text))
+    return "".join(block.rstrip() + "\n" for block in blocks if block.strip() and "[jaxcheck." not in block)
 
 
 if __name__ == "__main__":  # pragma: no cover

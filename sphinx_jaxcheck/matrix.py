@@ -18,9 +18,10 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from .atomic import replace_file
+from .formats import MATRIX_FORMATS
 from .model import Block, Status, Verdict
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = MATRIX_FORMATS
 FAILING = (Status.DRIFT.value, Status.ERROR.value)
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .reports import FORMATS, Report, render, write_junit
-from .sharding import ShardProblem, merge, report_durations, save_durations
+from .formats import REPORT_FORMATS
+
+if TYPE_CHECKING:
+    from .reports import Report
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -19,7 +21,7 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
         "merge", help="combine the JSON reports of `check --shard K/N` into the report of one full run"
     )
     command.add_argument("reports", nargs="+", metavar="REPORT.json", help="one JSON report per shard")
-    command.add_argument("--format", choices=FORMATS, default="text", help="how to print problems (default: text)")
+    command.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print problems (default: text)")
     command.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     command.add_argument(
         "--durations", metavar="CACHEDIR",
@@ -31,6 +33,9 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_merge(args: argparse.Namespace) -> int:
     """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not belong together."""
+    from .reports import render, write_junit
+    from .sharding import ShardProblem, merge, report_durations, save_durations
+
     reports: list[tuple[str, Report]] = []
     for name in args.reports:
         try:

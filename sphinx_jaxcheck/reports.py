@@ -15,10 +15,11 @@ from xml.etree import ElementTree
 
 from .examples import ExampleVerdict, all_examples, describe_examples
 from .findings import Finding, findings_of
+from .formats import REPORT_FORMATS
 from .model import Block, Status, Subtype, Verdict
 from .printable import printable
 
-FORMATS = ("text", "github", "json")
+FORMATS = REPORT_FORMATS
 RED, GREEN, CYAN, BOLD, RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[1m", "\x1b[0m"
 
 Report = dict[str, Any]
