@@ -319,6 +319,8 @@ def _record(
     junit: str | None,
 ) -> None:
     """Record the check just made, for :func:`_replayed`, when all it depended on is known."""
+    from sphinx.application import ENV_PICKLE_FILENAME
+
     from .last_check import RECORD, Unprovable, record, save
     from .sphinx.settings import cache_directory, settings_of
 
@@ -334,7 +336,8 @@ def _record(
     try:
         done = record(
             witness, configuration_digest=configured, read=read,
-            private=[str(build_dir), cache_directory(app.confdir, settings)], stdout=stdout, stderr=stderr,
+            private=[str(build_dir), cache_directory(app.confdir, settings)],
+            kept=[os.path.join(app.doctreedir, ENV_PICKLE_FILENAME)], stdout=stdout, stderr=stderr,
             status=status, junit=(junit, Path(junit).read_text("utf-8")) if junit else None,
         )
     except (Unprovable, OSError):

@@ -88,7 +88,8 @@ def configuration(namespace: Mapping[str, Any]) -> str:
     Raises :class:`Unprovable` for a value that has no stable description
     (an arbitrary object, say): such a configuration is never replayed.
     """
-    names = {k: _stable(v, 0) for k, v in namespace.items() if k not in ("tags", "__builtins__")}
+    # Without ``tags`` and Python's own names (``__builtins__``, ``__warningregistry__``, ...).
+    names = {k: _stable(v, 0) for k, v in namespace.items() if k != "tags" and not k.startswith("__")}
     parts = [names, list(sys.path)]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -246,6 +247,7 @@ def record(
     configuration_digest: str,
     read: Iterable[str],
     private: Iterable[str],
+    kept: Iterable[str] = (),
     stdout: str,
     stderr: str,
     status: int,
@@ -254,7 +256,9 @@ def record(
     """The record of a finished check; :class:`Unprovable` when it cannot be replayed.
 
     ``read``: the documents, dependencies and ``conf.py`` Sphinx knows of;
-    ``private``: folders of our own (build folder, cache) that are not inputs.
+    ``private``: folders of our own (build folder, cache) that are not inputs;
+    ``kept``: files there that the check wrote and the next one would read
+    (Sphinx's environment): stamped as the check left them.
     """
     if witness.unprovable:
         raise Unprovable(witness.unprovable[0])
@@ -267,15 +271,16 @@ def record(
     paths = {os.path.abspath(p) for p in [*opened, *read, *modules, *sys.path]} | {
         os.path.dirname(os.path.abspath(m)) for m in modules
     }
-    kept = sorted(p for p in paths if not os.path.join(p, "").startswith(inside) and "__pycache__" not in p)
+    inputs = sorted(p for p in paths if not os.path.join(p, "").startswith(inside) and "__pycache__" not in p)
     listed = [f for f in witness.listed if not os.path.join(f, "").startswith(inside)]
-    found = stamps([*kept, *listed])
+    found = stamps([*inputs, *listed])
     moved = changed_since(found, witness.started_ns) or next(
         (f for f in listed if not _only_ours_appeared(f, witness.listed[f], inside)), None
     )
     if moved is not None:
         raise Unprovable(f"{moved} changed while the check ran")
     found.update(witness.answered)
+    found.update(stamps(kept))
     return Record(witness.invocation, configuration_digest, found, dict(witness.used), stdout, stderr, status, junit)
 
 
