@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from buildkit import write_project
+from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck import cli
 
@@ -35,10 +34,7 @@ version = open({version!r}).read().strip()
 
 
 def check(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "check", ".", *args],
-        cwd=root, capture_output=True, text=True, env={**os.environ, **(env or {})},
-    )
+    return jaxcheck("check", ".", *args, cwd=root, env={**os.environ, **(env or {})})
 
 
 def runs(ran: Path) -> int:
@@ -137,9 +133,7 @@ def test_a_cached_outcome_gone_checks_again(project: Project) -> None:
     os.utime(project.root / "page.md")
     assert REPLAYED not in check(project.root).stderr
     assert REPLAYED in check(project.root).stderr
-    cleared = subprocess.run(
-        [sys.executable, "-m", "sphinx_jaxcheck", "cache", "clear", str(project.root)], capture_output=True, text=True
-    )
+    cleared = jaxcheck("cache", "clear", project.root)
     assert cleared.returncode == 0, cleared.stderr
     assert REPLAYED not in check(project.root).stderr
 
