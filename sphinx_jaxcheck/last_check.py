@@ -29,6 +29,7 @@ import marshal
 import os
 import sys
 import tempfile
+import threading
 import types
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -209,7 +210,6 @@ class Witness:
                     self.stored.add(key)
 
 
-
 def _ours(command: object) -> bool:
     """The workers' zygote, or the question to their interpreter: run by us, accounted for."""
     if not isinstance(command, (list, tuple)):
@@ -219,19 +219,21 @@ def _ours(command: object) -> bool:
 
 _ACTIVE: Witness | None = None
 _LISTENING = False
-_BUSY = False  # the hook's own listing must not be heard
+# Per thread: the hook's own listing must not be heard, another thread's must.
+_HEARING = threading.local()
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    global _BUSY
     witness = _ACTIVE
-    if witness is None or _BUSY:
+    if witness is None or getattr(_HEARING, "now", False):
         return
-    _BUSY = True
+    _HEARING.now = True
     try:
         witness.hear(event, args)
+    except Exception as error:  # an event of a shape not foreseen: never break what raised it
+        witness.unprovable.append(f"an audit event {event} not understood ({error!r})")
     finally:
-        _BUSY = False
+        _HEARING.now = False
 
 
 def _install() -> None:
