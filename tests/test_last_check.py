@@ -182,21 +182,22 @@ def test_checks_whose_inputs_cannot_all_be_compared_are_never_replayed(tmp_path:
     assert runs(ran) == 1  # the session itself came from the cache
 
 
+def checked_twice(tmp_path: Path, old: str, new: str) -> tuple[subprocess.CompletedProcess[str], ...]:
+    """A cached one-page project whose block has ``old`` replaced by ``new``: two checks."""
+    page = BLOCK.format(ran=str(tmp_path / "ran.txt")).replace(old, new)
+    root = write_project(tmp_path / "docs", {"page.md": page}, conf="jaxcheck_cache = True\n")
+    return check(root), check(root)
+
+
 def test_a_check_that_ran_a_failing_session_is_not_replayed(tmp_path: Path) -> None:
     """Its outcome is not cached: checking again could run it again."""
-    ran = tmp_path / "ran.txt"
-    failing = BLOCK.format(ran=str(ran)).replace('print("hello")', 'raise ValueError("gone")')
-    root = write_project(tmp_path / "docs", {"page.md": failing}, conf="jaxcheck_cache = True\n")
-    first, second = check(root), check(root)
+    first, second = checked_twice(tmp_path, 'print("hello")', 'raise ValueError("gone")')
     assert first.returncode == second.returncode == 1
     assert REPLAYED not in second.stderr and second.stdout == first.stdout
 
 
 def test_drift_is_replayed_as_drift(tmp_path: Path) -> None:
-    ran = tmp_path / "ran.txt"
-    stale = BLOCK.format(ran=str(ran)).replace("# hello", "# hello, world")
-    root = write_project(tmp_path / "docs", {"page.md": stale}, conf="jaxcheck_cache = True\n")
-    first, second = check(root), check(root)
+    first, second = checked_twice(tmp_path, "# hello", "# hello, world")
     assert first.returncode == second.returncode == 1
     assert REPLAYED in second.stderr and second.stdout == first.stdout and "page.md:" in second.stdout
-    assert runs(ran) == 1
+    assert runs(tmp_path / "ran.txt") == 1
