@@ -36,8 +36,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from .atomic import replace_file
 from .stamps import Stamp, changed_since, first_changed, names_in, stamps
+from .version import __version__
 from .worker.probe import QUESTION
 
 RECORD = "last-check.json"
@@ -300,14 +301,7 @@ def _only_ours_appeared(folder: str, then: list[str] | None, inside: tuple[str, 
 def save(file: Path, done: Record) -> None:
     """Write the record (atomically)."""
     file.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(asdict(done), out)
-        os.replace(temporary, file)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+    replace_file(file, json.dumps(asdict(done)).encode("utf-8"))
 
 
 def forget(file: Path) -> None:
