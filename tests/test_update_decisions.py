@@ -358,6 +358,14 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     report = update([block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))})
     assert report.refused == []
     assert path.read_text() == plain.replace("...\nd\n", "b\nc\n")
+    # Without ELLIPSIS, a line holding "..." stands for one line, even where doctest's
+    # NORMALIZE_WHITESPACE would let it match several.
+    spaced = "Text\n\n>>> print('a\\n...\\nb\\nc')  # doctest: +NORMALIZE_WHITESPACE\na ... b\nd\n\nMore\n"
+    path = page(tmp_path, spaced)
+    lines = tuple(path.read_text().split("\n")[2:5])
+    report = update([block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\n...\nb\nc\n",))})
+    assert report.refused == []
+    assert path.read_text() == spaced.replace("a ... b\nd\n", "a\n...\nb\nc\n")
 
 
 # -- several edits of one file ---------------------------------------------------------------
