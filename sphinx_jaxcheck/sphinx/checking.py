@@ -95,9 +95,10 @@ def _recheck_when_environment_changes(
     if not settings_of(app.config).cache:
         # No cache: every block runs in every build, also when nothing changed.
         return sorted(set(domain.documents_with_blocks()) - removed)
-    fingerprint = _fingerprint(app)
     stored = domain.data.get("fingerprint", "")
-    if stored and stored != fingerprint:
+    # Only with a stored one to compare: a first build asks the interpreter after
+    # reading, while the zygote started early imports jax on the other core.
+    if stored and stored != _fingerprint(app):
         # Blocks must run again, and citations must be resolved against the new source.
         citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
