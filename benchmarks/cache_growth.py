@@ -52,7 +52,9 @@ def write(root: Path, pages: int, build: int, cap_mb: float) -> None:
     toctree = "\n".join(f"   page{n}" for n in range(pages))
     (root / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}\n")
     for n in range(pages):
-        (root / f"page{n}.md").write_text(PAGE.format(page=n, constant=f"{1 + build * pages + n}.5"))
+        (root / f"page{n}.md").write_text(
+            PAGE.format(page=n, constant=f"{1 + build * pages + n}.5")
+        )
 
 
 def main() -> None:
@@ -73,7 +75,9 @@ def main() -> None:
                 write(root, args.pages, build, cap)
                 done = subprocess.run(
                     [sys.executable, "-m", "sphinx_jaxcheck", "check", str(root)],
-                    capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, "PYTHONPATH": str(REPO)},
                 )
                 if done.returncode != 0:
                     sys.exit(f"build {build} of {name!r} failed:\n{done.stdout}{done.stderr}")

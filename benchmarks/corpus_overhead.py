@@ -31,10 +31,14 @@ DEFAULT = Path(__file__).parent.parent / "tests" / "roots" / "test-conformance-s
 def as_plain_code(folder: Path) -> None:
     """Swap the directive for a code-block and drop its options, in place."""
     for path in folder.rglob("*.md"):
-        text = re.sub(r"```\{jaxcheck\}\n(?::[\w-]+:.*\n)*", "```{code-block} python\n", path.read_text())
+        text = re.sub(
+            r"```\{jaxcheck\}\n(?::[\w-]+:.*\n)*", "```{code-block} python\n", path.read_text()
+        )
         path.write_text(text)
     for path in folder.rglob("*.rst"):
-        text = re.sub(r"\.\. jaxcheck::\n(?:   :[\w-]+:.*\n)*", ".. code-block:: python\n", path.read_text())
+        text = re.sub(
+            r"\.\. jaxcheck::\n(?:   :[\w-]+:.*\n)*", ".. code-block:: python\n", path.read_text()
+        )
         path.write_text(text)
 
 
@@ -54,15 +58,34 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             work = Path(scratch)
             for name in ("plain", "checked", "cli"):
-                shutil.copytree(args.sourcedir, work / name, ignore=shutil.ignore_patterns("_build", ".jaxcheck_cache"))
-                if not (work / name / "conf.py").exists():  # a test root: all roots share one conf.py
+                shutil.copytree(
+                    args.sourcedir,
+                    work / name,
+                    ignore=shutil.ignore_patterns("_build", ".jaxcheck_cache"),
+                )
+                if not (
+                    work / name / "conf.py"
+                ).exists():  # a test root: all roots share one conf.py
                     shutil.copyfile(DEFAULT.parent / "conf.py", work / name / "conf.py")
             as_plain_code(work / "plain")
             build = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", "jaxcheck_cache=0"]
-            runs["plain"].append(timed([*build, str(work / "plain"), str(work / "plain" / "_build")]))
-            runs["jaxcheck html"].append(timed([*build, str(work / "checked"), str(work / "checked" / "_build")]))
+            runs["plain"].append(
+                timed([*build, str(work / "plain"), str(work / "plain" / "_build")])
+            )
+            runs["jaxcheck html"].append(
+                timed([*build, str(work / "checked"), str(work / "checked" / "_build")])
+            )
             runs["jaxcheck check"].append(
-                timed([sys.executable, "-m", "sphinx_jaxcheck", "check", str(work / "cli"), "--no-cache"])
+                timed(
+                    [
+                        sys.executable,
+                        "-m",
+                        "sphinx_jaxcheck",
+                        "check",
+                        str(work / "cli"),
+                        "--no-cache",
+                    ]
+                )
             )
     print(f"corpus: {args.sourcedir}, median of {args.repeat} runs\n")
     print(median_table(runs, "plain"))

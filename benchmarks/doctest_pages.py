@@ -46,18 +46,31 @@ def main() -> None:
     options.add_argument("--repeat", type=int, default=5)
     args = options.parse_args()
     if args.pages is None:
-        raise SystemExit("no pages given, and shared/realworld/jax-docs is not beside the repository")
+        raise SystemExit(
+            "no pages given, and shared/realworld/jax-docs is not beside the repository"
+        )
     pages = sorted(p for p in args.pages.iterdir() if p.suffix in (".md", ".rst"))
     env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
     pytest_env = {**env, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
     runs: dict[str, list[float]] = {
-        "pytest --doctest-glob": [], "jaxcheck check, cold": [], "jaxcheck check, warm": [],
+        "pytest --doctest-glob": [],
+        "jaxcheck check, cold": [],
+        "jaxcheck check, warm": [],
         "jaxcheck check, warm, pages re-read": [],
     }
     pytest_cmd = [
-        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-glob=*.md",
-        "--doctest-glob=*.rst", "--doctest-continue-on-failure", "-o",
-        "doctest_optionflags=NUMBER NORMALIZE_WHITESPACE", ".",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--doctest-glob=*.md",
+        "--doctest-glob=*.rst",
+        "--doctest-continue-on-failure",
+        "-o",
+        "doctest_optionflags=NUMBER NORMALIZE_WHITESPACE",
+        ".",
     ]
     check_cmd = [sys.executable, "-m", "sphinx_jaxcheck", "check", "."]
     for _ in range(args.repeat):

@@ -77,9 +77,6 @@ def block_code(doc: int, block: int) -> str:
     )
 
 
-
-
-
 @dataclass(frozen=True)
 class Corpus:
     """Blocks per document, and what each block prints."""
@@ -127,7 +124,10 @@ MD_CONF = 'extensions = ["myst_parser"{extra}]\nexclude_patterns = ["_build"]\n{
 def pages_of(corpus: Corpus, render: Callable[[str, str], str]) -> dict[str, str]:
     """One page per document, each block rendered from its code and expected output."""
     return {
-        f"doc{d:03d}": page(f"Document {d}", [render(code, out) for code, out in zip(blocks, corpus.output[d], strict=True)])
+        f"doc{d:03d}": page(
+            f"Document {d}",
+            [render(code, out) for code, out in zip(blocks, corpus.output[d], strict=True)],
+        )
         for d, blocks in enumerate(corpus.code)
     }
 
@@ -143,7 +143,9 @@ def plain_project(corpus: Corpus, root: Path) -> Path:
 
 
 def doctest_project(corpus: Corpus, root: Path) -> Path:
-    pages = pages_of(corpus, lambda code, out: f"```{{testcode}}\n{code}```\n\n```{{testoutput}}\n{out}```")
+    pages = pages_of(
+        corpus, lambda code, out: f"```{{testcode}}\n{code}```\n\n```{{testoutput}}\n{out}```"
+    )
     return write_project(root, MD_CONF.format(extra=', "sphinx.ext.doctest"', more=""), pages)
 
 
@@ -235,7 +237,9 @@ class TreeSampler(threading.Thread):
             total += _kb(status.get("VmRSS"))
             if pid not in self.commands:
                 try:
-                    self.commands[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                    self.commands[pid] = (
+                        Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                    )
                 except OSError:
                     self.commands[pid] = ""
         self.total_peak = max(self.total_peak, total)
@@ -270,7 +274,9 @@ def measure(command: Sequence[str], cwd: Path | None = None, sample: bool = Fals
     """Run a command to the end; its wall time and peak memory."""
     with tempfile.TemporaryFile() as log:
         started = time.perf_counter()
-        process = subprocess.Popen(list(map(str, command)), cwd=cwd, env=worker_env(), stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            list(map(str, command)), cwd=cwd, env=worker_env(), stdout=log, stderr=subprocess.STDOUT
+        )
         sampler = TreeSampler(process.pid) if sample else None
         if sampler:
             sampler.start()
@@ -283,7 +289,9 @@ def measure(command: Sequence[str], cwd: Path | None = None, sample: bool = Fals
         log.seek(0)
         text = log.read().decode(errors="replace")
     if process.returncode != 0:
-        raise SystemExit(f"benchmark command failed ({process.returncode}): {' '.join(map(str, command))}\n{text[-4000:]}")
+        raise SystemExit(
+            f"benchmark command failed ({process.returncode}): {' '.join(map(str, command))}\n{text[-4000:]}"
+        )
     return Run(
         seconds,
         usage.ru_maxrss,
@@ -309,7 +317,18 @@ SHORT_RUNS = 5
 
 
 def sphinx(src: Path, out: Path, *args: str) -> list[str]:
-    return [PYTHON, "-m", "sphinx", "-E", "-q", *args, str(src), str(out), "-d", str(out / ".doctrees")]
+    return [
+        PYTHON,
+        "-m",
+        "sphinx",
+        "-E",
+        "-q",
+        *args,
+        str(src),
+        str(out),
+        "-d",
+        str(out / ".doctrees"),
+    ]
 
 
 @dataclass
@@ -335,7 +354,9 @@ class Result:
     run: Run
 
 
-def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) -> tuple[list[Result], dict[str, float]]:
+def bench_size(
+    docs: int, blocks: int, repeat: int, skip: set[str], work: Path
+) -> tuple[list[Result], dict[str, float]]:
     """Every configuration on one corpus size."""
     work = work / f"d{docs}_b{blocks}"
     work.mkdir(parents=True)
@@ -350,24 +371,56 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
         shutil.rmtree(fresh_cache, ignore_errors=True)
 
     configurations = [
-        Configuration("floor (one python process)", [PYTHON, PROGRAMS / "floor.py", work / "corpus.json"], "python floor.py"),
         Configuration(
-            "floor pinned to one core", [PYTHON, PROGRAMS / "floor.py", work / "corpus.json", "--one-core"], "python floor.py --one-core"
+            "floor (one python process)",
+            [PYTHON, PROGRAMS / "floor.py", work / "corpus.json"],
+            "python floor.py",
+        ),
+        Configuration(
+            "floor pinned to one core",
+            [PYTHON, PROGRAMS / "floor.py", work / "corpus.json", "--one-core"],
+            "python floor.py --one-core",
         ),
         Configuration(
             "jaxcheck cold, 1 worker",
-            sphinx(jaxcheck, out / "cold1", "-b", "html", "-D", "jaxcheck_workers=1", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
+            sphinx(
+                jaxcheck,
+                out / "cold1",
+                "-b",
+                "html",
+                "-D",
+                "jaxcheck_workers=1",
+                "-D",
+                f"jaxcheck_cache_dir={fresh_cache}",
+            ),
             "sphinx-build -E -D jaxcheck_workers=1 (empty cache)",
-            prepare=empty_cache, sample=True,
+            prepare=empty_cache,
+            sample=True,
         ),
         Configuration(
             "jaxcheck cold, -j 2",
-            sphinx(jaxcheck, out / "cold2", "-b", "html", "-j", "2", "-D", "jaxcheck_workers=2", "-D", f"jaxcheck_cache_dir={fresh_cache}"),
+            sphinx(
+                jaxcheck,
+                out / "cold2",
+                "-b",
+                "html",
+                "-j",
+                "2",
+                "-D",
+                "jaxcheck_workers=2",
+                "-D",
+                f"jaxcheck_cache_dir={fresh_cache}",
+            ),
             "sphinx-build -E -j 2 -D jaxcheck_workers=2 (empty cache)",
-            prepare=empty_cache, sample=True,
+            prepare=empty_cache,
+            sample=True,
         ),
         # The plain build beside the warm one: the warm target is a ratio of the two.
-        Configuration("plain Sphinx build", sphinx(plain, out / "plain", "-b", "html"), "sphinx-build -E (code blocks)"),
+        Configuration(
+            "plain Sphinx build",
+            sphinx(plain, out / "plain", "-b", "html"),
+            "sphinx-build -E (code blocks)",
+        ),
         # Right after a cold build, whose cache it reuses.
         Configuration(
             "jaxcheck warm cache, -E",
@@ -378,12 +431,20 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
     if "doctest" not in skip:
         doctest = doctest_project(corpus, work / "doctest")
         configurations.append(
-            Configuration("sphinx.ext.doctest", sphinx(doctest, out / "doctest", "-b", "doctest"), "sphinx-build -E -b doctest")
+            Configuration(
+                "sphinx.ext.doctest",
+                sphinx(doctest, out / "doctest", "-b", "doctest"),
+                "sphinx-build -E -b doctest",
+            )
         )
     if "mystnb" not in skip:
         mystnb = mystnb_project(corpus, work / "mystnb")
         configurations.append(
-            Configuration("MyST-NB, force", sphinx(mystnb, out / "mystnb", "-b", "html"), 'sphinx-build -E (nb_execution_mode="force")')
+            Configuration(
+                "MyST-NB, force",
+                sphinx(mystnb, out / "mystnb", "-b", "html"),
+                'sphinx-build -E (nb_execution_mode="force")',
+            )
         )
     # Round robin, so that a machine getting slower or faster during the run
     # affects every configuration alike, and the ratios stay fair.
@@ -399,14 +460,19 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
     # 20 ms takes CPU from the workers, so the timed runs are not sampled.
     for configuration in configurations:
         if configuration.sample:
-            measured[configuration.name].append(replace(configuration.run(sample=True), seconds=float("inf")))
+            measured[configuration.name].append(
+                replace(configuration.run(sample=True), seconds=float("inf"))
+            )
     results = []
     # Shown with the references (floor, plain) first, whatever order they ran in.
     listed = sorted(configurations, key=lambda c: not c.name.startswith(("floor", "plain")))
     for configuration in listed:
         result = best(measured[configuration.name])
         results.append(Result(configuration.name, configuration.shown, result))
-        print(f"   {configuration.name:<28} {result.seconds:7.2f} s  {result.max_rss_kb / 1024:6.0f} MB", flush=True)
+        print(
+            f"   {configuration.name:<28} {result.seconds:7.2f} s  {result.max_rss_kb / 1024:6.0f} MB",
+            flush=True,
+        )
     bare = best([measure([PYTHON, "-c", "import jax, jax.numpy"]) for _ in range(repeat)])
     overhead = [session_overhead(docs) for _ in range(repeat)]
     return results, {
@@ -415,8 +481,6 @@ def bench_size(docs: int, blocks: int, repeat: int, skip: set[str], work: Path) 
         "session_jax_ms": min(o[1] for o in overhead),
         "zygote_start_s": min(o[2] for o in overhead),
     }
-
-
 
 
 def session_overhead(sessions: int) -> tuple[float, float, float]:
@@ -502,7 +566,12 @@ def table(docs: int, blocks: int, results: list[Result], extra: dict[str, float]
 
 def scaling(sizes: list[tuple[int, list[Result]]], blocks: int) -> str:
     names = [r.name for r in sizes[0][1]]
-    head = "| configuration | " + " | ".join(f"{d} docs (s)" for d, _ in sizes) + " | s per block at " + f"{sizes[-1][0]} docs |"
+    head = (
+        "| configuration | "
+        + " | ".join(f"{d} docs (s)" for d, _ in sizes)
+        + " | s per block at "
+        + f"{sizes[-1][0]} docs |"
+    )
     lines = ["### Scaling", "", head, "|---|" + "---:|" * (len(sizes) + 1)]
     for name in names:
         cells = []
@@ -519,7 +588,9 @@ def machine() -> str:
     import importlib.metadata as md
 
     versions = ", ".join(
-        f"{p} {md.version(p)}" for p in ("jax", "jaxlib", "sphinx", "myst-parser", "myst-nb") if _has(p)
+        f"{p} {md.version(p)}"
+        for p in ("jax", "jaxlib", "sphinx", "myst-parser", "myst-nb")
+        if _has(p)
     )
     load = os.getloadavg()[0]
     return (
@@ -540,12 +611,29 @@ def _has(package: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--docs", type=int, nargs="+", default=[16], help="corpus sizes, in documents (default: 16)")
+    parser.add_argument(
+        "--docs", type=int, nargs="+", default=[16], help="corpus sizes, in documents (default: 16)"
+    )
     parser.add_argument("--blocks", type=int, default=8, help="blocks per document (default: 8)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each configuration; the fastest counts (default: 3)")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["mystnb", "doctest"], help="configurations to leave out")
-    parser.add_argument("--output", type=Path, default=HERE / "results.md", help="where to write the table")
-    parser.add_argument("--keep", action="store_true", help="keep the generated projects (printed path)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each configuration; the fastest counts (default: 3)",
+    )
+    parser.add_argument(
+        "--skip",
+        nargs="*",
+        default=[],
+        choices=["mystnb", "doctest"],
+        help="configurations to leave out",
+    )
+    parser.add_argument(
+        "--output", type=Path, default=HERE / "results.md", help="where to write the table"
+    )
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the generated projects (printed path)"
+    )
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="jaxcheck-bench-"))
     try:

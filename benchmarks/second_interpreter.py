@@ -39,14 +39,14 @@ print(int((jnp.arange({n}) * 2).sum()))
 
 def make_corpus(folder: Path, documents: int, blocks: int) -> None:
     """``documents`` pages of ``blocks`` blocks each, verified by every JAX release."""
-    (folder / "conf.py").write_text('extensions = ["myst_parser", "sphinx_jaxcheck"]\nexclude_patterns = ["_build"]\n')
+    (folder / "conf.py").write_text(
+        'extensions = ["myst_parser", "sphinx_jaxcheck"]\nexclude_patterns = ["_build"]\n'
+    )
     names = [f"page{d}" for d in range(documents)]
     toc = "```{toctree}\n" + "\n".join(names) + "\n```\n"
     (folder / "index.md").write_text("# Corpus\n\n" + toc)
     for name in names:
-        body = "".join(
-            BLOCK.format(n=n + 1, total=n * (n + 1)) for n in range(blocks)
-        )
+        body = "".join(BLOCK.format(n=n + 1, total=n * (n + 1)) for n in range(blocks))
         (folder / f"{name}.md").write_text(f"# {name}\n{body}")
 
 
@@ -77,8 +77,22 @@ def main() -> None:
         for _ in range(args.repeat):
             for name, python in pythons.items():
                 extra = ["--python", str(python)] if python else []
-                runs[name].append(timed([sys.executable, "-m", "sphinx_jaxcheck", "check", str(corpus), "--no-cache", *extra]))
-    print(f"{args.documents} documents x {args.blocks} blocks, {args.repeat} turns, median seconds\n")
+                runs[name].append(
+                    timed(
+                        [
+                            sys.executable,
+                            "-m",
+                            "sphinx_jaxcheck",
+                            "check",
+                            str(corpus),
+                            "--no-cache",
+                            *extra,
+                        ]
+                    )
+                )
+    print(
+        f"{args.documents} documents x {args.blocks} blocks, {args.repeat} turns, median seconds\n"
+    )
     print(median_table(runs, "default"))
 
 

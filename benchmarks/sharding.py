@@ -37,7 +37,8 @@ HERE = Path(__file__).resolve().parent
 def plugin_args() -> list[str]:
     """Installed, the plugin loads through its entry point; from a checkout, by name."""
     registered = any(
-        ep.value == "sphinx_jaxcheck.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
+        ep.value == "sphinx_jaxcheck.pytest_plugin"
+        for ep in importlib.metadata.entry_points(group="pytest11")
     )
     return [] if registered else ["-p", "sphinx_jaxcheck.pytest_plugin"]
 
@@ -51,7 +52,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=64, help="documents (default: 64)")
     parser.add_argument("--blocks", type=int, default=8, help="blocks per document (default: 8)")
-    parser.add_argument("--output", type=Path, default=HERE / "sharding.md", help="where to write the table")
+    parser.add_argument(
+        "--output", type=Path, default=HERE / "sharding.md", help="where to write the table"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="jaxcheck-shard-bench-"))
     try:
@@ -69,19 +72,52 @@ def main() -> int:
         full_root = fresh("full")
         full = measure([*check, "--format", "json"], cwd=full_root)
         shard_root = fresh("shards")
-        shards = [measure([*check, "--shard", f"{k}/2", "--format", "json"], cwd=shard_root) for k in (1, 2)]
+        shards = [
+            measure([*check, "--shard", f"{k}/2", "--format", "json"], cwd=shard_root)
+            for k in (1, 2)
+        ]
         for k, run in enumerate(shards, 1):
             (shard_root / f"shard{k}.json").write_text(json_of(run.log))
-        merged = measure([PYTHON, "-m", "sphinx_jaxcheck", "merge", "shard1.json", "shard2.json", "--format", "json"], cwd=shard_root)
+        merged = measure(
+            [
+                PYTHON,
+                "-m",
+                "sphinx_jaxcheck",
+                "merge",
+                "shard1.json",
+                "shard2.json",
+                "--format",
+                "json",
+            ],
+            cwd=shard_root,
+        )
         jobs = measure([*check, "-j", "2"], cwd=fresh("jobs"))
         pytest_root = fresh("pytest")
-        pytest = measure([PYTHON, "-m", "pytest", *plugin_args(), "-p", "no:cacheprovider", "-q", "--jaxcheck", "docs", "-n", "2"], cwd=pytest_root)
+        pytest = measure(
+            [
+                PYTHON,
+                "-m",
+                "pytest",
+                *plugin_args(),
+                "-p",
+                "no:cacheprovider",
+                "-q",
+                "--jaxcheck",
+                "docs",
+                "-n",
+                "2",
+            ],
+            cwd=pytest_root,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
     full_report, merged_report = json.loads(json_of(full.log)), json.loads(merged.log)
-    same = [b["status"] for b in full_report["blocks"]] == [b["status"] for b in merged_report["blocks"]] and (
-        full_report["findings"] == merged_report["findings"] and full_report["summary"] == merged_report["summary"]
+    same = [b["status"] for b in full_report["blocks"]] == [
+        b["status"] for b in merged_report["blocks"]
+    ] and (
+        full_report["findings"] == merged_report["findings"]
+        and full_report["summary"] == merged_report["summary"]
     )
     assert same, "the merged report differs from the full run's"
     blocks = args.docs * args.blocks

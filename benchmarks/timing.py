@@ -9,13 +9,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-def timed(command: list[str], cwd: Path | None = None, env: Mapping[str, str] | None = None) -> float:
+def timed(
+    command: list[str], cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> float:
     """Seconds ``command`` took; a failing command stops the benchmark with its output."""
     started = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+        raise SystemExit(
+            f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+        )
     return seconds
 
 
@@ -25,5 +29,7 @@ def median_table(runs: dict[str, list[float]], reference: str) -> str:
     lines = [f"| run | median s | runs (s) | ratio to {reference} |", "|---|---:|---|---:|"]
     for name, times in runs.items():
         shown = " ".join(f"{t:.2f}" for t in times)
-        lines.append(f"| {name} | {statistics.median(times):.2f} | {shown} | {statistics.median(times) / base:.2f} |")
+        lines.append(
+            f"| {name} | {statistics.median(times):.2f} | {shown} | {statistics.median(times) / base:.2f} |"
+        )
     return "\n".join(lines)

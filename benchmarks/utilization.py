@@ -28,7 +28,9 @@ def cpu_times() -> tuple[int, int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--every", type=float, default=0.25, help="seconds between samples (default: 0.25)")
+    parser.add_argument(
+        "--every", type=float, default=0.25, help="seconds between samples (default: 0.25)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -55,7 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         total, idle = now[0] - before[0], now[1] - before[1]
         before = now
         busy = cores * (1 - idle / total) if total else 0.0
-        print(f"{time.perf_counter() - started:7.2f} s  {busy:4.1f} of {cores} cores  {latest[0]}", flush=True)
+        print(
+            f"{time.perf_counter() - started:7.2f} s  {busy:4.1f} of {cores} cores  {latest[0]}",
+            flush=True,
+        )
     reader.join()
     print(f"{time.perf_counter() - started:7.2f} s  exit status {process.returncode}")
     return process.returncode

@@ -77,10 +77,14 @@ def _align_traceback(want: list[str], got: list[str], rules: MatchRules, steps: 
     if not (head and found):
         return align(want, got, rules, steps)
     rest = align(want[head:], got[found:], rules, steps)
-    return [(want[i], i) for i in range(head)] + [(t, None if o is None else o + head) for t, o in rest]
+    return [(want[i], i) for i in range(head)] + [
+        (t, None if o is None else o + head) for t, o in rest
+    ]
 
 
-def align(want: list[str], got: list[str], rules: MatchRules, steps: Steps, *, fast: bool = True) -> Aligned:
+def align(
+    want: list[str], got: list[str], rules: MatchRules, steps: Steps, *, fast: bool = True
+) -> Aligned:
     """Keep as many ``want`` lines as possible, in order, each matching its run of ``got``.
 
     ``fast=False`` tries every run of a ``...`` line (work cubic in lines); it is
@@ -89,7 +93,11 @@ def align(want: list[str], got: list[str], rules: MatchRules, steps: Steps, *, f
     """
     n, m = len(want), len(got)
     head = 0  # equal leading lines are kept as they are: no choice to make there
-    while head < min(n, m) and ELLIPSIS not in want[head] and match_text(want[head].rstrip(), got[head], rules):
+    while (
+        head < min(n, m)
+        and ELLIPSIS not in want[head]
+        and match_text(want[head].rstrip(), got[head], rules)
+    ):
         steps.take()
         head += 1
     tail = 0
@@ -100,14 +108,18 @@ def align(want: list[str], got: list[str], rules: MatchRules, steps: Steps, *, f
     ):
         steps.take()
         tail += 1
-    middle = _align_middle(want[head : n - tail], got[head : m - tail], rules, steps, fast and rules == MatchRules())
+    middle = _align_middle(
+        want[head : n - tail], got[head : m - tail], rules, steps, fast and rules == MatchRules()
+    )
     kept: Aligned = [(want[i], i) for i in range(head)]
     kept += [(text, None if origin is None else origin + head) for text, origin in middle]
     kept += [(want[i], i) for i in range(n - tail, n)]
     return kept
 
 
-def _align_middle(want: list[str], got: list[str], rules: MatchRules, steps: Steps, fast: bool) -> Aligned:
+def _align_middle(
+    want: list[str], got: list[str], rules: MatchRules, steps: Steps, fast: bool
+) -> Aligned:
     n, m = len(want), len(got)
     steps.take((n + 1) * (m + 1))  # the table itself
     masked = [mask_addresses(line) for line in got] if fast else got
@@ -115,7 +127,11 @@ def _align_middle(want: list[str], got: list[str], rules: MatchRules, steps: Ste
     score = [[0] * (m + 1) for _ in range(n + 1)]
     step: list[list[tuple[str, int]]] = [[("", 0)] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
-        ends = _RunEnds(want[i].rstrip(), masked, score[i + 1], steps) if fast and ELLIPSIS in want[i] else None
+        ends = (
+            _RunEnds(want[i].rstrip(), masked, score[i + 1], steps)
+            if fast and ELLIPSIS in want[i]
+            else None
+        )
         for j in range(m, -1, -1):
             options = [(score[i + 1][j], "drop", 0)]
             if j < m:
@@ -123,7 +139,9 @@ def _align_middle(want: list[str], got: list[str], rules: MatchRules, steps: Ste
             if ends is not None:
                 options += [(1 + score[i + 1][k], "keep", k) for k in ends.best(j)]
             else:
-                options += [(1 + score[i + 1][k], "keep", k) for k in _runs(want[i], got, j, rules, steps)]
+                options += [
+                    (1 + score[i + 1][k], "keep", k) for k in _runs(want[i], got, j, rules, steps)
+                ]
             value, kind, k = max(options, key=lambda o: (o[0], o[1] == "keep", o[2]))
             score[i][j], step[i][j] = value, (kind, k)
     for j in range(m - 1, -1, -1):
@@ -151,7 +169,9 @@ def _runs(line: str, got: list[str], j: int, rules: MatchRules, steps: Steps) ->
     ends = []
     for k in range(j, len(got) + 1):
         steps.take(k - j + 1)
-        if match_text(line.rstrip(), "\n".join(got[j:k]), rules) and (k > j or line.strip() == ELLIPSIS):
+        if match_text(line.rstrip(), "\n".join(got[j:k]), rules) and (
+            k > j or line.strip() == ELLIPSIS
+        ):
             ends.append(k)
     return ends
 
@@ -186,7 +206,9 @@ class _RunEnds:
         for at in range(m - 1, -1, -1):
             here = (following[at + 1], at + 1) if got[at].endswith(self.tail) else None
             later = self.best_from[at + 1]
-            self.best_from[at] = later if here is None or (later is not None and later[0] >= here[0]) else here
+            self.best_from[at] = (
+                later if here is None or (later is not None and later[0] >= here[0]) else here
+            )
 
     def best(self, j: int) -> list[int]:
         """The ends worth considering for a run from line ``j`` (at most three)."""

@@ -85,17 +85,25 @@ def _question_key(python: str, env: Mapping[str, str]) -> str:
     return hashlib.sha256(json.dumps([python, sorted(env.items())]).encode()).hexdigest()
 
 
-def _remembered(file: str | os.PathLike[str], python: str, env: Mapping[str, str]) -> PackageSet | None:
+def _remembered(
+    file: str | os.PathLike[str], python: str, env: Mapping[str, str]
+) -> PackageSet | None:
     try:
         kept = json.loads(Path(file).read_text("utf-8"))[_question_key(python, env)]
-        answer = PackageSet(kept["python"], tuple((str(n), str(v)) for n, v in kept["distributions"]), kept["stamps"])
+        answer = PackageSet(
+            kept["python"],
+            tuple((str(n), str(v)) for n, v in kept["distributions"]),
+            kept["stamps"],
+        )
         holds = bool(answer.stamps) and first_changed(answer.stamps) is None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return answer if holds else None
 
 
-def _remember(file: str | os.PathLike[str], python: str, env: Mapping[str, str], answer: PackageSet) -> None:
+def _remember(
+    file: str | os.PathLike[str], python: str, env: Mapping[str, str], answer: PackageSet
+) -> None:
     """Keep the answer for this interpreter and environment (atomically; the last few only)."""
     try:
         kept = json.loads(Path(file).read_text("utf-8"))
@@ -104,10 +112,14 @@ def _remember(file: str | os.PathLike[str], python: str, env: Mapping[str, str],
         kept = {}
     kept.pop(_question_key(python, env), None)
     kept[_question_key(python, env)] = {
-        "python": answer.python, "distributions": answer.distributions, "stamps": dict(answer.stamps)
+        "python": answer.python,
+        "distributions": answer.distributions,
+        "stamps": dict(answer.stamps),
     }
     with contextlib.suppress(OSError):
-        replace_file(file, json.dumps(dict(list(kept.items())[-_REMEMBERED_ANSWERS:])).encode("utf-8"))
+        replace_file(
+            file, json.dumps(dict(list(kept.items())[-_REMEMBERED_ANSWERS:])).encode("utf-8")
+        )
 
 
 # Interpreters (with their environments) whose answers one file keeps.
@@ -198,7 +210,9 @@ def _read_entry(key: str, text: str) -> CachedSession:
         raise BadEntry("not an entry of this cache")
     stored, files = data["outcomes"], data["files"]
     if data["key"] != key or data["digest"] != _entry_digest(key, stored, files):
-        raise BadEntry("its content does not match its checksum (edited, or written by something else)")
+        raise BadEntry(
+            "its content does not match its checksum (edited, or written by something else)"
+        )
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         raise BadEntry("its imported files are not a mapping of names to digests")
     if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
@@ -208,8 +222,15 @@ def _read_entry(key: str, text: str) -> CachedSession:
     except (KeyError, TypeError, ValueError) as error:
         raise BadEntry(f"an outcome does not parse ({type(error).__name__}: {error})") from None
     for item, outcome in zip(stored, outcomes, strict=True):
-        texts = [outcome.stdout, outcome.message, *outcome.examples, *(text for _, text in outcome.inline)]
-        if json.loads(json.dumps(outcome_to_wire(outcome))) != item or not all(isinstance(t, str) for t in texts):
+        texts = [
+            outcome.stdout,
+            outcome.message,
+            *outcome.examples,
+            *(text for _, text in outcome.inline),
+        ]
+        if json.loads(json.dumps(outcome_to_wire(outcome))) != item or not all(
+            isinstance(t, str) for t in texts
+        ):
             raise BadEntry("an outcome has fields of the wrong shape")
         if outcome.failure is not None:
             raise BadEntry("it holds a failure, which is never stored")
@@ -266,7 +287,9 @@ class OutcomeCache:
             self._discard(path, str(bad))
             return None
         if count is not None and len(entry.outcomes) != count:
-            self._discard(path, f"{len(entry.outcomes)} outcome(s) for a session of {count} block(s)")
+            self._discard(
+                path, f"{len(entry.outcomes)} outcome(s) for a session of {count} block(s)"
+            )
             return None
         if file_digests(entry.files) != entry.files:
             return None
@@ -277,7 +300,9 @@ class OutcomeCache:
             path.unlink()
         self.discarded.append((str(path), why))
 
-    def put(self, key: str, outcomes: Sequence[Outcome], files: Mapping[str, str] | None = None) -> None:
+    def put(
+        self, key: str, outcomes: Sequence[Outcome], files: Mapping[str, str] | None = None
+    ) -> None:
         """Store outcomes of a session that ran without failure, and the digests of the project's files it imported; atomic."""
         if any(o.failure is not None for o in outcomes):
             return
@@ -287,7 +312,14 @@ class OutcomeCache:
             ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
         wire = [outcome_to_wire(o) for o in outcomes]
         digests = dict(files or {})
-        text = json.dumps({"key": key, "digest": _entry_digest(key, wire, digests), "outcomes": wire, "files": digests})
+        text = json.dumps(
+            {
+                "key": key,
+                "digest": _entry_digest(key, wire, digests),
+                "outcomes": wire,
+                "files": digests,
+            }
+        )
         replace_file(self.directory / f"{key}.json", text.encode("utf-8"))
         _used("stored", key, self.directory / f"{key}.json", text)
 
@@ -296,4 +328,6 @@ def _used(what: str, key: str, path: Path, text: str) -> None:
     """Tell whoever records what a build depended on (see ``last_check``) about an entry:
     the audit event ``sphinx_jaxcheck.cache`` with "hit", "miss" or "stored", the key,
     the entry's path and a digest of its text."""
-    sys.audit("sphinx_jaxcheck.cache", what, key, str(path), hashlib.sha256(text.encode()).hexdigest())
+    sys.audit(
+        "sphinx_jaxcheck.cache", what, key, str(path), hashlib.sha256(text.encode()).hexdigest()
+    )

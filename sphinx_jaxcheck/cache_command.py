@@ -21,10 +21,20 @@ ACTIONS = ("info", "prune", "clear")
 def add_cache_parser(commands: Any) -> None:
     """The ``cache`` subcommand of ``jaxcheck``."""
     cache = commands.add_parser("cache", help="show, prune or clear the result and XLA caches")
-    cache.add_argument("action", choices=ACTIONS, help="info: sizes; prune: down to jaxcheck_cache_max_mb; clear: everything")
-    cache.add_argument("sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)")
     cache.add_argument(
-        "-D", dest="define", action="append", default=[], metavar="name=value",
+        "action",
+        choices=ACTIONS,
+        help="info: sizes; prune: down to jaxcheck_cache_max_mb; clear: everything",
+    )
+    cache.add_argument(
+        "sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)"
+    )
+    cache.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="name=value",
         help="override a conf.py value, e.g. -D jaxcheck_cache_max_mb=100",
     )
 
@@ -42,7 +52,10 @@ def run_cache_command(args: argparse.Namespace) -> int:
     try:
         settings = _settings(srcdir, args.define)
     except ConfigProblem as problem:
-        print(f"jaxcheck: configuration error: {problem} (in {srcdir / 'conf.py'} or a -D option)", file=sys.stderr)
+        print(
+            f"jaxcheck: configuration error: {problem} (in {srcdir / 'conf.py'} or a -D option)",
+            file=sys.stderr,
+        )
         return 2
     directory = srcdir / (settings.cache_dir or ".jaxcheck_cache")
     cap = int(settings.cache_max_mb * 1024 * 1024)
@@ -61,8 +74,12 @@ def run_cache_command(args: argparse.Namespace) -> int:
         print(f"session outcomes:  {found.count('outcome')} ({human_size(found.size('outcome'))})")
         print(f"compiled programs: {found.count('xla')} ({human_size(found.size('xla'))})")
         if found.count("temporary"):
-            print(f"temporary files:   {found.count('temporary')} ({human_size(found.size('temporary'))})")
-        print(f"total:             {human_size(found.size())} of at most {human_size(cap)} (jaxcheck_cache_max_mb)")
+            print(
+                f"temporary files:   {found.count('temporary')} ({human_size(found.size('temporary'))})"
+            )
+        print(
+            f"total:             {human_size(found.size())} of at most {human_size(cap)} (jaxcheck_cache_max_mb)"
+        )
         if oldest is not None:
             print(f"least recently used: {time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))}")
     return 0

@@ -85,7 +85,12 @@ def _xla_items(folder: Path) -> list[Item]:
             key = str(path.relative_to(folder)).removesuffix("-cache").removesuffix("-atime")
             groups.setdefault(key, []).append((path, stat))
     return [
-        Item(tuple(p for p, _ in group), sum(s.st_size for _, s in group), max(s.st_mtime for _, s in group), "xla")
+        Item(
+            tuple(p for p, _ in group),
+            sum(s.st_size for _, s in group),
+            max(s.st_mtime for _, s in group),
+            "xla",
+        )
         for group in groups.values()
     ]
 

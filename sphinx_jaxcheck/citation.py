@@ -77,12 +77,16 @@ def check_citation(
                 problem=f"empty quote of {location.label}: write the quoted text before <{target}>",
             )
         url = pin.link(location.path, location.start, location.end)
-        return Citation(target, quote=quote, location=location, url=url, start=location.start, end=location.end)
+        return Citation(
+            target, quote=quote, location=location, url=url, start=location.start, end=location.end
+        )
     text = index.source(location.path).text
     result = find_quote(text, quote, location.start, location.end)
     if result.found:
         url = pin.link(location.path, result.start, result.end)
-        return Citation(target, quote=quote, location=location, url=url, start=result.start, end=result.end)
+        return Citation(
+            target, quote=quote, location=location, url=url, start=result.start, end=result.end
+        )
     url = pin.link(location.path, location.start, location.end)
     diff = quote_diff(quote, result, location.path)
     where = location.label

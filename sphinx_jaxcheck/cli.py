@@ -80,27 +80,47 @@ def parser() -> argparse.ArgumentParser:
         prog="jaxcheck",
         description="Run every jaxcheck block and citation of a Sphinx project; rewrite stale outputs.",
     )
-    top.add_argument("--version", action="version", version=f"%(prog)s {__version__} (sphinx-jaxcheck)")
+    top.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} (sphinx-jaxcheck)"
+    )
     commands = top.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="verify every block and citation (no HTML written)")
     update = commands.add_parser("update", help="rewrite the expectations that drifted, in place")
     merge_parser(commands)
     for command in (check, update):
         command.add_argument(
-            "paths", nargs="*", metavar="PATH",
+            "paths",
+            nargs="*",
+            metavar="PATH",
             help="the Sphinx source folder (holding conf.py), or pages in it (default: .)",
         )
         command.add_argument(
-            "--build-dir", metavar="DIR",
+            "--build-dir",
+            metavar="DIR",
             help="where doctrees are kept between runs (default: SOURCEDIR/_build/jaxcheck, ignored by git)",
         )
-        command.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)")
-        command.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
+        command.add_argument(
+            "-j",
+            "--jobs",
+            type=_positive,
+            default=None,
+            help="worker processes (and Sphinx readers)",
+        )
+        command.add_argument(
+            "--no-cache", action="store_true", help="run every session, ignoring cached results"
+        )
         add_build_options(command)
-    check.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print problems (default: text)")
+    check.add_argument(
+        "--format",
+        choices=REPORT_FORMATS,
+        default="text",
+        help="how to print problems (default: text)",
+    )
     check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     check.add_argument(
-        "--shard", metavar="K/N", type=_shard,
+        "--shard",
+        metavar="K/N",
+        type=_shard,
         help="check only shard K of N (a deterministic split of the sessions); merge the JSON reports with `jaxcheck merge`",
     )
     update.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
@@ -110,16 +130,30 @@ def parser() -> argparse.ArgumentParser:
         help="also write files outside SOURCEDIR (symlinked or included from elsewhere)",
     )
     matrix = commands.add_parser(
-        "matrix", help="check under several interpreters: one row per block, one column per JAX version"
+        "matrix",
+        help="check under several interpreters: one row per block, one column per JAX version",
     )
     matrix.add_argument(
-        "paths", nargs="?", default=".", metavar="SOURCEDIR", type=lambda path: [path],
+        "paths",
+        nargs="?",
+        default=".",
+        metavar="SOURCEDIR",
+        type=lambda path: [path],
         help="the Sphinx source folder, holding conf.py (default: .)",
     )
-    matrix.add_argument("-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)")
-    matrix.add_argument("--no-cache", action="store_true", help="run every session, ignoring cached results")
+    matrix.add_argument(
+        "-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)"
+    )
+    matrix.add_argument(
+        "--no-cache", action="store_true", help="run every session, ignoring cached results"
+    )
     add_build_options(matrix, several=True)
-    matrix.add_argument("--format", choices=MATRIX_FORMATS, default="text", help="how to print the matrix (default: text)")
+    matrix.add_argument(
+        "--format",
+        choices=MATRIX_FORMATS,
+        default="text",
+        help="how to print the matrix (default: text)",
+    )
     add_cache_parser(commands)
     return top
 
@@ -131,13 +165,22 @@ def add_build_options(command: argparse.ArgumentParser, several: bool = False) -
     no ``--jax-version``: each column is checked against its own interpreter's JAX.
     """
     command.add_argument(
-        "-D", dest="define", action="append", default=[], type=_definition, metavar="name=value",
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        type=_definition,
+        metavar="name=value",
         help="override a conf.py value for this run, as sphinx-build -D does",
     )
     if several:
         command.set_defaults(jax_version=None)
         command.add_argument(
-            "--python", metavar="PATH", action="append", default=[], required=True,
+            "--python",
+            metavar="PATH",
+            action="append",
+            default=[],
+            required=True,
             help="another interpreter to check with (repeat for more); the current one is always checked",
         )
         return
@@ -145,7 +188,9 @@ def add_build_options(command: argparse.ArgumentParser, several: bool = False) -
         "--jax-version", metavar="X", help="the JAX version to check against (overrides the pin)"
     )
     command.add_argument(
-        "--python", metavar="PATH", help="the Python the workers run, with its own jax (jaxcheck_python)"
+        "--python",
+        metavar="PATH",
+        help="the Python the workers run, with its own jax (jaxcheck_python)",
     )
 
 
@@ -240,8 +285,14 @@ def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
     try:
         with witness or contextlib.nullcontext():
             app, warnings = run_build(
-                srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages,
-                configured=None if witness is None else lambda app: configured.extend(_configuration_of(app)),
+                srcdir,
+                overrides,
+                args.jobs or 0,
+                build_dir=build_dir,
+                pages=target.pages,
+                configured=None
+                if witness is None
+                else lambda app: configured.extend(_configuration_of(app)),
             )
     except ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
@@ -271,13 +322,18 @@ def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
         for line in describe(report, dry_run=args.dry_run):
             print(line, file=sys.stderr)
         remaining = [
-            f for f in domain.all_findings() if not (f.is_drift and (f.path, f.line) in report.rewritten_at)
+            f
+            for f in domain.all_findings()
+            if not (f.is_drift and (f.path, f.line) in report.rewritten_at)
         ]
         if args.dry_run:
             return EXIT_FAILED if report.diffs or report.refused else EXIT_OK
         others = [f for f in remaining if not f.is_drift or f.subtype is Subtype.CITATION]
         for finding in others:  # what update leaves alone, each with its reason
-            print(f"{finding.location}: not updated: {finding.message.splitlines()[0]}", file=sys.stderr)
+            print(
+                f"{finding.location}: not updated: {finding.message.splitlines()[0]}",
+                file=sys.stderr,
+            )
         if report.refused or others:
             print(
                 f"jaxcheck: {len(report.refused)} expectation(s) could not be rewritten and "
@@ -315,7 +371,13 @@ def _configuration_of(app: Sphinx) -> list[str]:
 
 
 def _record(
-    app: Sphinx, witness: Witness, configured: str, build_dir: Path, stdout: str, stderr: str, status: int,
+    app: Sphinx,
+    witness: Witness,
+    configured: str,
+    build_dir: Path,
+    stdout: str,
+    stderr: str,
+    status: int,
     junit: str | None,
 ) -> None:
     """Record the check just made, for :func:`_replayed`, when all it depended on is known."""
@@ -335,10 +397,15 @@ def _record(
     ]
     try:
         done = record(
-            witness, configuration_digest=configured, read=read,
+            witness,
+            configuration_digest=configured,
+            read=read,
             private=[str(build_dir), cache_directory(app.confdir, settings)],
-            kept=[os.path.join(app.doctreedir, ENV_PICKLE_FILENAME)], stdout=stdout, stderr=stderr,
-            status=status, junit=(junit, Path(junit).read_text("utf-8")) if junit else None,
+            kept=[os.path.join(app.doctreedir, ENV_PICKLE_FILENAME)],
+            stdout=stdout,
+            stderr=stderr,
+            status=status,
+            junit=(junit, Path(junit).read_text("utf-8")) if junit else None,
         )
     except (Unprovable, OSError):
         return
@@ -363,7 +430,9 @@ def _replayed(done: Record) -> int:
     return done.status
 
 
-def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], args: argparse.Namespace) -> int:
+def run_matrix(
+    srcdir: Path, pythons: list[str], overrides: dict[str, object], args: argparse.Namespace
+) -> int:
     """``jaxcheck matrix``: one check per interpreter (ours first), one column per JAX version."""
     from .interpreter import InterpreterProblem, describe, locate
     from .matrix import build_matrix, column_names, format_matrix, save_matrix
@@ -378,7 +447,9 @@ def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], a
         build_dir = srcdir / "_build" / "jaxcheck"
         if not ours:
             try:
-                found = describe(locate(python, os.getcwd()), WorkerSettings(python=python).process_env())
+                found = describe(
+                    locate(python, os.getcwd()), WorkerSettings(python=python).process_env()
+                )
             except InterpreterProblem as problem:
                 print(f"jaxcheck: {problem}", file=sys.stderr)
                 return EXIT_USAGE
@@ -392,9 +463,13 @@ def run_matrix(srcdir: Path, pythons: list[str], overrides: dict[str, object], a
             print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
             return EXIT_USAGE
         domain = domain_of(app.env)
-        runs.append((str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks())))
+        runs.append(
+            (str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks()))
+        )
     names = column_names([version for version, _ in runs])
-    matrix = build_matrix([(name, checked) for name, (_, checked) in zip(names, runs, strict=True)], str(srcdir))
+    matrix = build_matrix(
+        [(name, checked) for name, (_, checked) in zip(names, runs, strict=True)], str(srcdir)
+    )
     save_matrix(matrix, srcdir)
     print(format_matrix(matrix, args.format), end="")
     return EXIT_FAILED if matrix.failing() else EXIT_OK
@@ -440,7 +515,9 @@ def find_target(paths: Sequence[str]) -> Target:
     for path in paths:
         page = Path(path).resolve()
         if not page.is_file():
-            raise _UsageError(f"{path}: no such file or folder; expected the Sphinx source folder or pages in it")
+            raise _UsageError(
+                f"{path}: no such file or folder; expected the Sphinx source folder or pages in it"
+            )
         pages.append(page)
     projects = {_project_of(page, path) for page, path in zip(pages, paths, strict=True)}
     if len(projects) > 1:
@@ -455,7 +532,9 @@ def _project_of(page: Path, given: str) -> Path:
     for folder in page.parents:
         if (folder / "conf.py").is_file():
             return folder
-    raise _UsageError(f"{given}: no conf.py in the folders above it; is it a page of a Sphinx project?")
+    raise _UsageError(
+        f"{given}: no conf.py in the folders above it; is it a page of a Sphinx project?"
+    )
 
 
 def run_build(
@@ -543,7 +622,9 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
         build_dir.mkdir(parents=True, exist_ok=True)
         ignore = build_dir / ".gitignore"
         if not ignore.exists():
-            ignore.write_text("# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8")
+            ignore.write_text(
+                "# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8"
+            )
     except OSError as error:
         raise ConfigurationError(
             f"configuration error: cannot write to {build_dir}, the build folder of jaxcheck "
@@ -554,7 +635,9 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
 def _other_warnings(text: str) -> str:
     """Sphinx's own warnings (not ours, which are reported structurally), one block a line."""
     blocks = re.split(r"\n(?=\S+: WARNING: |\S+: ERROR: |WARNING: |ERROR: )", _ANSI.sub("", text))
-    return "".join(block.rstrip() + "\n" for block in blocks if block.strip() and "[jaxcheck." not in block)
+    return "".join(
+        block.rstrip() + "\n" for block in blocks if block.strip() and "[jaxcheck." not in block
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -75,7 +75,9 @@ def _flag(name: str, value: Any) -> bool:
             return False
         if value.strip().lower() in ("1", "true", "yes", "on"):
             return True
-    raise ConfigProblem(f"{name} = {_shown(value)} is not a yes/no value: use True or False (1 or 0 with -D)")
+    raise ConfigProblem(
+        f"{name} = {_shown(value)} is not a yes/no value: use True or False (1 or 0 with -D)"
+    )
 
 
 def _number(kind: type, *, optional: bool = False, example: str = "60") -> Cleaner:
@@ -92,12 +94,18 @@ def _number(kind: type, *, optional: bool = False, example: str = "60") -> Clean
             except ValueError:
                 number = None
         if isinstance(number, bool) or not isinstance(number, (int, float)):
-            raise ConfigProblem(f"{name} = {_shown(value)} is not {wanted}: expected e.g. {name} = {example}")
+            raise ConfigProblem(
+                f"{name} = {_shown(value)} is not {wanted}: expected e.g. {name} = {example}"
+            )
         if not math.isfinite(number) or number <= 0:
-            raise ConfigProblem(f"{name} = {value!r} is out of range: expected {wanted} greater than 0, e.g. {example}")
+            raise ConfigProblem(
+                f"{name} = {value!r} is out of range: expected {wanted} greater than 0, e.g. {example}"
+            )
         if kind is int:
             if number != int(number):
-                raise ConfigProblem(f"{name} = {value!r} is not a whole number: expected e.g. {name} = {example}")
+                raise ConfigProblem(
+                    f"{name} = {value!r} is not a whole number: expected e.g. {name} = {example}"
+                )
             return int(number)
         return float(number)
 
@@ -123,11 +131,13 @@ def _env(name: str, value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
         raise ConfigProblem(
             f"{name} = {_shown(value)} is not a dict of environment variables: "
-            "expected e.g. jaxcheck_env = {\"JAX_PLATFORMS\": \"cpu\"}"
+            'expected e.g. jaxcheck_env = {"JAX_PLATFORMS": "cpu"}'
         )
     for key, item in value.items():
         if not isinstance(key, str) or not key or "=" in key or "\0" in key:
-            raise ConfigProblem(f"{name} has the key {key!r}, which is not an environment variable name")
+            raise ConfigProblem(
+                f"{name} has the key {key!r}, which is not an environment variable name"
+            )
         if not isinstance(item, str) or "\0" in item:
             raise ConfigProblem(
                 f"{name}[{key!r}] = {_shown(item)} is not a string: environment values are text, "
@@ -139,10 +149,12 @@ def _env(name: str, value: Any) -> dict[str, str]:
 def _names(name: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):  # from -D name=A,B
         value = [part.strip() for part in value.split(",") if part.strip()]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v and "=" not in v for v in value):
+    if not isinstance(value, (list, tuple)) or not all(
+        isinstance(v, str) and v and "=" not in v for v in value
+    ):
         raise ConfigProblem(
             f"{name} = {_shown(value)} is not a list of environment variable names: "
-            f"expected e.g. {name} = [\"MY_TOKENLESS_SETTING\"]"
+            f'expected e.g. {name} = ["MY_TOKENLESS_SETTING"]'
         )
     return tuple(value)
 
@@ -217,11 +229,16 @@ class Settings:
     jax_version: str | None = _value(None, "the JAX version the docs are pinned to", _optional_str)
     jax_commit: str | None = _value(None, "the full commit of the pinned version", _commit)
     jax_repo: str = _value(DEFAULT_REPO, "where source links point", _repo)
-    on_drift: str = _value("error", "error: fail the build; warning: warn only; ignore", _choice(ON_DRIFT))
-    check_names: bool = _value(False, "check that `jax.` names in prose exist in the pinned source", _flag)
+    on_drift: str = _value(
+        "error", "error: fail the build; warning: warn only; ignore", _choice(ON_DRIFT)
+    )
+    check_names: bool = _value(
+        False, "check that `jax.` names in prose exist in the pinned source", _flag
+    )
     timeout: float = _value(DEFAULT_TIMEOUT, "seconds a block may run", _number(float))
     workers: int = _value(
-        None, "worker processes running sessions in parallel (default: CPU count)",
+        None,
+        "worker processes running sessions in parallel (default: CPU count)",
         _or_cpu_count(_number(int, optional=True, example="2")),
     )
     env: dict[str, str] = field(
@@ -229,40 +246,58 @@ class Settings:
         metadata={"help": "environment variables of the workers", "clean": _env},
     )
     env_passthrough: tuple[str, ...] = _value(
-        (), "more variables the workers inherit from the build's environment (names; * ends a prefix)", _names
+        (),
+        "more variables the workers inherit from the build's environment (names; * ends a prefix)",
+        _names,
     )
     cache: bool = _value(True, "reuse results of unchanged sessions across builds", _flag)
     cache_max_mb: float = _value(
-        512, "most disk space the result and XLA caches may take together, in MB", _number(float, example="512")
+        512,
+        "most disk space the result and XLA caches may take together, in MB",
+        _number(float, example="512"),
     )
     cache_dir: str | None = _value(
-        None, "where the result cache lives (default: <confdir>/.jaxcheck_cache)",
+        None,
+        "where the result cache lives (default: <confdir>/.jaxcheck_cache)",
         _optional_path("a folder path", ".jaxcheck_cache"),
     )
-    update: bool = _value(False, "rewrite stale expectations in the sources at the end of the build", _flag)
+    update: bool = _value(
+        False, "rewrite stale expectations in the sources at the end of the build", _flag
+    )
     update_allow_outside: bool = _value(
-        False, "let updates write files outside the source folder (symlinked or included from elsewhere)", _flag
+        False,
+        "let updates write files outside the source folder (symlinked or included from elsewhere)",
+        _flag,
     )
     memory_limit_mb: int | None = _value(
-        None, "address-space limit of each worker, in MB (default: none)",
+        None,
+        "address-space limit of each worker, in MB (default: none)",
         _no_limit_or(_number(int, optional=True, example="4096")),
     )
     python: str | None = _value(
-        None, "the Python the workers run, with its own jax (default: the one running Sphinx)",
+        None,
+        "the Python the workers run, with its own jax (default: the one running Sphinx)",
         _optional_path("the path of an interpreter", ".venv-jax/bin/python"),
     )
     output_limit_mb: float = _value(
-        DEFAULT_OUTPUT_LIMIT // (1024 * 1024), "most output a block may print, in MB", _number(float, example="8")
+        DEFAULT_OUTPUT_LIMIT // (1024 * 1024),
+        "most output a block may print, in MB",
+        _number(float, example="8"),
     )
     doctests: str = _value(
-        "report", "the pages' own >>> examples: check them, report how many went unchecked, or off", _choice(DOCTESTS)
+        "report",
+        "the pages' own >>> examples: check them, report how many went unchecked, or off",
+        _choice(DOCTESTS),
     )
     doctest_flags: tuple[str, ...] = _value(
-        (), "doctest option flags of every >>> example (doctest's names plus NUMBER, ALLOW_UNICODE, ALLOW_BYTES)",
+        (),
+        "doctest option flags of every >>> example (doctest's names plus NUMBER, ALLOW_UNICODE, ALLOW_BYTES)",
         _doctest_flags,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
-    shard: str | None = _value(None, "check only this shard K/N of the sessions (see `jaxcheck check --shard`)", _shard)
+    shard: str | None = _value(
+        None, "check only this shard K/N of the sessions (see `jaxcheck check --shard`)", _shard
+    )
 
     @property
     def doctest_optionflags(self) -> int:
@@ -287,7 +322,8 @@ def _default(spec: Field[Any]) -> Any:
 
 
 VALUES: tuple[ConfigValue, ...] = tuple(
-    ConfigValue(PREFIX + spec.name, _default(spec), spec.metadata["help"]) for spec in fields(Settings)
+    ConfigValue(PREFIX + spec.name, _default(spec), spec.metadata["help"])
+    for spec in fields(Settings)
 )
 
 
@@ -297,5 +333,7 @@ def read_settings(raw: Callable[[str], Any]) -> Settings:
     for spec in fields(Settings):
         name = PREFIX + spec.name
         given = raw(name)
-        cleaned[spec.name] = spec.metadata["clean"](name, _default(spec) if given is None else given)
+        cleaned[spec.name] = spec.metadata["clean"](
+            name, _default(spec) if given is None else given
+        )
     return Settings(**cleaned)

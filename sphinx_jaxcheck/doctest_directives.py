@@ -78,10 +78,14 @@ def blocks_of(
     for item in items:
         groups = sorted(named | {DEFAULT_GROUP}) if ALL_GROUPS in item.groups else list(item.groups)
         for group in groups:
-            made = _one(item, group, waiting, docname=docname, path=path, flags=flags, timeout=timeout)
+            made = _one(
+                item, group, waiting, docname=docname, path=path, flags=flags, timeout=timeout
+            )
             placed.extend(Placed(_finish(b, digest), place, shown) for b, place, shown in made)
     for group, code in waiting.items():  # testcode without testoutput: expects no output
-        block = _testcode(code, None, group, docname=docname, path=path, flags=flags, timeout=timeout)
+        block = _testcode(
+            code, None, group, docname=docname, path=path, flags=flags, timeout=timeout
+        )
         placed.append(Placed(_finish(block, digest), IN_PLACE, code))
     return placed
 
@@ -91,7 +95,14 @@ def _finish(block: Block, digest: str) -> Block:
 
 
 def _one(
-    item: TestItem, group: str, waiting: dict[str, TestItem], *, docname: str, path: str, flags: int, timeout: float
+    item: TestItem,
+    group: str,
+    waiting: dict[str, TestItem],
+    *,
+    docname: str,
+    path: str,
+    flags: int,
+    timeout: float,
 ) -> list[tuple[Block, int, TestItem | None]]:
     options = BlockOptions(session=session_of(group), hide=item.hidden, timeout=timeout)
     body = _dedented(item.lines)
@@ -101,29 +112,70 @@ def _one(
         # As sphinx.ext.doctest: setup and cleanup code must print nothing.
         silent = Expectation(ExpectationKind.TRAILING, (), len(body), len(body), statement_line=1)
         block = Block(
-            docname, -1, path, item.first, body, options, (silent,), Program(code, filename, timeout=timeout),
-            native=True, update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
+            docname,
+            -1,
+            path,
+            item.first,
+            body,
+            options,
+            (silent,),
+            Program(code, filename, timeout=timeout),
+            native=True,
+            update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
         )
         return [(block, FIRST if item.kind == "testsetup" else LAST, None)]
     if item.kind == "doctest":
-        parsed = parse_body(body, doctest_only=True, doctest_flags=apply_directives(flags, dict(item.options)))
+        parsed = parse_body(
+            body, doctest_only=True, doctest_flags=apply_directives(flags, dict(item.options))
+        )
         block = Block(
-            docname, -1, path, item.first, body, options, parsed.expectations, parsed.program(filename, options),
-            error=parsed.error, error_line=parsed.error_line, native=True,
+            docname,
+            -1,
+            path,
+            item.first,
+            body,
+            options,
+            parsed.expectations,
+            parsed.program(filename, options),
+            error=parsed.error,
+            error_line=parsed.error_line,
+            native=True,
         )
         return [(block, IN_PLACE, item)]
     if item.kind == "testcode":
         made: list[tuple[Block, int, TestItem | None]] = []
         earlier = waiting.pop(group, None)
         if earlier is not None:
-            made.append((_testcode(earlier, None, group, docname=docname, path=path, flags=flags, timeout=timeout), IN_PLACE, earlier))
+            made.append(
+                (
+                    _testcode(
+                        earlier,
+                        None,
+                        group,
+                        docname=docname,
+                        path=path,
+                        flags=flags,
+                        timeout=timeout,
+                    ),
+                    IN_PLACE,
+                    earlier,
+                )
+            )
         waiting[group] = item
         return made
     # testoutput: the expected output of the group's latest testcode
     code_item = waiting.pop(group, None)
     if code_item is None:
         return []  # as sphinx.ext.doctest: an output without code is not a test
-    return [(_testcode(code_item, item, group, docname=docname, path=path, flags=flags, timeout=timeout), IN_PLACE, code_item)]
+    return [
+        (
+            _testcode(
+                code_item, item, group, docname=docname, path=path, flags=flags, timeout=timeout
+            ),
+            IN_PLACE,
+            code_item,
+        )
+    ]
 
 
 def _dedented(lines: Sequence[str]) -> tuple[str, ...]:
@@ -132,7 +184,14 @@ def _dedented(lines: Sequence[str]) -> tuple[str, ...]:
 
 
 def _testcode(
-    code: TestItem, output: TestItem | None, group: str, *, docname: str, path: str, flags: int, timeout: float
+    code: TestItem,
+    output: TestItem | None,
+    group: str,
+    *,
+    docname: str,
+    path: str,
+    flags: int,
+    timeout: float,
 ) -> Block:
     """A ``testcode`` snippet with the ``testoutput`` after it (or none: no output expected).
 
@@ -148,7 +207,9 @@ def _testcode(
     if output is not None:
         span_lines = [""] * (last - code.first + 1)
         span_lines[: len(code.lines)] = code.lines
-        span_lines[output.first - code.first : output.first - code.first + len(output.lines)] = output.lines
+        span_lines[output.first - code.first : output.first - code.first + len(output.lines)] = (
+            output.lines
+        )
     body = _dedented(span_lines)
     want_lines = _dedented(output.lines) if output is not None else ()
     want = "\n".join(want_lines).strip("\n")
@@ -171,11 +232,22 @@ def _testcode(
         optionflags=optionflags,
         skip=bool(optionflags & doctest.SKIP),
     )
-    refusal = "" if output is not None else (
-        "this testcode has no testoutput directive to rewrite; add one below it with the output"
+    refusal = (
+        ""
+        if output is not None
+        else (
+            "this testcode has no testoutput directive to rewrite; add one below it with the output"
+        )
     )
     return Block(
-        docname, -1, path, code.first, body, options, (expectation,),
+        docname,
+        -1,
+        path,
+        code.first,
+        body,
+        options,
+        (expectation,),
         program if not expectation.skip else Program("", program.filename, timeout=timeout),
-        native=True, update_refusal=refusal,
+        native=True,
+        update_refusal=refusal,
     )

@@ -54,7 +54,9 @@ def flags_from_names(names: Iterable[str]) -> int:
     for name in names:
         bit = doctest.OPTIONFLAGS_BY_NAME.get(name)
         if bit is None:
-            raise ValueError(f"{name!r} is not a doctest option flag; expected one of {', '.join(flag_names())}")
+            raise ValueError(
+                f"{name!r} is not a doctest option flag; expected one of {', '.join(flag_names())}"
+            )
         flags |= bit
     return flags
 
@@ -62,7 +64,8 @@ def flags_from_names(names: Iterable[str]) -> int:
 def names_of(flags: int) -> tuple[str, ...]:
     """The flag names set in ``flags`` (single-bit names only, in name order)."""
     return tuple(
-        name for name, bit in sorted(doctest.OPTIONFLAGS_BY_NAME.items())
+        name
+        for name, bit in sorted(doctest.OPTIONFLAGS_BY_NAME.items())
         if bit & (bit - 1) == 0 and flags & bit
     )
 
@@ -112,7 +115,9 @@ def adopt_written_precision(want: str, got: str) -> str:
     last = 0
     for expected, actual in zip(wanted, found, strict=True):
         pieces.append(got[last : actual.start()])
-        pieces.append(expected.group() if _within_precision(expected, actual.group()) else actual.group())
+        pieces.append(
+            expected.group() if _within_precision(expected, actual.group()) else actual.group()
+        )
         last = actual.end()
     pieces.append(got[last:])
     return "".join(pieces)

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from .model import Block, ExpectationKind, Status, Verdict
 
 STATUSES = (
-    Status.VERIFIED.value, Status.DRIFT.value, Status.ERROR.value, Status.SKIPPED.value, Status.OTHER_SHARD.value
+    Status.VERIFIED.value,
+    Status.DRIFT.value,
+    Status.ERROR.value,
+    Status.SKIPPED.value,
+    Status.OTHER_SHARD.value,
 )
 
 
@@ -46,7 +50,11 @@ def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdi
             status = Status.DRIFT
         else:
             status = Status.VERIFIED
-        found.append(ExampleVerdict(block.path, block.file_line(expectation.statement_line), block.label, status.value))
+        found.append(
+            ExampleVerdict(
+                block.path, block.file_line(expectation.statement_line), block.label, status.value
+            )
+        )
     return found
 
 

@@ -33,7 +33,13 @@ class Finding:
 def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
     """The problems a verdict reports, as located findings."""
     found = [
-        Finding(problem.subtype, f"block {block.label!r}: {problem.message}", block.path, problem.line, block.docname)
+        Finding(
+            problem.subtype,
+            f"block {block.label!r}: {problem.message}",
+            block.path,
+            problem.line,
+            block.docname,
+        )
         for problem in verdict.problems
     ]
     for drift in verdict.drifts:
@@ -49,7 +55,9 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
         # "[jaxcheck.drift]") cannot be read as part of the output.
         ending = drift.note or block.update_refusal or "`jaxcheck update` accepts the actual output"
         message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
-        found.append(Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True))
+        found.append(
+            Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True)
+        )
     return found
 
 

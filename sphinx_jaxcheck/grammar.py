@@ -37,11 +37,18 @@ class ParsedBody:
     error_line: int = 1  # 1-based block line the error points at
 
     def program(
-        self, filename: str, options: BlockOptions | None = None, default_timeout: float = DEFAULT_TIMEOUT
+        self,
+        filename: str,
+        options: BlockOptions | None = None,
+        default_timeout: float = DEFAULT_TIMEOUT,
     ) -> Program:
         """What a worker runs for this body under these options (see :meth:`BlockOptions.program`)."""
         return (options or BlockOptions()).program(
-            self.code, filename, inline_prints=self.inline_prints, examples=self.examples, default_timeout=default_timeout
+            self.code,
+            filename,
+            inline_prints=self.inline_prints,
+            examples=self.examples,
+            default_timeout=default_timeout,
         )
 
 
@@ -75,7 +82,9 @@ def is_doctest(body: Sequence[str]) -> bool:
     return is_prompt(first.lstrip())
 
 
-def parse_body(body: Sequence[str], *, doctest_flags: int = 0, doctest_only: bool = False) -> ParsedBody:
+def parse_body(
+    body: Sequence[str], *, doctest_flags: int = 0, doctest_only: bool = False
+) -> ParsedBody:
     """Find every expectation in ``body`` (the block's lines, dedented).
 
     ``doctest_flags`` are the option flags of a doctest body's examples before
@@ -119,7 +128,8 @@ def _parse_python(
         # A body that fails to compile has a line (an empty one compiles): clamp into it.
         line = min(max(err.lineno or 1, 1), len(body))
         raise BodyError(
-            f"line {line} of the block is not valid Python: {err.msg}: {body[line - 1].strip()!r}", line
+            f"line {line} of the block is not valid Python: {err.msg}: {body[line - 1].strip()!r}",
+            line,
         ) from None
     start = _trailing_start(body, comments)
     expectations, examples = _split_trailing(body, start, flags)
@@ -289,7 +299,9 @@ def _as_doctest(source: Sequence[str], expected: Sequence[str], flags: int) -> _
     except ValueError:
         return _DoctestView("", None, flags, False)  # the block's own rules judge it
     optionflags = apply_directives(flags, example.options)
-    return _DoctestView(example.want, example.exc_msg, optionflags, bool(optionflags & doctest.SKIP))
+    return _DoctestView(
+        example.want, example.exc_msg, optionflags, bool(optionflags & doctest.SKIP)
+    )
 
 
 def _inline_prints(
@@ -333,7 +345,9 @@ def _is_print_call(node: ast.stmt) -> bool:
 # -- plain doctest bodies -----------------------------------------------------
 
 
-def parse_doctest(body: Sequence[str], flags: int = 0) -> tuple[list[Expectation], tuple[Example, ...]]:
+def parse_doctest(
+    body: Sequence[str], flags: int = 0
+) -> tuple[list[Expectation], tuple[Example, ...]]:
     """The examples of a doctest body, as stdlib doctest's parser finds them.
 
     Examples marked ``+SKIP`` keep their expectation (to be counted) but are

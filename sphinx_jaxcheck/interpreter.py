@@ -56,7 +56,9 @@ class Interpreter:
     """What one Python offers the workers: its version and its JAX."""
 
     python: str  # the executable, as the workers are started with it
-    versions: tuple[tuple[str, str | None], ...]  # (package, version or None) for jax, jaxlib, numpy
+    versions: tuple[
+        tuple[str, str | None], ...
+    ]  # (package, version or None) for jax, jaxlib, numpy
     jax_root: str | None  # the folder holding its ``jax/`` package
 
     def version(self, package: str) -> str | None:
@@ -120,10 +122,16 @@ def _ask(python: str, env: dict[str, str]) -> Interpreter:
     what = f"jaxcheck_python = {python!r}"
     try:
         done = subprocess.run(
-            [python, "-c", _PROBE, *TRACKED_PACKAGES], env=env, capture_output=True, text=True, timeout=PROBE_SECONDS
+            [python, "-c", _PROBE, *TRACKED_PACKAGES],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise InterpreterProblem(f"{what}: could not be run ({error}); expected a working Python") from None
+        raise InterpreterProblem(
+            f"{what}: could not be run ({error}); expected a working Python"
+        ) from None
     try:
         facts = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
@@ -187,9 +195,14 @@ def _default_platform(python: str, env: tuple[tuple[str, str], ...]) -> str | No
     try:
         done = subprocess.run(
             [python, "-c", "import jax; print(jax.default_backend())"],
-            env=dict(env), capture_output=True, text=True, timeout=PROBE_SECONDS,
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = done.stdout.split()
-    return running_platform({"JAX_PLATFORMS": lines[-1]}) if done.returncode == 0 and lines else None
+    return (
+        running_platform({"JAX_PLATFORMS": lines[-1]}) if done.returncode == 0 and lines else None
+    )

@@ -161,9 +161,7 @@ class SourceIndex:
     def _line_range(self, path: str, anchor: str) -> Location:
         match = _LINES.fullmatch(anchor.strip())
         if not match:
-            raise TargetError(
-                f"{path}#{anchor}: expected a line range like #L10-L20 or #L10"
-            )
+            raise TargetError(f"{path}#{anchor}: expected a line range like #L10-L20 or #L10")
         start = int(match.group(1))
         end = int(match.group(2) or start)
         count = len(self.source(path).lines)
@@ -268,7 +266,9 @@ def _parse(file: Path, path: str) -> SourceFile:
 
 def _is_overload(node: ast.stmt) -> bool:
     for decorator in getattr(node, "decorator_list", []):
-        name = decorator.attr if isinstance(decorator, ast.Attribute) else getattr(decorator, "id", "")
+        name = (
+            decorator.attr if isinstance(decorator, ast.Attribute) else getattr(decorator, "id", "")
+        )
         if name == "overload":
             return True
     return False

@@ -43,7 +43,15 @@ from .worker.probe import QUESTION
 
 RECORD = "last-check.json"
 _FORMAT = 1
-_STARTS = {"os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn"}
+_STARTS = {
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "pty.spawn",
+}
 
 
 @dataclass(frozen=True)
@@ -91,9 +99,13 @@ def configuration(namespace: Mapping[str, Any]) -> str:
     (an arbitrary object, say): such a configuration is never replayed.
     """
     # Without ``tags`` and Python's own names (``__builtins__``, ``__warningregistry__``, ...).
-    names = {k: _stable(v, 0) for k, v in namespace.items() if k != "tags" and not k.startswith("__")}
+    names = {
+        k: _stable(v, 0) for k, v in namespace.items() if k != "tags" and not k.startswith("__")
+    }
     parts = [names, list(sys.path)]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(
+        json.dumps(parts, sort_keys=True).encode("utf-8", "surrogateescape")
+    ).hexdigest()
 
 
 def _stable(value: object, depth: int) -> object:
@@ -163,7 +175,9 @@ class Witness:
 
     invocation: str
     opened: set[str] = field(default_factory=set)
-    listed: dict[str, list[str] | None] = field(default_factory=dict)  # folder -> its names when first listed
+    listed: dict[str, list[str] | None] = field(
+        default_factory=dict
+    )  # folder -> its names when first listed
     answered: dict[str, Stamp] = field(default_factory=dict)  # the interpreter question's stamps
     used: dict[str, str] = field(default_factory=dict)  # cached outcome -> digest
     missed: set[str] = field(default_factory=set)  # keys not found in the cache
@@ -187,7 +201,9 @@ class Witness:
         """One audit event."""
         if event == "open" and not isinstance(args[0], int):
             self.opened.add(os.path.abspath(os.fsdecode(args[0])))
-        elif event in ("os.listdir", "os.scandir") and isinstance(args[0], (str, bytes, os.PathLike)):
+        elif event in ("os.listdir", "os.scandir") and isinstance(
+            args[0], (str, bytes, os.PathLike)
+        ):
             folder = os.path.abspath(os.fsdecode(args[0]))
             if folder not in self.listed:
                 self.listed[folder] = names_in(folder)
@@ -268,13 +284,17 @@ def record(
     if witness.missed - witness.stored:
         raise Unprovable("a session's outcome is not in the cache (it failed, or caching is off)")
     inside = tuple(os.path.join(os.path.abspath(p), "") for p in private)
-    modules = [f for m in list(sys.modules.values()) if isinstance(f := getattr(m, "__file__", None), str)]
+    modules = [
+        f for m in list(sys.modules.values()) if isinstance(f := getattr(m, "__file__", None), str)
+    ]
     # A folder opened rather than listed is where a temporary file was made: not an input.
     opened = [p for p in witness.opened if not os.path.isdir(p)]
     paths = {os.path.abspath(p) for p in [*opened, *read, *modules, *sys.path]} | {
         os.path.dirname(os.path.abspath(m)) for m in modules
     }
-    inputs = sorted(p for p in paths if not os.path.join(p, "").startswith(inside) and "__pycache__" not in p)
+    inputs = sorted(
+        p for p in paths if not os.path.join(p, "").startswith(inside) and "__pycache__" not in p
+    )
     listed = [f for f in witness.listed if not os.path.join(f, "").startswith(inside)]
     found = stamps([*inputs, *listed])
     moved = changed_since(found, witness.started_ns) or next(
@@ -284,7 +304,16 @@ def record(
         raise Unprovable(f"{moved} changed while the check ran")
     found.update(witness.answered)
     found.update(stamps(kept))
-    return Record(witness.invocation, configuration_digest, found, dict(witness.used), stdout, stderr, status, junit)
+    return Record(
+        witness.invocation,
+        configuration_digest,
+        found,
+        dict(witness.used),
+        stdout,
+        stderr,
+        status,
+        junit,
+    )
 
 
 def _only_ours_appeared(folder: str, then: list[str] | None, inside: tuple[str, ...]) -> bool:
@@ -294,7 +323,8 @@ def _only_ours_appeared(folder: str, then: list[str] | None, inside: tuple[str, 
     if then is None or now is None:
         return then == now
     return all(
-        any(ours.startswith(os.path.join(folder, name, "")) for ours in inside) for name in set(now) ^ set(then)
+        any(ours.startswith(os.path.join(folder, name, "")) for ours in inside)
+        for name in set(now) ^ set(then)
     )
 
 
@@ -317,7 +347,11 @@ def replayable(file: Path, invocation_digest: str, confdir: Path) -> Record | No
         done = Record(**{**data, "junit": tuple(data["junit"]) if data.get("junit") else None})
     except (OSError, ValueError, TypeError):
         return None
-    if done.format != _FORMAT or done.jaxcheck != __version__ or done.invocation != invocation_digest:
+    if (
+        done.format != _FORMAT
+        or done.jaxcheck != __version__
+        or done.invocation != invocation_digest
+    ):
         return None
     if first_changed(done.stamps) is not None or not _entries_hold(done.entries):
         return None

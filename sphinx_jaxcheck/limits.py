@@ -20,7 +20,9 @@ PLATFORMS = ("cpu", "gpu", "tpu")
 SPECIFIER_EXAMPLE = "a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"
 PLATFORMS_EXAMPLE = "some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"
 # ``# jaxcheck: jax-version <0.5`` / ``>>> # jaxcheck: platforms gpu, tpu``
-_COMMENT = re.compile(r"^\s*(?:(?:>>>|\.\.\.)\s+)?#\s*jaxcheck:\s*(?P<name>[\w-]+)\s*(?P<value>.*?)\s*$")
+_COMMENT = re.compile(
+    r"^\s*(?:(?:>>>|\.\.\.)\s+)?#\s*jaxcheck:\s*(?P<name>[\w-]+)\s*(?P<value>.*?)\s*$"
+)
 
 
 def specifier(text: str) -> str:
@@ -63,7 +65,9 @@ def why_skipped(limits: Limits, runtime: Runtime) -> str | None:
             running = Version(runtime.jax_version)
         except InvalidVersion:
             running = None
-        if running is not None and not SpecifierSet(limits.jax_version).contains(running, prereleases=True):
+        if running is not None and not SpecifierSet(limits.jax_version).contains(
+            running, prereleases=True
+        ):
             return f"jax-version {limits.jax_version} excludes jax {runtime.jax_version}"
     if limits.platforms and runtime.platform and runtime.platform not in limits.platforms:
         return f"platforms {', '.join(limits.platforms)}: the workers run on {runtime.platform}"
@@ -82,7 +86,9 @@ def comment_limit(line: str) -> tuple[str, str] | None:
     return match["name"], match["value"]
 
 
-def limits_from_comments(lines: list[str] | tuple[str, ...]) -> tuple[Limits, list[tuple[int, str]]]:
+def limits_from_comments(
+    lines: list[str] | tuple[str, ...],
+) -> tuple[Limits, list[tuple[int, str]]]:
     """The limits that ``# jaxcheck:`` comment lines state, and (1-based line, message) per bad one."""
     version: str | None = None
     named: tuple[str, ...] = ()
@@ -98,10 +104,15 @@ def limits_from_comments(lines: list[str] | tuple[str, ...]) -> tuple[Limits, li
             elif name == "platforms":
                 named = platforms(value)
             else:
-                problems.append((number, (
-                    f"unknown directive {line.strip()!r}; expected `# jaxcheck: jax-version SPEC` "
-                    "or `# jaxcheck: platforms cpu|gpu|tpu`"
-                )))
+                problems.append(
+                    (
+                        number,
+                        (
+                            f"unknown directive {line.strip()!r}; expected `# jaxcheck: jax-version SPEC` "
+                            "or `# jaxcheck: platforms cpu|gpu|tpu`"
+                        ),
+                    )
+                )
         except ValueError:
             expected = SPECIFIER_EXAMPLE if name == "jax-version" else PLATFORMS_EXAMPLE
             problems.append((number, f"`# jaxcheck: {name}`: {value!r} is not {expected}"))

@@ -69,7 +69,9 @@ def column_names(versions: Sequence[str]) -> list[str]:
     return names
 
 
-def build_matrix(runs: Sequence[tuple[str, Iterable[tuple[Block, Verdict]]]], sourcedir: str) -> Matrix:
+def build_matrix(
+    runs: Sequence[tuple[str, Iterable[tuple[Block, Verdict]]]], sourcedir: str
+) -> Matrix:
     """The matrix of several runs of the same docs: (column name, checked blocks) each."""
     statuses: dict[tuple[str, int], dict[str, str]] = {}
     blocks: dict[tuple[str, int], Block] = {}
@@ -150,10 +152,13 @@ def format_matrix(matrix: Matrix, style: str) -> str:
         lines += ["| " + " | ".join(_markdown_cell(c) for c in cells) + " |" for cells in table]
         return "\n".join(lines) + "\n"
     widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
-        for cells in [header, *table]
-    ) + "\n"
+    return (
+        "\n".join(
+            "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
+            for cells in [header, *table]
+        )
+        + "\n"
+    )
 
 
 def _markdown_cell(text: str) -> str:

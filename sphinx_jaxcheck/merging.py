@@ -18,13 +18,22 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 def merge_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``merge`` command to the ``jaxcheck`` parser's subcommands."""
     command: argparse.ArgumentParser = commands.add_parser(
-        "merge", help="combine the JSON reports of `check --shard K/N` into the report of one full run"
+        "merge",
+        help="combine the JSON reports of `check --shard K/N` into the report of one full run",
     )
-    command.add_argument("reports", nargs="+", metavar="REPORT.json", help="one JSON report per shard")
-    command.add_argument("--format", choices=REPORT_FORMATS, default="text", help="how to print problems (default: text)")
+    command.add_argument(
+        "reports", nargs="+", metavar="REPORT.json", help="one JSON report per shard"
+    )
+    command.add_argument(
+        "--format",
+        choices=REPORT_FORMATS,
+        default="text",
+        help="how to print problems (default: text)",
+    )
     command.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     command.add_argument(
-        "--durations", metavar="CACHEDIR",
+        "--durations",
+        metavar="CACHEDIR",
         help="remember how long each session took in CACHEDIR (the result cache folder), "
         "so the next split balances by it",
     )
@@ -48,7 +57,9 @@ def run_merge(args: argparse.Namespace) -> int:
                 f"{name}: not a JSON report ({error}); make it with `jaxcheck check --shard K/N --format json`"
             )
         if not isinstance(data, dict) or not {"blocks", "findings", "summary"} <= data.keys():
-            return _refuse(f"{name}: not a jaxcheck report (expected the output of `jaxcheck check --format json`)")
+            return _refuse(
+                f"{name}: not a jaxcheck report (expected the output of `jaxcheck check --format json`)"
+            )
         reports.append((name, data))
     try:
         merged = merge(reports)

@@ -93,7 +93,12 @@ class BlockOptions:
     ) -> Program:
         """What a worker runs for this code: the options that reach the worker travel with it."""
         return Program(
-            code, filename, inline_prints, examples, raises=self.raises, timeout=self.timeout or default_timeout
+            code,
+            filename,
+            inline_prints,
+            examples,
+            raises=self.raises,
+            timeout=self.timeout or default_timeout,
         )
 
 
@@ -201,7 +206,9 @@ class FailureKind(enum.Enum):
     OUTPUT_LIMIT = "output-limit"
     OUT_OF_MEMORY = "out-of-memory"
     NOT_RUN = "not-run"
-    THREAD_OUTPUT = "thread-output"  # a thread it started printed after it ended, or outlived its session
+    THREAD_OUTPUT = (
+        "thread-output"  # a thread it started printed after it ended, or outlived its session
+    )
 
 
 @dataclass(frozen=True)

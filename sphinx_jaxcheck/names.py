@@ -144,7 +144,9 @@ def _referred(index: SourceIndex, path: str, expression: ast.expr) -> Location |
     written = _dotted(expression)
     if written is None:
         return None
-    module = path.removesuffix(".pyi").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    module = (
+        path.removesuffix(".pyi").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    )
     try:
         return index.resolve_dotted(f"{module}.{written}")
     except TargetError:
@@ -184,7 +186,12 @@ def _blocks(statement: ast.If | ast.Try | ast.With) -> list[list[ast.stmt]]:
     if isinstance(statement, ast.If):
         return [statement.body, statement.orelse]
     if isinstance(statement, ast.Try):
-        return [statement.body, *(h.body for h in statement.handlers), statement.orelse, statement.finalbody]
+        return [
+            statement.body,
+            *(h.body for h in statement.handlers),
+            statement.orelse,
+            statement.finalbody,
+        ]
     return [statement.body]
 
 

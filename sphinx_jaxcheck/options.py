@@ -73,7 +73,11 @@ def _positive_number(name: str) -> Converter:
 
 def _flag(name: str) -> Converter:
     def convert(value: str | None) -> Any:
-        return True if not (value or "").strip() else OptionProblem(name, value, "no value (it is a flag)")
+        return (
+            True
+            if not (value or "").strip()
+            else OptionProblem(name, value, "no value (it is a flag)")
+        )
 
     return convert
 

@@ -15,4 +15,6 @@ def printable(text: str) -> str:
 
     Carriage returns too: a lone one would let later text overwrite a line.
     """
-    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
+    return _UNPRINTABLE.sub(
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text
+    )

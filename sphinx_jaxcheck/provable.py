@@ -75,7 +75,9 @@ def example_problem(expectation: Expectation, mode: str = "single") -> str | Non
 def unwritable_characters(lines: Sequence[str]) -> str | None:
     """Why these output lines cannot go into a page as text, naming the characters, or None."""
     for number, line in enumerate(lines, start=1):
-        found = [c for c in dict.fromkeys(line) if unicodedata.category(c) in _UNWRITABLE_CATEGORIES]
+        found = [
+            c for c in dict.fromkeys(line) if unicodedata.category(c) in _UNWRITABLE_CATEGORIES
+        ]
         if found:
             names = ", ".join(f"{c!r} ({_describe(c)})" for c in found)
             shown = line if len(line) <= 60 else line[:57] + "..."
@@ -138,4 +140,6 @@ def _first_difference(first: Sequence[str], second: Sequence[str]) -> str:
         start -= 1
     while end and not a[len(a) - end].isspace():
         end -= 1
-    return f"output line {number + 1}: {a[start : len(a) - end]!r}, then {b[start : len(b) - end]!r}"
+    return (
+        f"output line {number + 1}: {a[start : len(a) - end]!r}, then {b[start : len(b) - end]!r}"
+    )

@@ -35,15 +35,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``--jaxcheck DOCSDIR``, ``--jaxcheck-update`` and the ini value ``jaxcheck_docs``."""
     group = parser.getgroup("jaxcheck", "docs checked by sphinx-jaxcheck")
     group.addoption(
-        "--jaxcheck", action="append", default=[], metavar="DOCSDIR", dest="jaxcheck_docs",
+        "--jaxcheck",
+        action="append",
+        default=[],
+        metavar="DOCSDIR",
+        dest="jaxcheck_docs",
         help="check the jaxcheck blocks and citations of the Sphinx project in DOCSDIR (the folder "
         "holding conf.py) as test items; repeatable",
     )
     group.addoption(
-        "--jaxcheck-update", action="store_true", dest="jaxcheck_update",
+        "--jaxcheck-update",
+        action="store_true",
+        dest="jaxcheck_update",
         help="rewrite the expected outputs that drifted, as `jaxcheck update` does",
     )
-    parser.addini("jaxcheck_docs", type="paths", default=[], help="docs folders to check, as --jaxcheck")
+    parser.addini(
+        "jaxcheck_docs", type="paths", default=[], help="docs folders to check, as --jaxcheck"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -51,7 +59,9 @@ def pytest_configure(config: pytest.Config) -> None:
     given = [config.invocation_params.dir / folder for folder in config.getoption("jaxcheck_docs")]
     folders = given or [Path(folder) for folder in config.getini("jaxcheck_docs")]
     if folders:
-        config.pluginmanager.register(DocsPlugin(config, [f.resolve() for f in folders]), PLUGIN_NAME)
+        config.pluginmanager.register(
+            DocsPlugin(config, [f.resolve() for f in folders]), PLUGIN_NAME
+        )
 
 
 class JaxcheckFailure(Exception):
@@ -74,7 +84,8 @@ class DocsPlugin:
         report = yield
         if isinstance(collector, pytest.Session) and report.passed:
             report.result.extend(
-                DocsFolder.from_parent(collector, path=folder, plugin=self) for folder in self.folders
+                DocsFolder.from_parent(collector, path=folder, plugin=self)
+                for folder in self.folders
             )
         return report
 
@@ -144,11 +155,16 @@ class DocsFolder(pytest.Directory):
         self.plugin = plugin
 
     def collect(self) -> Iterator[DocsPage]:
-        run = DocsRun.read(self.path, update=bool(self.config.getoption("jaxcheck_update")),
-                           in_xdist_worker=hasattr(self.config, "workerinput"))
+        run = DocsRun.read(
+            self.path,
+            update=bool(self.config.getoption("jaxcheck_update")),
+            in_xdist_worker=hasattr(self.config, "workerinput"),
+        )
         self.plugin.runs.append(run)
         for docname in run.docnames():
-            yield DocsPage.from_parent(self, path=Path(run.app.env.doc2path(docname)), run=run, docname=docname)
+            yield DocsPage.from_parent(
+                self, path=Path(run.app.env.doc2path(docname)), run=run, docname=docname
+            )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
         from .cli import ConfigurationError
@@ -183,14 +199,25 @@ class DocsPage(pytest.File):
         unclaimed = list(domain.per_document("findings").get(self.docname, []))
         for cited in domain.per_document("citations").get(self.docname, []):
             claimed = [
-                f for f in unclaimed
-                if ((f.path, f.line) == (cited.path, cited.line) and repr(cited.citation.target) in f.message)
-                or ((f.path, f.line) == (cited.path, cited.line) and cited.citation.is_drift and f.is_drift)
+                f
+                for f in unclaimed
+                if (
+                    (f.path, f.line) == (cited.path, cited.line)
+                    and repr(cited.citation.target) in f.message
+                )
+                or (
+                    (f.path, f.line) == (cited.path, cited.line)
+                    and cited.citation.is_drift
+                    and f.is_drift
+                )
             ][:1]
             unclaimed = [f for f in unclaimed if f not in claimed]
             target = cited.citation.target.replace("::", ":")
             yield CitationItem.from_parent(
-                self, name=unique(f"citation line {cited.line}: {target}"), cited=cited, findings=claimed
+                self,
+                name=unique(f"citation line {cited.line}: {target}"),
+                cited=cited,
+                findings=claimed,
             )
         for finding in unclaimed:
             yield ProblemItem.from_parent(
@@ -240,12 +267,14 @@ class BlockItem(DocsItem):
         if verdict.status is Status.SKIPPED:
             pytest.skip("not run (its options skip it)")
         open_findings = [
-            f for f in findings_of(self.block, verdict)
+            f
+            for f in findings_of(self.block, verdict)
             if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
         ]
         refused = [
             f"{relative(f.path)}:{f.line}: cannot update: {self.run.refused[(f.path, f.line)]}"
-            for f in open_findings if (f.path, f.line) in self.run.refused
+            for f in open_findings
+            if (f.path, f.line) in self.run.refused
         ]
         self.fail_with(open_findings, refused)
 
@@ -265,7 +294,11 @@ class CitationItem(DocsItem):
         self.fail_with(self.findings)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return Path(self.cited.path), max(self.cited.line - 1, 0), f"citation {self.cited.citation.target}"
+        return (
+            Path(self.cited.path),
+            max(self.cited.line - 1, 0),
+            f"citation {self.cited.citation.target}",
+        )
 
 
 class ProblemItem(DocsItem):
@@ -293,7 +326,9 @@ class DocsRun:
     selected: set[str] = field(default_factory=set)
     verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
     rewritten: set[tuple[str, int]] = field(default_factory=set)
-    refused: dict[tuple[str, int], str] = field(default_factory=dict)  # what update could not rewrite, and why
+    refused: dict[tuple[str, int], str] = field(
+        default_factory=dict
+    )  # what update could not rewrite, and why
     notes: list[str] = field(default_factory=list)
     workers: Workers | None = None
     stopped: str = ""  # why no block can run, once found
@@ -358,7 +393,11 @@ class DocsRun:
         from .sphinx.settings import settings_of
         from .update import describe, update_sources
 
-        checked = [pair for doc, blocks in documents.items() for pair in zip(blocks, found[doc], strict=True)]
+        checked = [
+            pair
+            for doc, blocks in documents.items()
+            for pair in zip(blocks, found[doc], strict=True)
+        ]
         if not any(verdict.drifts for _, verdict in checked):
             return
         # As jaxcheck update: only what a second run in fresh workers confirms, inside the sources.

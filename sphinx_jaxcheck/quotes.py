@@ -266,6 +266,8 @@ def _closest(
         return sum(block.size for block in matcher.get_matching_blocks()) / max(1, len(wanted))
 
     shortlist = sorted(windows, key=rough, reverse=True)[:60]
-    scored = [(covered(text), -(stop - begin), -begin, begin, stop) for begin, stop, text in shortlist]
+    scored = [
+        (covered(text), -(stop - begin), -begin, begin, stop) for begin, stop, text in shortlist
+    ]
     ratio, _, _, begin, stop = max(scored)
     return QuoteResult(False, _passage(lines, begin, stop), ratio)

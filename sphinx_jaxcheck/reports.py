@@ -75,7 +75,10 @@ def summary_line(
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
         counts[status] += 1
-    kinds = [(f.subtype, f.is_drift) if isinstance(f, Finding) else (Subtype(f["subtype"]), f["drift"]) for f in read]
+    kinds = [
+        (f.subtype, f.is_drift) if isinstance(f, Finding) else (Subtype(f["subtype"]), f["drift"])
+        for f in read
+    ]
     stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype is Subtype.CITATION)
     unknown_names = sum(1 for subtype, _ in kinds if subtype is Subtype.NAME)
     parts = [
@@ -121,7 +124,9 @@ def build_report(
     checked and how (documents, JAX, configuration, shard); merging needs it.
     """
     owner = {
-        finding: block.label for block, verdict in checked for finding in findings_of(block, verdict)
+        finding: block.label
+        for block, verdict in checked
+        for finding in findings_of(block, verdict)
     }
     return {
         "blocks": [
@@ -220,16 +225,26 @@ def write_junit(path: str, report: Report) -> None:
             continue
         tests += 1
         case = ElementTree.SubElement(
-            suite, "testcase", classname=block["document"], name=block["name"],
-            file=block["path"], line=str(block["line"]), time=f"{block['seconds']:.3f}",
+            suite,
+            "testcase",
+            classname=block["document"],
+            name=block["name"],
+            file=block["path"],
+            line=str(block["line"]),
+            time=f"{block['seconds']:.3f}",
         )
         if block["status"] == Status.SKIPPED.value:
             skipped += 1
-            ElementTree.SubElement(case, "skipped", message=block.get("reason") or "not run (:output: skip)")
+            ElementTree.SubElement(
+                case, "skipped", message=block.get("reason") or "not run (:output: skip)"
+            )
         for finding in by_block.get((block["document"], block["name"]), []):
             failures += 1
             failure = ElementTree.SubElement(
-                case, "failure", type=finding["subtype"], message=finding["message"].split("\n", 1)[0]
+                case,
+                "failure",
+                type=finding["subtype"],
+                message=finding["message"].split("\n", 1)[0],
             )
             failure.text = f"{finding['path']}:{finding['line']}\n{finding['message']}"
     for finding in report["findings"]:
@@ -238,9 +253,12 @@ def write_junit(path: str, report: Report) -> None:
         tests += 1
         failures += 1
         case = ElementTree.SubElement(
-            suite, "testcase", classname=finding["document"],
+            suite,
+            "testcase",
+            classname=finding["document"],
             name=f"{finding['subtype']} at line {finding['line']}",
-            file=finding["path"], line=str(finding["line"]),
+            file=finding["path"],
+            line=str(finding["line"]),
         )
         failure = ElementTree.SubElement(
             case, "failure", type=finding["subtype"], message=finding["message"].split("\n", 1)[0]

@@ -118,7 +118,9 @@ def _check_overlaps(edits: Sequence[Edit]) -> None:
     ordered = sorted(edits, key=lambda e: (e.start, e.stop))
     for before, after in itertools.pairwise(ordered):
         if after.start < before.stop:
-            raise ValueError(f"edits {before.start}:{before.stop} and {after.start}:{after.stop} overlap")
+            raise ValueError(
+                f"edits {before.start}:{before.stop} and {after.start}:{after.stop} overlap"
+            )
 
 
 def write_atomically(path: str | os.PathLike[str], data: bytes, expected_digest: str) -> None:

@@ -23,7 +23,9 @@ class CheckReport:
     verdicts: dict[str, list[Verdict]]
     sessions_run: int
     sessions_cached: int
-    discarded: tuple[tuple[str, str], ...] = ()  # cache entries that failed their check: (path, why)
+    discarded: tuple[
+        tuple[str, str], ...
+    ] = ()  # cache entries that failed their check: (path, why)
     # By document: the project's own module files its sessions imported, with their digests.
     imports: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -76,12 +78,17 @@ def check_documents(
         for b in blocks
         if runtime and b.error is None and (why := why_skipped(b.options.limits, runtime))
     }
-    every_session = list(dict.fromkeys(b.session_key for blocks in documents.values() for b in blocks))
+    every_session = list(
+        dict.fromkeys(b.session_key for blocks in documents.values() for b in blocks)
+    )
     chosen = set(every_session) if select is None else select(every_session)
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
         sessions.update(
-            (key, session) for key, session in sessions_of([b for b in blocks if (b.docname, b.index) not in skipped]).items()
+            (key, session)
+            for key, session in sessions_of(
+                [b for b in blocks if (b.docname, b.index) not in skipped]
+            ).items()
             if key in chosen
         )
     outcomes: dict[tuple[str, int], Outcome] = {}
@@ -93,7 +100,11 @@ def check_documents(
         keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
         cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
         if cached is not None:
-            outcomes.update(_outcomes_of(blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None))
+            outcomes.update(
+                _outcomes_of(
+                    blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None
+                )
+            )
             imports.setdefault(key[0], {}).update(cached.files)
         else:
             to_run[key] = blocks
@@ -113,7 +124,11 @@ def check_documents(
         if cache:
             cache.put(keys[key], results, files)
 
-    ran = workers.run(programs, progress, keep) if workers else run_sessions(programs, settings, progress, keep)
+    ran = (
+        workers.run(programs, progress, keep)
+        if workers
+        else run_sessions(programs, settings, progress, keep)
+    )
     for key, results in ran.items():
         blocks = to_run[key]
         outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
@@ -122,7 +137,8 @@ def check_documents(
             Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
             if (b.docname, b.index) in skipped
             else judge(b, outcomes.get((b.docname, b.index)))
-            if b.session_key in chosen else Verdict(Status.OTHER_SHARD)
+            if b.session_key in chosen
+            else Verdict(Status.OTHER_SHARD)
             for b in blocks
         ]
         for docname, blocks in documents.items()
@@ -148,7 +164,9 @@ def _outcomes_of(
     return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
 
 
-def _without_setups(progress: Callable[[int, int], None], setups: int) -> Callable[[int, int], None]:
+def _without_setups(
+    progress: Callable[[int, int], None], setups: int
+) -> Callable[[int, int], None]:
     """Progress in blocks, when every session also runs ``jaxcheck_setup`` (one program each)."""
 
     def counted(done: int, total: int) -> None:

@@ -57,7 +57,9 @@ def session_name(key: SessionKey) -> str:
     return f"{docname}::{session}" if session else docname
 
 
-def split(sessions: Sequence[SessionKey], durations: Mapping[str, float], count: int) -> dict[SessionKey, int]:
+def split(
+    sessions: Sequence[SessionKey], durations: Mapping[str, float], count: int
+) -> dict[SessionKey, int]:
     """The shard (1-based) of every session, balancing the remembered durations.
 
     Longest first, each onto the shard with the least work so far (ties: the
@@ -124,7 +126,10 @@ def report_durations(report: Report) -> dict[str, float]:
 _SAME = (
     ("documents", "different documents (the docs changed between the shards?)"),
     ("jax", "different JAX versions"),
-    ("configuration", "different configurations (conf.py, jaxcheck_env, Python or the installed packages)"),
+    (
+        "configuration",
+        "different configurations (conf.py, jaxcheck_env, Python or the installed packages)",
+    ),
 )
 
 
@@ -152,7 +157,9 @@ def merge(reports: Sequence[tuple[str, Report]]) -> Report:
     seen: dict[int, str] = {}
     for name, _run, shard in runs:
         if shard.count != first_shard.count:
-            raise ShardProblem(f"{first_name} is shard {first_shard} but {name} is shard {shard}: the counts differ")
+            raise ShardProblem(
+                f"{first_name} is shard {first_shard} but {name} is shard {shard}: the counts differ"
+            )
         if shard.index in seen:
             raise ShardProblem(f"{seen[shard.index]} and {name} are both shard {shard}")
         seen[shard.index] = name
@@ -183,10 +190,13 @@ def _combine(reports: Sequence[Report], run: Mapping[str, Any]) -> Report:
         owner = owners[0]
         blocks.append(owner["blocks"][position])
         examples.extend(
-            e for e in owner.get("examples", []) if (e["block"], e["path"]) == (block["name"], block["path"])
+            e
+            for e in owner.get("examples", [])
+            if (e["block"], e["path"]) == (block["name"], block["path"])
         )
         findings.extend(
-            f for f in owner["findings"]
+            f
+            for f in owner["findings"]
             if f["block"] == block["name"] and f["document"] == block["document"]
         )
     statuses = [Status(b["status"]) for b in blocks]

@@ -26,7 +26,11 @@ def stamp(path: str) -> Stamp:
         return None
     if os.path.isdir(path):
         names = names_in(path)
-        digest = "unreadable" if names is None else hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape"))
+        digest = (
+            "unreadable"
+            if names is None
+            else hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape"))
+        )
         return ["folder", digest if isinstance(digest, str) else digest.hexdigest()]
     return ["file", found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino]
 
@@ -55,6 +59,10 @@ def first_changed(recorded: Mapping[str, Stamp]) -> str | None:
 def changed_since(recorded: Mapping[str, Stamp], moment_ns: int) -> str | None:
     """A file whose stamp shows a change at or after ``moment_ns`` (a file system time), or None."""
     for path, then in recorded.items():
-        if then is not None and then[0] == "file" and max(int(str(then[1])), int(str(then[2]))) >= moment_ns:
+        if (
+            then is not None
+            and then[0] == "file"
+            and max(int(str(then[1])), int(str(then[2]))) >= moment_ns
+        ):
             return path
     return None

@@ -61,7 +61,9 @@ class UpdateReport:
     rewritten: int = 0  # expectations rewritten
     rewritten_at: set[tuple[str, int]] = field(default_factory=set)  # (path, reported line)
     refused: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why
-    skipped: list[tuple[str, int, str]] = field(default_factory=list)  # +SKIP examples: path, line, why
+    skipped: list[tuple[str, int, str]] = field(
+        default_factory=list
+    )  # +SKIP examples: path, line, why
 
 
 @dataclass(frozen=True)
@@ -101,24 +103,37 @@ def update_sources(
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
         why = None if allow_outside else _outside(os.path.realpath(block.path), block.path, root)
-        mode = next((e.mode for e in block.program.examples if e.source == drift.expectation.source), "single")
+        mode = next(
+            (e.mode for e in block.program.examples if e.source == drift.expectation.source),
+            "single",
+        )
         why = why or drift.note or block.update_refusal or example_problem(drift.expectation, mode)
         if why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
         else:
             candidates.append((block, drift))
     # Only what passed every other test is run again (a second run costs a fresh worker).
-    second = _run_again(checked, {block.session_key for block, _ in candidates}, rerun) if candidates else {}
+    second = (
+        _run_again(checked, {block.session_key for block, _ in candidates}, rerun)
+        if candidates
+        else {}
+    )
     by_file: dict[str, list[tuple[Block, Drift]]] = {}
     for block, drift in candidates:
-        why = second if isinstance(second, str) else reproduction_problem(drift, second.get((block.docname, block.index)))
+        why = (
+            second
+            if isinstance(second, str)
+            else reproduction_problem(drift, second.get((block.docname, block.index)))
+        )
         if why is not None:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
             continue
         by_file.setdefault(os.path.realpath(block.path), []).append((block, drift))
     copies: dict[str, dict[int, list[Block]]] = {}
     for block, _ in checked:
-        copies.setdefault(os.path.realpath(block.path), {}).setdefault(block.body_line, []).append(block)
+        copies.setdefault(os.path.realpath(block.path), {}).setdefault(block.body_line, []).append(
+            block
+        )
     for real, drifts in sorted(by_file.items()):
         try:
             _update_file(real, drifts, copies[real], report, dry_run, step_limit)
@@ -175,7 +190,9 @@ def _update_file(
         report.refused.append((path, first_line, f"cannot read the file: {error}"))
         return
     if {block.file_digest for block, _ in drifts} != {digest(data)}:
-        report.refused.append((path, first_line, "the file changed since it was checked; run the update again"))
+        report.refused.append(
+            (path, first_line, "the file changed since it was checked; run the update again")
+        )
         return
     try:
         source = parse_source(data)
@@ -185,7 +202,9 @@ def _update_file(
     planned: list[_Planned] = []
     for block, drift in drifts:
         try:
-            planned.append(plan_edit(source, block, drift, Steps(step_limit) if step_limit else Steps()))
+            planned.append(
+                plan_edit(source, block, drift, Steps(step_limit) if step_limit else Steps())
+            )
         except CannotRewrite as why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
     planned = _read_back(source, planned, report)
@@ -208,7 +227,9 @@ def _update_file(
     report.rewritten_at |= places
 
 
-def _merge(planned: list[_Planned], copies: Mapping[int, list[Block]], report: UpdateReport) -> list[Edit]:
+def _merge(
+    planned: list[_Planned], copies: Mapping[int, list[Block]], report: UpdateReport
+) -> list[Edit]:
     """One edit per place: identical edits (a file included twice) once; different ones refused.
 
     ``copies`` holds, by first body line, every block read from this file: an
@@ -223,8 +244,12 @@ def _merge(planned: list[_Planned], copies: Mapping[int, list[Block]], report: U
         for other in edits[n + 1 :]:
             if other.start >= edit.stop and other.start != edit.start:
                 break
-            conflicts.setdefault(edit, f"{_place(by_edit[other][0])} needs {_shown(by_edit[other][0])}")
-            conflicts.setdefault(other, f"{_place(by_edit[edit][0])} needs {_shown(by_edit[edit][0])}")
+            conflicts.setdefault(
+                edit, f"{_place(by_edit[other][0])} needs {_shown(by_edit[other][0])}"
+            )
+            conflicts.setdefault(
+                other, f"{_place(by_edit[edit][0])} needs {_shown(by_edit[edit][0])}"
+            )
         plan = by_edit[edit][0]
         asking = {p.block.docname for p in by_edit[edit]}
         silent = [b for b in copies[plan.block.body_line] if b.docname not in asking]
@@ -256,7 +281,9 @@ def _shown(plan: _Planned) -> str:
     return repr(lines if len(lines) <= 3 else [*lines[:3], "..."])
 
 
-def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | None = None) -> _Planned:
+def plan_edit(
+    source: SourceText, block: Block, drift: Drift, steps: Steps | None = None
+) -> _Planned:
     """The edit of file lines that makes one expectation say what really happens.
 
     Only for drifts :func:`update_sources` found rewritable (no note, no refusal of the block).
@@ -265,7 +292,9 @@ def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | Non
     start = block.body_line - 1  # file index of body line 0
     prefixes = _prefixes(source, block)
     try:
-        kept = refreshed_lines(expectation.expected, drift.actual, rules_of(block, expectation), steps)
+        kept = refreshed_lines(
+            expectation.expected, drift.actual, rules_of(block, expectation), steps
+        )
     except AlignmentTooLarge as error:
         raise CannotRewrite(
             f"{error} ({len(expectation.expected)} expected lines with `...` against "
@@ -276,9 +305,16 @@ def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | Non
         raise CannotRewrite(why)
     first, stop = expectation.first, expectation.stop
     if expectation.kind is ExpectationKind.INLINE:
-        (text, _), = kept  # one line: a drift of any other length carries a note
+        ((text, _),) = kept  # one line: a drift of any other length carries a note
         body = (block.body[first][: expectation.comment_column] + "# " + text).rstrip()
-        return _Planned(block, drift, Edit(start + first, start + first + 1, ((prefixes[first] + body).rstrip(),)), first, first + 1, (body,))
+        return _Planned(
+            block,
+            drift,
+            Edit(start + first, start + first + 1, ((prefixes[first] + body).rstrip(),)),
+            first,
+            first + 1,
+            (body,),
+        )
     anchor = first if first < len(block.body) else max(0, first - 1)
     prefix = prefixes[anchor] if first == stop else prefixes[first]
     if expectation.kind is ExpectationKind.DOCTEST:
@@ -300,7 +336,14 @@ def plan_edit(source: SourceText, block: Block, drift: Drift, steps: Steps | Non
         else:  # a kept line keeps its bytes
             lines.append(source.lines[start + first + origin])
             body_lines.append(block.body[first + origin])
-    return _Planned(block, drift, Edit(start + first, start + stop, tuple(lines)), first, stop, tuple(body_lines))
+    return _Planned(
+        block,
+        drift,
+        Edit(start + first, start + stop, tuple(lines)),
+        first,
+        stop,
+        tuple(body_lines),
+    )
 
 
 def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport) -> list[_Planned]:
@@ -315,7 +358,9 @@ def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport
             kept += plans
             continue
         for plan in plans:
-            report.refused.append((plan.block.path, plan.drift.line, f"block {plan.block.label!r}: {why}"))
+            report.refused.append(
+                (plan.block.path, plan.drift.line, f"block {plan.block.label!r}: {why}")
+            )
     return kept
 
 
@@ -335,13 +380,19 @@ def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None
     again = _parsed(block, body)
     if again.error is not None:
         return f"with the new output written, the block no longer parses ({again.error})"
-    if [(e.kind, e.source) for e in again.expectations] != [(e.kind, e.source) for e in block.expectations]:
-        return "with the new output written, the block would read differently (new or lost examples)"
+    if [(e.kind, e.source) for e in again.expectations] != [
+        (e.kind, e.source) for e in block.expectations
+    ]:
+        return (
+            "with the new output written, the block would read differently (new or lost examples)"
+        )
     for plan in plans:
         index = block.expectations.index(plan.drift.expectation)
         read = again.expectations[index]
         rules = rules_of(block, plan.drift.expectation)
-        if read.kind is not plan.drift.expectation.kind or not texts_match(read.expected, plan.drift.actual, rules):
+        if read.kind is not plan.drift.expectation.kind or not texts_match(
+            read.expected, plan.drift.actual, rules
+        ):
             return (
                 "written into the block, the new output would not read back as itself "
                 f"(it would read {list(read.expected)[:3]!r})"

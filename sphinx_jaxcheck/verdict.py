@@ -39,7 +39,9 @@ FAILURE_SUBTYPES = {
 
 def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
     """A unified diff from the expected lines to the actual ones."""
-    lines = difflib.unified_diff(normalize(expected), normalize(actual), "expected", "actual", lineterm="")
+    lines = difflib.unified_diff(
+        normalize(expected), normalize(actual), "expected", "actual", lineterm=""
+    )
     return "\n".join(lines)
 
 
@@ -50,7 +52,9 @@ def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules
     """
     if block.native:
         flags = expectation.optionflags if expectation is not None else 0
-        return MatchRules(ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags)
+        return MatchRules(
+            ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags
+        )
     return MatchRules(block.options.compare, block.options.tolerance)
 
 
@@ -88,7 +92,11 @@ def _failure(block: Block, outcome: Outcome) -> Problem | None:
         return None
     raised = outcome.exception
     if raised is None:
-        return Problem(Subtype.RAISES, f":raises: {raises} expects an exception, but the block raised none", line)
+        return Problem(
+            Subtype.RAISES,
+            f":raises: {raises} expects an exception, but the block raised none",
+            line,
+        )
     if raised.raises_problem:
         return Problem(Subtype.RAISES, raised.raises_problem, line)
     if not raised.matches_raises:
@@ -145,7 +153,9 @@ def _doctest_holds(
     In a ``jaxcheck`` block the block's own matching rules may accept it too.
     """
     # With an exception raised, doctest compares the exception only (printed text is not read).
-    if example_passes(expectation.want, expectation.exc_msg, printed, raised, expectation.optionflags):
+    if example_passes(
+        expectation.want, expectation.exc_msg, printed, raised, expectation.optionflags
+    ):
         return True
     if block.native:
         return False

@@ -73,7 +73,9 @@ def copy_root(name: str, tmp_path: Path, conf: str = "") -> Path:
     return target
 
 
-def build(srcdir: Path, buildername: str = "html", *, fresh: bool = False, **overrides: Any) -> Build:
+def build(
+    srcdir: Path, buildername: str = "html", *, fresh: bool = False, **overrides: Any
+) -> Build:
     """Build ``srcdir`` in this process, as sphinx-build would."""
     status, warning = StringIO(), StringIO()
     parallel = overrides.pop("parallel", 0)
@@ -120,15 +122,25 @@ def jaxcheck(
     """The real command line in a fresh process, as a user runs it: ``jaxcheck ARGS...``."""
     return subprocess.run(
         [sys.executable, "-m", "sphinx_jaxcheck", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env=env, check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
     )
 
 
-def sphinx_build(*args: str | os.PathLike[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def sphinx_build(
+    *args: str | os.PathLike[str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``sphinx-build ARGS...`` in a fresh process, as a user runs it (without colours)."""
     return subprocess.run(
         [sys.executable, "-m", "sphinx", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, env={**os.environ, "NO_COLOR": "1"}, check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1"},
+        check=False,
     )
 
 
@@ -141,4 +153,3 @@ def assert_configuration_error(done: subprocess.CompletedProcess[str], *words: s
         assert word in ours[0], done.stderr
     assert "Traceback" not in done.stderr and "report this error" not in done.stderr
     assert "jaxcheck: configuration error: " in done.stderr
-

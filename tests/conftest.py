@@ -45,10 +45,23 @@ def older_python() -> Path:
     except subprocess.CalledProcessError:
         with tempfile.TemporaryDirectory() as scratch:
             reach = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", scratch, f"jax=={OLDER_JAX}"],
-                capture_output=True, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--quiet",
+                    "-d",
+                    scratch,
+                    f"jax=={OLDER_JAX}",
+                ],
+                capture_output=True,
+                text=True,
             )
         if reach.returncode != 0:
-            pytest.skip(f"the package index is unreachable, so no environment with jax {OLDER_JAX} "
-                        f"can be made: {reach.stderr.strip()[-300:]}")
+            pytest.skip(
+                f"the package index is unreachable, so no environment with jax {OLDER_JAX} "
+                f"can be made: {reach.stderr.strip()[-300:]}"
+            )
         raise

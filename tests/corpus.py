@@ -7,27 +7,63 @@ from pathlib import Path
 
 # Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
 STALE_DRIFTS = [
-    ("forms_md.md", 13, "md-trailing", "the expected output at the end of the block is stale:",
-     "+{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }"),
+    (
+        "forms_md.md",
+        13,
+        "md-trailing",
+        "the expected output at the end of the block is stale:",
+        "+{ lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (c,) }",
+    ),
     ("forms_md.md", 22, "md-inline", "the output of this print is stale:", "+[0 2 4]"),
-    ("forms_md.md", 35, "md-repl", "the output of this `# >>>` statement is stale:", "+Array([2., 2.], dtype=float32)"),
-    ("forms_md.md", 62, "md-raises", "the expected output at the end of the block is stale:",
-     "+The input carry c has type int32[] but the corresponding output carry component has type float32[], so the dtypes do not match."),
-    ("forms_rst.rst", 13, "rst-trailing", "the expected output at the end of the block is stale:",
-     "+          f:f32[] = add d 1.0:f32[]"),
-    ("forms_rst.rst", 50, "rst-doctest", "the output of this `>>>` statement is stale:", "+Array(2, dtype=int32, weak_type=True)"),
+    (
+        "forms_md.md",
+        35,
+        "md-repl",
+        "the output of this `# >>>` statement is stale:",
+        "+Array([2., 2.], dtype=float32)",
+    ),
+    (
+        "forms_md.md",
+        62,
+        "md-raises",
+        "the expected output at the end of the block is stale:",
+        "+The input carry c has type int32[] but the corresponding output carry component has type float32[], so the dtypes do not match.",
+    ),
+    (
+        "forms_rst.rst",
+        13,
+        "rst-trailing",
+        "the expected output at the end of the block is stale:",
+        "+          f:f32[] = add d 1.0:f32[]",
+    ),
+    (
+        "forms_rst.rst",
+        50,
+        "rst-doctest",
+        "the output of this `>>>` statement is stale:",
+        "+Array(2, dtype=int32, weak_type=True)",
+    ),
 ]
 # Every block of the stale corpus: document, name, first line, status.
 STALE_BLOCKS = [
-    ("forms_md", "md-trailing", 8, "stale"), ("forms_md", "md-inline", 21, "stale"),
-    ("forms_md", "md-repl", 35, "stale"), ("forms_md", "md-doctest", 48, "verified"),
-    ("forms_md", "md-raises", 60, "stale"), ("forms_md", "md-ellipsis", 74, "verified"),
-    ("forms_md", "md-jaxpr", 87, "verified"), ("forms_md", "md-tolerance", 96, "verified"),
-    ("forms_md", "md-ignore", 107, "not compared"), ("forms_md", "md-skip", 115, "skipped"),
-    ("forms_md", "md-session", 124, "verified"), ("forms_md", "md-hidden", 136, "not compared"),
-    ("forms_md", "md-after-hidden", 143, "verified"), ("forms_rst", "rst-trailing", 7, "stale"),
-    ("forms_rst", "rst-inline", 30, "verified"), ("forms_rst", "rst-raises", 36, "verified"),
-    ("forms_rst", "rst-repl", 43, "verified"), ("forms_rst", "rst-doctest", 50, "stale"),
+    ("forms_md", "md-trailing", 8, "stale"),
+    ("forms_md", "md-inline", 21, "stale"),
+    ("forms_md", "md-repl", 35, "stale"),
+    ("forms_md", "md-doctest", 48, "verified"),
+    ("forms_md", "md-raises", 60, "stale"),
+    ("forms_md", "md-ellipsis", 74, "verified"),
+    ("forms_md", "md-jaxpr", 87, "verified"),
+    ("forms_md", "md-tolerance", 96, "verified"),
+    ("forms_md", "md-ignore", 107, "not compared"),
+    ("forms_md", "md-skip", 115, "skipped"),
+    ("forms_md", "md-session", 124, "verified"),
+    ("forms_md", "md-hidden", 136, "not compared"),
+    ("forms_md", "md-after-hidden", 143, "verified"),
+    ("forms_rst", "rst-trailing", 7, "stale"),
+    ("forms_rst", "rst-inline", 30, "verified"),
+    ("forms_rst", "rst-raises", 36, "verified"),
+    ("forms_rst", "rst-repl", 43, "verified"),
+    ("forms_rst", "rst-doctest", 50, "stale"),
 ]
 # The stale blocks alone: file, line, block.
 STALE = [(file, line, block) for file, line, block, *_ in STALE_DRIFTS]
@@ -35,7 +71,11 @@ STALE = [(file, line, block) for file, line, block, *_ in STALE_DRIFTS]
 # JAX's pages, with the table of JAX's own pytest verdicts on them, sit in shared/realworld
 # beside the repository (or beside its worktrees); the tests that read them skip without it.
 REALWORLD = next(
-    (p / "shared" / "realworld" for p in Path(__file__).resolve().parents[1:] if (p / "shared" / "realworld").is_dir()),
+    (
+        p / "shared" / "realworld"
+        for p in Path(__file__).resolve().parents[1:]
+        if (p / "shared" / "realworld").is_dir()
+    ),
     Path(__file__).resolve().parents[2] / "shared" / "realworld",
 )
 PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")

@@ -28,7 +28,9 @@ def kept(aligned: list[tuple[str, int | None]]) -> int:
 @example(["...", "b"], ["a", "b"])
 @example(["ab...ba"], ["aba"])
 @example(["a...a...a"], ["aa", "a"])
-def test_the_fast_search_keeps_as_many_lines_as_trying_every_run(want: list[str], got: list[str]) -> None:
+def test_the_fast_search_keeps_as_many_lines_as_trying_every_run(
+    want: list[str], got: list[str]
+) -> None:
     got = normalize(got)
     fast = align(want, got, PLAIN, Steps())
     slow = align(want, got, PLAIN, Steps(), fast=False)

@@ -37,7 +37,9 @@ SOURCES: dict[str, bytes] = {
     "latin1.md": BAD_UTF8,
     "bom.md": "\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # ü\n```\n".encode(),
     "crlf.rst": b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 2\r\n",
-    "long.md": ("# Long\n\n```{jaxcheck}\nprint('" + "a" * 20000 + "')  # " + "a" * 20000 + "\n```\n").encode(),
+    "long.md": (
+        "# Long\n\n```{jaxcheck}\nprint('" + "a" * 20000 + "')  # " + "a" * 20000 + "\n```\n"
+    ).encode(),
     "unclosed.md": b"# Unclosed\n\n```{jaxcheck}\nprint(1)  # 1\n\nMore prose that became code.\n",
     "nested.md": (
         b"# Nested\n\n````{jaxcheck}\ns = '''\n```\n'''\nprint(s.strip())  # ```\n````\n\n"
@@ -59,7 +61,13 @@ SOURCES: dict[str, bytes] = {
 
 
 def write_bad_project(root: Path) -> Path:
-    write_project(root, {"index.rst": "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {n.rsplit('.', 1)[0]}\n" for n in SOURCES)})
+    write_project(
+        root,
+        {
+            "index.rst": "Index\n=====\n\n.. toctree::\n\n"
+            + "".join(f"   {n.rsplit('.', 1)[0]}\n" for n in SOURCES)
+        },
+    )
     for name, data in SOURCES.items():
         (root / name).write_bytes(data)
     return root
@@ -94,15 +102,41 @@ def test_bad_input_fails_the_build_without_a_traceback_from_our_code(bad) -> Non
 @pytest.mark.parametrize(
     ("file", "line", "words"),
     [
-        ("options_rst.rst", 4, '"jaxcheck" directive: unknown option ":bogus:"; expected one of the options :caption:'),
-        ("options_rst.rst", 9, '"jaxcheck" directive, option ":output:": \'maybe\' is not allowed; expected one of check, ignore, skip'),
-        ("options_rst.rst", 14, '"jaxcheck" directive, option ":timeout:": \'-3\' is not allowed; expected a number greater than 0'),
-        ("options_md.md", 3, '"jaxcheck" directive: unknown option ":bogus:"; expected one of the options :caption:'),
-        ("options_md.md", 9, '"jaxcheck" directive, option ":compare:": \'pixels\' is not allowed; expected one of text, jaxpr'),
-        ("options_md.md", 15, '"jaxcheck" directive, option ":hide:": \'yes\' is not allowed; expected no value (it is a flag)'),
+        (
+            "options_rst.rst",
+            4,
+            '"jaxcheck" directive: unknown option ":bogus:"; expected one of the options :caption:',
+        ),
+        (
+            "options_rst.rst",
+            9,
+            '"jaxcheck" directive, option ":output:": \'maybe\' is not allowed; expected one of check, ignore, skip',
+        ),
+        (
+            "options_rst.rst",
+            14,
+            '"jaxcheck" directive, option ":timeout:": \'-3\' is not allowed; expected a number greater than 0',
+        ),
+        (
+            "options_md.md",
+            3,
+            '"jaxcheck" directive: unknown option ":bogus:"; expected one of the options :caption:',
+        ),
+        (
+            "options_md.md",
+            9,
+            '"jaxcheck" directive, option ":compare:": \'pixels\' is not allowed; expected one of text, jaxpr',
+        ),
+        (
+            "options_md.md",
+            15,
+            '"jaxcheck" directive, option ":hide:": \'yes\' is not allowed; expected no value (it is a flag)',
+        ),
     ],
 )
-def test_unknown_options_and_bad_values_name_directive_option_and_allowed_values(bad, file: str, line: int, words: str) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_options_and_bad_values_name_directive_option_and_allowed_values(
+    bad, file: str, line: int, words: str
+) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     found = [r for r in reported(result, file) if r.subtype == "option" and r.line == line]
     assert any(words in r.message for r in found), [r.message for r in reported(result, file)]
@@ -110,7 +144,11 @@ def test_unknown_options_and_bad_values_name_directive_option_and_allowed_values
 
 def test_blocks_with_bad_options_are_not_run_and_say_so_once_per_block(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
-    not_run = [r for r in reported(result, "options_md.md") if "not run: fix the options above first" in r.message]
+    not_run = [
+        r
+        for r in reported(result, "options_md.md")
+        if "not run: fix the options above first" in r.message
+    ]
     assert len(not_run) == 3
     assert {r.subtype for r in not_run} == {"option"}
 
@@ -125,7 +163,10 @@ def test_blocks_with_bad_options_are_not_run_and_say_so_once_per_block(bad) -> N
 )
 def test_empty_and_comment_only_blocks_are_errors(bad, file: str, line: int, words: str) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
-    assert any(r.line == line and r.subtype == "syntax" and words in r.message for r in reported(result, file)), reported(result, file)
+    assert any(
+        r.line == line and r.subtype == "syntax" and words in r.message
+        for r in reported(result, file)
+    ), reported(result, file)
 
 
 def test_an_rst_directive_without_body_is_reported(bad) -> None:  # type: ignore[no-untyped-def]
@@ -133,8 +174,12 @@ def test_an_rst_directive_without_body_is_reported(bad) -> None:  # type: ignore
     assert any("empty" in r.message for r in reported(result, "empty_rst.rst") if r.line <= 5)
 
 
-@pytest.mark.parametrize(("file", "offending"), [("syntax_md.md", "print(y)"), ("syntax_rst.rst", "z = (x +")])
-def test_syntax_errors_are_reported_at_the_offending_document_line(bad, file: str, offending: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("file", "offending"), [("syntax_md.md", "print(y)"), ("syntax_rst.rst", "z = (x +")]
+)
+def test_syntax_errors_are_reported_at_the_offending_document_line(
+    bad, file: str, offending: str
+) -> None:  # type: ignore[no-untyped-def]
     root, result = bad
     (found,) = reported(result, file)
     assert found.subtype == "syntax"
@@ -176,14 +221,21 @@ def test_raises_naming_a_missing_class_says_so(bad) -> None:  # type: ignore[no-
     _, result = bad
     (found,) = reported(result, "raises.md")
     assert found.subtype == "raises"
-    assert "'NoSuchError', which is not a builtin, a name of the session or an importable class" in found.message
+    assert (
+        "'NoSuchError', which is not a builtin, a name of the session or an importable class"
+        in found.message
+    )
 
 
 @pytest.mark.parametrize(
     ("file", "line", "words"),
     [
         ("cite_md.md", 3, "no file 'no_such_file_xyz.py' in the installed jax (looked under"),
-        ("cite_md.md", 3, "expected a path relative to site-packages, such as jax/_src/lax/control_flow/loops.py"),
+        (
+            "cite_md.md",
+            3,
+            "expected a path relative to site-packages, such as jax/_src/lax/control_flow/loops.py",
+        ),
         ("cite_md.md", 5, "refused path '../../etc/passwd'"),
         ("cite_md.md", 7, "refused path '/etc/passwd'"),
         ("cite_md.md", 9, "'__init__.py' is ambiguous: it ends"),
@@ -199,7 +251,9 @@ def test_bad_citations_are_refused_at_their_line(bad, file: str, line: int, word
     found = [r for r in reported(result, file) if r.line == line]
     assert found and found[0].subtype == "citation"
     assert words in found[0].message
-    html = (root / "_build" / "html" / file.replace(".md", ".html").replace(".rst", ".html")).read_text("utf-8")
+    html = (
+        root / "_build" / "html" / file.replace(".md", ".html").replace(".rst", ".html")
+    ).read_text("utf-8")
     assert "root:x:0:0" not in html  # nothing outside the jax package is ever read
 
 
@@ -211,7 +265,10 @@ def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -
     assert "Traceback" not in done.stderr, done.stderr
     changed = {name for name in SOURCES if (root / name).read_bytes() != before[name]}
     assert changed == set()  # the one drift (tabs in rST) cannot be rewritten byte for byte
-    assert "tabs_rst.rst:9: cannot update: block 'tabs_rst[1]': line 7 holds tabs, which reStructuredText expands to spaces" in done.stderr
+    assert (
+        "tabs_rst.rst:9: cannot update: block 'tabs_rst[1]': line 7 holds tabs, which reStructuredText expands to spaces"
+        in done.stderr
+    )
 
 
 def test_jaxcheck_check_reports_bad_input_and_exits_one(tmp_path: Path) -> None:
@@ -227,16 +284,29 @@ def test_update_rewrites_stale_bom_crlf_and_long_lines_keeping_their_bytes(tmp_p
     root = write_project(tmp_path, {})
     (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   bom\n   crlf\n   long\n")
     (root / "bom.md").write_bytes("\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # u\n```\n".encode())
-    (root / "crlf.rst").write_bytes(b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 3\r\n")
-    (root / "long.md").write_bytes(f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line[:-1]}\n```".encode())
+    (root / "crlf.rst").write_bytes(
+        b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 3\r\n"
+    )
+    (root / "long.md").write_bytes(
+        f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line[:-1]}\n```".encode()
+    )
     done = jaxcheck("update", root)
     assert done.returncode == 0, done.stderr
-    assert (root / "bom.md").read_bytes() == "\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # ü\n```\n".encode()
-    assert (root / "crlf.rst").read_bytes() == b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 2\r\n"
-    assert (root / "long.md").read_bytes() == f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line}\n```".encode()
+    assert (
+        root / "bom.md"
+    ).read_bytes() == "\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # ü\n```\n".encode()
+    assert (
+        root / "crlf.rst"
+    ).read_bytes() == b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 2\r\n"
+    assert (
+        (root / "long.md").read_bytes()
+        == f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line}\n```".encode()
+    )
 
 
-def test_a_pin_to_a_version_that_is_not_installed_stops_with_both_versions_and_next_steps(tmp_path: Path) -> None:
+def test_a_pin_to_a_version_that_is_not_installed_stops_with_both_versions_and_next_steps(
+    tmp_path: Path,
+) -> None:
     root = write_project(tmp_path, {"a.md": "# A\n"}, conf='jaxcheck_jax_version = "0.0.1"\n')
     done = jaxcheck("check", root)
     assert done.returncode == 2
@@ -287,8 +357,12 @@ def test_printed_output_questions_and_quotes_are_escaped_in_html(hostile, page: 
 def test_stale_and_error_markers_escape_what_the_block_printed(hostile) -> None:  # type: ignore[no-untyped-def]
     root, _ = hostile
     html = (root / "_build" / "html" / "hostile.html").read_text("utf-8")
-    stale = re.search(r'<details class="jaxcheck-status jaxcheck-status-stale">.*?</details>', html, re.DOTALL)
-    failed = re.search(r'<details class="jaxcheck-status jaxcheck-status-failed">.*?</details>', html, re.DOTALL)
+    stale = re.search(
+        r'<details class="jaxcheck-status jaxcheck-status-stale">.*?</details>', html, re.DOTALL
+    )
+    failed = re.search(
+        r'<details class="jaxcheck-status jaxcheck-status-failed">.*?</details>', html, re.DOTALL
+    )
     assert stale and "&lt;script&gt;alert(1)&lt;/script&gt;" in stale.group()
     assert failed and "ValueError: &lt;script&gt;alert(1)&lt;/script&gt;" in failed.group()
 
@@ -309,5 +383,7 @@ def test_links_point_only_into_the_configured_repository(hostile) -> None:  # ty
     for page in ("hostile.html", "hostile_rst.html"):
         html = (root / "_build" / "html" / page).read_text("utf-8")
         external = set(re.findall(r'href="((?:[a-z]+:)?//[^"]*|[a-z]+:[^"]*)"', html))
-        ours = {link for link in external if "sphinx-doc.org" not in link and "alabaster" not in link}
+        ours = {
+            link for link in external if "sphinx-doc.org" not in link and "alabaster" not in link
+        }
         assert ours and all(link.startswith(f"{REPO}/blob/") for link in ours), ours

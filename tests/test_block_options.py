@@ -14,18 +14,40 @@ CASES = [
     Case("inline", "print(jnp.int32(7))  # 7\nprint('rest')\n\n# rest", "verified"),
     Case("inline-stale", "print(jnp.int32(7))  # 8", "stale"),
     Case("repl", "# >>> jnp.float32(1.5) * 2\n# Array(3., dtype=float32)", "verified"),
-    Case("doctest", ">>> print(2 ** 10)\n1024\n>>> 1 / 0\nTraceback (most recent call last):\n    ...\nZeroDivisionError: division by zero", "verified"),
+    Case(
+        "doctest",
+        ">>> print(2 ** 10)\n1024\n>>> 1 / 0\nTraceback (most recent call last):\n    ...\nZeroDivisionError: division by zero",
+        "verified",
+    ),
     Case("raises", "raise KeyError('k')\n\n# KeyError: 'k'", "verified", {"raises": "LookupError"}),
     Case("raises-wrong-class", "raise KeyError('k')", "failed", {"raises": "ValueError"}),
     Case("raises-nothing", "x = 1", "failed", {"raises": "ValueError"}),
     Case("raises-unknown-class", "raise KeyError('k')", "failed", {"raises": "NoSuchError"}),
-    Case("unexpected-exception", "print('before')\nraise RuntimeError('boom')\n\n# before", "failed"),
-    Case("ignore", "import random\nprint(random.random())\n\n# 0.5", "not compared", {"output": "ignore"}),
+    Case(
+        "unexpected-exception", "print('before')\nraise RuntimeError('boom')\n\n# before", "failed"
+    ),
+    Case(
+        "ignore",
+        "import random\nprint(random.random())\n\n# 0.5",
+        "not compared",
+        {"output": "ignore"},
+    ),
     Case("skip", "raise RuntimeError('never runs')", "skipped", {"output": "skip"}),
-    Case("jaxpr", "import jax\nprint(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n\n# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }", "verified", {"compare": "jaxpr"}),
-    Case("jaxpr-as-text", "print(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n\n# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }", "stale"),
+    Case(
+        "jaxpr",
+        "import jax\nprint(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n\n# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }",
+        "verified",
+        {"compare": "jaxpr"},
+    ),
+    Case(
+        "jaxpr-as-text",
+        "print(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n\n# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }",
+        "stale",
+    ),
     Case("tolerance", "print(float(jnp.pi))\n\n# 3.14159", "verified", {"tolerance": "1e-5"}),
-    Case("tolerance-too-tight", "print(float(jnp.pi))\n\n# 3.14159", "stale", {"tolerance": "1e-9"}),
+    Case(
+        "tolerance-too-tight", "print(float(jnp.pi))\n\n# 3.14159", "stale", {"tolerance": "1e-9"}
+    ),
     Case("timeout", "import time\ntime.sleep(30)", "failed", {"timeout": "1"}),
     Case("after-timeout", "print(jnp.arange(2))  # [0 1]", "verified"),
     Case("prints-without-expectation", "print('nobody expects this')", "stale"),
@@ -34,7 +56,12 @@ CASES = [
     Case("session-default-is-separate", "print('shared' in globals())  # False", "verified"),
     Case("hidden", "hidden_value = 5", "not compared", {"hide": ""}),
     Case("after-hidden", "print(hidden_value)  # 5", "verified"),
-    Case("display", "print('shown')  # shown", "verified", {"caption": "A caption", "linenos": "", "emphasize-lines": "1"}),
+    Case(
+        "display",
+        "print('shown')  # shown",
+        "verified",
+        {"caption": "A caption", "linenos": "", "emphasize-lines": "1"},
+    ),
 ]
 
 
@@ -46,7 +73,9 @@ def built(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
 
 @pytest.mark.parametrize("suffix", ["-rst", "-md"])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_each_form_and_option_gets_its_verdict_in_rst_and_md(built, case: Case, suffix: str) -> None:  # type: ignore[no-untyped-def]
+def test_each_form_and_option_gets_its_verdict_in_rst_and_md(
+    built, case: Case, suffix: str
+) -> None:  # type: ignore[no-untyped-def]
     _, result = built
     assert statuses(result.app)[case.name + suffix] == case.status
 

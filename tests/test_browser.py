@@ -28,8 +28,14 @@ from sphinx_jaxcheck.pin import Pin
 
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--window-size=1100,900",
 )
 
@@ -40,7 +46,9 @@ def _chromium() -> str:
     # The suite never installs anything: without a browser these tests cannot run.
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if not found:
-        pytest.skip("no chromium on PATH: install it (e.g. `apt-get install chromium`) to run browser tests")
+        pytest.skip(
+            "no chromium on PATH: install it (e.g. `apt-get install chromium`) to run browser tests"
+        )
     return found
 
 
@@ -134,8 +142,15 @@ def browser(tmp_path: Path) -> Iterator[DevTools]:
     profile = tmp_path / "chromium-profile"
     profile.mkdir()
     process = subprocess.Popen(
-        [_chromium(), *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            _chromium(),
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         port_file = profile / "DevToolsActivePort"
@@ -180,13 +195,17 @@ CONTRAST = """(() => {
 })()"""
 
 
-@pytest.mark.parametrize(("theme", "scheme"), [("alabaster", "light"), ("furo", "light"), ("furo", "dark")])
+@pytest.mark.parametrize(
+    ("theme", "scheme"), [("alabaster", "light"), ("furo", "light"), ("furo", "dark")]
+)
 def test_clicking_a_question_shows_its_answer_and_pinned_sources(
     browser: DevTools, tmp_path: Path, theme: str, scheme: str
 ) -> None:
     if theme != "alabaster":
         pytest.importorskip(theme)
-    page = (build(copy_root("cards", tmp_path), html_theme=theme).app.outdir / "cards_rst.html").as_uri()
+    page = (
+        build(copy_root("cards", tmp_path), html_theme=theme).app.outdir / "cards_rst.html"
+    ).as_uri()
 
     browser.call(
         "Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}]
@@ -230,7 +249,9 @@ def test_clicking_a_question_shows_its_answer_and_pinned_sources(
     assert hit is True
 
     contrast = browser.evaluate(CONTRAST)
-    assert contrast >= 4.5, f"question text is hard to read in {theme} ({scheme}): contrast {contrast:.1f}"
+    assert contrast >= 4.5, (
+        f"question text is hard to read in {theme} ({scheme}): contrast {contrast:.1f}"
+    )
 
     shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     screenshot = tmp_path / f"qa-card-open-{theme}-{scheme}.png"
@@ -278,7 +299,10 @@ def cards_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _open(browser: DevTools, url: str, width: int = 1100) -> None:
     browser.call(
         "Emulation.setDeviceMetricsOverride",
-        width=width, height=900, deviceScaleFactor=1, mobile=width < 600,
+        width=width,
+        height=900,
+        deviceScaleFactor=1,
+        mobile=width < 600,
     )
     browser.call("Page.enable")
     for target in ("about:blank", url):  # a fresh document, also when only the #anchor differs
@@ -293,20 +317,32 @@ CARD_STATE = """((id) => { const card = document.getElementById(id);
           inView: r.top >= 0 && r.top < window.innerHeight}; })"""
 
 
-def test_a_cards_permalink_opens_it_and_brings_it_into_view(browser: DevTools, cards_site: Path) -> None:
+def test_a_cards_permalink_opens_it_and_brings_it_into_view(
+    browser: DevTools, cards_site: Path
+) -> None:
     page = (cards_site / "cards_rst.html").as_uri()
     _open(browser, page)
-    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {"open": False, "shown": False, "inView": True}
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {
+        "open": False,
+        "shown": False,
+        "inView": True,
+    }
 
     # Loaded with the card's anchor, as a permalink or a :ref: from another page.
     _open(browser, page + "#qa-carry", width=390)
-    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {"open": True, "shown": True, "inView": True}
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {
+        "open": True,
+        "shown": True,
+        "inView": True,
+    }
 
     # Navigated within the page (hashchange): close it, go elsewhere, come back.
     browser.evaluate("document.getElementById('qa-carry').open = false; location.hash = '#top'")
     browser.evaluate("location.hash = '#qa-carry'")
     after_hashchange = browser.call(
-        "Runtime.evaluate", awaitPromise=True, returnByValue=True,
+        "Runtime.evaluate",
+        awaitPromise=True,
+        returnByValue=True,
         expression="new Promise(done => setTimeout(() => done(document.getElementById('qa-carry').open), 200))",
     )
     assert after_hashchange["result"]["value"] is True
@@ -319,13 +355,17 @@ def test_a_cards_permalink_opens_it_and_brings_it_into_view(browser: DevTools, c
         " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
     )
     browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)  # hovering shows the ¶
-    assert browser.evaluate(f"document.elementFromPoint({x}, {y}).classList.contains('jaxcheck-qa-permalink')")
+    assert browser.evaluate(
+        f"document.elementFromPoint({x}, {y}).classList.contains('jaxcheck-qa-permalink')"
+    )
     browser.click(x, y)
     assert browser.evaluate("location.hash") == "#qa-carry"
     assert browser.evaluate(f"{CARD_STATE}('qa-carry')")["open"] is True
 
 
-def test_clicking_a_question_in_the_index_opens_its_card(browser: DevTools, cards_site: Path) -> None:
+def test_clicking_a_question_in_the_index_opens_its_card(
+    browser: DevTools, cards_site: Path
+) -> None:
     _open(browser, (cards_site / "index.html").as_uri())
     link = "Array.from(document.querySelectorAll('ul.jaxcheck-qa-index a')).find(a => a.hash === '#qa-carry')"
     box = browser.evaluate(
@@ -335,7 +375,11 @@ def test_clicking_a_question_in_the_index_opens_its_card(browser: DevTools, card
     browser.click(*box)
     browser.wait_for("Page.loadEventFired")
     assert browser.evaluate("location.hash") == "#qa-carry"
-    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {"open": True, "shown": True, "inView": True}
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {
+        "open": True,
+        "shown": True,
+        "inView": True,
+    }
 
 
 OVERFLOW = """(() => {
@@ -358,7 +402,9 @@ def test_long_expected_output_lines_wrap_inside_the_column(
     _open(browser, (cards_site / "long_line.html").as_uri(), width=width)
     found = browser.evaluate(OVERFLOW)
     assert found["comments"] == 5
-    assert found["spill"] <= 1, f"an expected-output line runs {found['spill']}px past its block at {width}px"
+    assert found["spill"] <= 1, (
+        f"an expected-output line runs {found['spill']}px past its block at {width}px"
+    )
     assert found["longestRows"] >= 2  # the 134-character line wraps, visibly, in either width
 
 
@@ -369,9 +415,13 @@ SOURCES = """(() => Array.from(document.querySelectorAll('#qa-carry .jaxcheck-qa
 })))()"""
 
 
-def test_sources_wrap_only_at_dots_underscores_slashes_and_colons(browser: DevTools, cards_site: Path) -> None:
+def test_sources_wrap_only_at_dots_underscores_slashes_and_colons(
+    browser: DevTools, cards_site: Path
+) -> None:
     _open(browser, (cards_site / "cards_rst.html").as_uri() + "#qa-carry", width=390)
     sources = browser.evaluate(SOURCES)
-    path = next(s for s in sources if s["text"] == "jax/_src/lax/control_flow/loops.py::_check_carry_type")
+    path = next(
+        s for s in sources if s["text"] == "jax/_src/lax/control_flow/loops.py::_check_carry_type"
+    )
     assert path["rows"] >= 2, "the long path should wrap at 390px"
     assert all(not s["split"] for s in sources), sources  # no piece broken inside a word

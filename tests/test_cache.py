@@ -27,7 +27,9 @@ from sphinx_jaxcheck.worker.probe import PackageSet, probe
 CACHED = "jaxcheck_cache = True\n"
 
 
-def counted_block(ran: Path, *, options: str = "", code: str = 'print("hello")', expected: str = "hello") -> str:
+def counted_block(
+    ran: Path, *, options: str = "", code: str = 'print("hello")', expected: str = "hello"
+) -> str:
     """A MyST jaxcheck block that records each run in ``ran``."""
     return (
         f"# Page\n\n```{{jaxcheck}}\n{options}"
@@ -67,7 +69,10 @@ def test_unchanged_session_is_not_run_again(project: tuple[Path, Path]) -> None:
     assert first.status == 0 and runs(ran) == 1
     second = rebuild(root)
     assert second.status == 0 and runs(ran) == 1
-    assert "running 0 of 1 block(s) (1 document(s)" in second.log and "; 1 from the cache" in second.log
+    assert (
+        "running 0 of 1 block(s) (1 document(s)" in second.log
+        and "; 1 from the cache" in second.log
+    )
     assert "1 verified" in second.log
 
 
@@ -87,7 +92,9 @@ def test_changed_code_runs_again(project: tuple[Path, Path]) -> None:
     ],
     ids=["timeout", "tolerance-is-judged-not-run"],
 )
-def test_changed_option_that_reaches_the_worker_runs_again(project: tuple[Path, Path], old: str, new: str) -> None:
+def test_changed_option_that_reaches_the_worker_runs_again(
+    project: tuple[Path, Path], old: str, new: str
+) -> None:
     root, ran = project
     rebuild(root)
     edit(root, old, new)
@@ -99,7 +106,10 @@ def test_changed_option_that_reaches_the_worker_runs_again(project: tuple[Path, 
 def test_changed_raises_option_runs_again(tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
     block = counted_block(
-        ran, options=":raises: ValueError\n\n", code='raise ValueError("no")', expected="ValueError: no"
+        ran,
+        options=":raises: ValueError\n\n",
+        code='raise ValueError("no")',
+        expected="ValueError: no",
     )
     root = write_project(tmp_path / "docs", {"page.md": block}, conf=CACHED)
     assert rebuild(root).status == 0
@@ -118,7 +128,9 @@ def test_changed_worker_env_runs_again(project: tuple[Path, Path]) -> None:
     assert runs(ran) == 2
 
 
-INTERPRETER = PackageSet("3.11.7", (("jax", "0.10.2"), ("jaxlib", "0.10.2"), ("numpy", "2.0.0"), ("somepkg", "1.0")))
+INTERPRETER = PackageSet(
+    "3.11.7", (("jax", "0.10.2"), ("jaxlib", "0.10.2"), ("numpy", "2.0.0"), ("somepkg", "1.0"))
+)
 
 
 def test_fingerprint_changes_with_each_distribution_the_python_and_the_env() -> None:
@@ -129,9 +141,17 @@ def test_fingerprint_changes_with_each_distribution_the_python_and_the_env() -> 
         others = list(INTERPRETER.distributions)
         others[n] = (name, "0.0.0-other")
         seen.add(environment_fingerprint(env, PackageSet(INTERPRETER.python, tuple(others))))
-    seen.add(environment_fingerprint(env, PackageSet(INTERPRETER.python, (*INTERPRETER.distributions, ("new", "1")))))
+    seen.add(
+        environment_fingerprint(
+            env, PackageSet(INTERPRETER.python, (*INTERPRETER.distributions, ("new", "1")))
+        )
+    )
     seen.add(environment_fingerprint(env, PackageSet("3.12.0", INTERPRETER.distributions)))
-    seen.add(environment_fingerprint({**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}, INTERPRETER))
+    seen.add(
+        environment_fingerprint(
+            {**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}, INTERPRETER
+        )
+    )
     assert len(seen) == 1 + len(INTERPRETER.distributions) + 3
 
 
@@ -152,11 +172,18 @@ def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
     cache = OutcomeCache(tmp_path / "cache")
     settings = WorkerSettings(workers=1)
     now = environment_fingerprint(settings.env, INTERPRETER)
-    other = environment_fingerprint(settings.env, PackageSet(INTERPRETER.python, (("jax", "0.0.0-other"),)))
+    other = environment_fingerprint(
+        settings.env, PackageSet(INTERPRETER.python, (("jax", "0.0.0-other"),))
+    )
     first = check_documents({"page": blocks}, settings, cache=cache, fingerprint=now)
     again = check_documents({"page": blocks}, settings, cache=cache, fingerprint=now)
     bumped = check_documents({"page": blocks}, settings, cache=cache, fingerprint=other)
-    assert (first.sessions_run, again.sessions_run, again.sessions_cached, bumped.sessions_run) == (1, 0, 1, 1)
+    assert (first.sessions_run, again.sessions_run, again.sessions_cached, bumped.sessions_run) == (
+        1,
+        0,
+        1,
+        1,
+    )
     assert runs(ran) == 1 + 2  # the build, then the first and the bumped check
 
 
@@ -172,14 +199,29 @@ def local_wheel(folder: Path, version: str) -> Path:
     with zipfile.ZipFile(wheel, "w") as archive:
         for name, text in files.items():
             archive.writestr(name, text)
-        archive.writestr(f"{info}/RECORD", "".join(f"{name},," + "\n" for name in [*files, f"{info}/RECORD"]))
+        archive.writestr(
+            f"{info}/RECORD", "".join(f"{name},," + "\n" for name in [*files, f"{info}/RECORD"])
+        )
     return wheel
 
 
 def pip_install(wheel: Path, target: Path) -> None:
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--upgrade", "--target", str(target), str(wheel)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--upgrade",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
     )
 
 
@@ -188,7 +230,9 @@ def test_upgrading_any_package_the_workers_import_runs_its_blocks_again(tmp_path
     site = tmp_path / "site"
     pip_install(local_wheel(tmp_path, "1.0"), site)
     ran = tmp_path / "ran.txt"
-    block = counted_block(ran, code="import jaxcheckdemo\nprint(jaxcheckdemo.VERSION)", expected="1.0")
+    block = counted_block(
+        ran, code="import jaxcheckdemo\nprint(jaxcheckdemo.VERSION)", expected="1.0"
+    )
     conf = CACHED + f"jaxcheck_env = {{'JAX_PLATFORMS': 'cpu', 'PYTHONPATH': {str(site)!r}}}\n"
     root = write_project(tmp_path / "docs", {"page.md": block}, conf=conf)
     assert rebuild(root).status == 0
@@ -199,9 +243,15 @@ def test_upgrading_any_package_the_workers_import_runs_its_blocks_again(tmp_path
     assert warm.status == 1 and warm.subtypes() == ["drift"] and "+2.0" in warm.reported[0].message
 
 
-def test_the_shell_environment_the_workers_get_is_in_the_key(project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_shell_environment_the_workers_get_is_in_the_key(
+    project: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root, ran = project
-    edit(root, 'print("hello")\n\n# hello', "import jax.numpy as jnp\nprint(jnp.zeros(1).dtype)\n\n# float32")
+    edit(
+        root,
+        'print("hello")\n\n# hello',
+        "import jax.numpy as jnp\nprint(jnp.zeros(1).dtype)\n\n# float32",
+    )
     assert rebuild(root).status == 0 and runs(ran) == 1
     monkeypatch.setenv("JAX_ENABLE_X64", "1")
     warm = build(root)
@@ -211,22 +261,33 @@ def test_the_shell_environment_the_workers_get_is_in_the_key(project: tuple[Path
     assert build(root).status == 0 and runs(ran) == 2  # back to the first environment: its entry
 
 
-def test_secrets_of_the_build_environment_reach_neither_blocks_nor_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_of_the_build_environment_reach_neither_blocks_nor_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_a_real_token")
     monkeypatch.setenv("MYDOCS_SETTING", "passed")
     code = "import os\nprint(os.environ.get('GITHUB_TOKEN'), os.environ.get('MYDOCS_SETTING'))"
-    root = write_project(tmp_path / "docs", {"page.md": counted_block(tmp_path / "ran", code=code, expected="None None")}, conf=CACHED)
+    root = write_project(
+        tmp_path / "docs",
+        {"page.md": counted_block(tmp_path / "ran", code=code, expected="None None")},
+        conf=CACHED,
+    )
     assert rebuild(root).status == 0
     assert rebuild(root, jaxcheck_env_passthrough=["MYDOCS_*"]).subtypes() == ["drift"]
     stored = "".join(path.read_text() for path in (root / ".jaxcheck_cache").glob("*.json"))
     assert "None passed" in stored and "ghp_not_a_real_token" not in stored
 
 
-def test_blocks_run_in_their_documents_folder_wherever_the_build_starts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_blocks_run_in_their_documents_folder_wherever_the_build_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     code = "import os, helper\nprint(os.path.basename(os.getcwd()), helper.NAME)"
     root = write_project(
         tmp_path / "docs",
-        {"guide/page.md": counted_block(tmp_path / "ran", code=code, expected="guide here"), "guide/helper.py": "NAME = 'here'\n"},
+        {
+            "guide/page.md": counted_block(tmp_path / "ran", code=code, expected="guide here"),
+            "guide/helper.py": "NAME = 'here'\n",
+        },
         conf=CACHED,
     )
     (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   guide/page\n")
@@ -241,31 +302,50 @@ def test_blocks_run_in_their_documents_folder_wherever_the_build_starts(tmp_path
     assert rebuild(moved).status == 0 and runs(tmp_path / "ran") == 2
 
 
-def test_editing_a_module_of_the_project_that_a_block_imports_runs_the_block_again(tmp_path: Path) -> None:
+def test_editing_a_module_of_the_project_that_a_block_imports_runs_the_block_again(
+    tmp_path: Path,
+) -> None:
     """helper.py beside the page and a module on the workers' PYTHONPATH: their content decides the outcome."""
     ran, lib = tmp_path / "ran.txt", tmp_path / "lib"
     lib.mkdir()
     (lib / "shared_lib.py").write_text("FACTOR = 2\n")
     code = "import helper, shared_lib, jax.numpy as jnp\nprint(helper.NAME, shared_lib.FACTOR, int(jnp.int32(1)))"
     conf = CACHED + f"jaxcheck_env = {{'JAX_PLATFORMS': 'cpu', 'PYTHONPATH': {str(lib)!r}}}\n"
-    pages = {"page.md": counted_block(ran, code=code, expected="one 2 1"), "helper.py": "NAME = 'one'\n"}
+    pages = {
+        "page.md": counted_block(ran, code=code, expected="one 2 1"),
+        "helper.py": "NAME = 'one'\n",
+    }
     root = write_project(tmp_path / "docs", pages, conf=conf)
     assert rebuild(root).status == 0 and runs(ran) == 1
     [entry] = (root / ".jaxcheck_cache").glob("*.json")
     # The project's files, with their digests; nothing of the standard library or of installed packages (jax).
-    assert sorted(json.loads(entry.read_text())["files"]) == sorted(str(p.resolve()) for p in (root / "helper.py", lib / "shared_lib.py"))
-    assert build(root).status == 0 and rebuild(root).status == 0 and runs(ran) == 1  # unchanged: incremental and cold hits
+    assert sorted(json.loads(entry.read_text())["files"]) == sorted(
+        str(p.resolve()) for p in (root / "helper.py", lib / "shared_lib.py")
+    )
+    assert (
+        build(root).status == 0 and rebuild(root).status == 0 and runs(ran) == 1
+    )  # unchanged: incremental and cold hits
     (root / "helper.py").write_text("NAME = 'three'\n")
     warm = build(root)  # incremental: the page itself did not change
     assert runs(ran) == 2
-    assert warm.status == 1 and warm.subtypes() == ["drift"] and "+three 2 1" in warm.reported[0].message
+    assert (
+        warm.status == 1
+        and warm.subtypes() == ["drift"]
+        and "+three 2 1" in warm.reported[0].message
+    )
     cold = rebuild(root)
-    assert cold.status == 1 and "+three 2 1" in cold.reported[0].message and runs(ran) == 2  # the new result, cached
+    assert (
+        cold.status == 1 and "+three 2 1" in cold.reported[0].message and runs(ran) == 2
+    )  # the new result, cached
     (lib / "shared_lib.py").write_text("FACTOR = 30\n")
     assert "+three 30 1" in rebuild(root).reported[0].message and runs(ran) == 3
     (root / "helper.py").unlink()  # gone: the session runs again, and says so
     gone = build(root)
-    assert runs(ran) == 4 and gone.subtypes() == ["error"] and "No module named 'helper'" in gone.reported[0].message
+    assert (
+        runs(ran) == 4
+        and gone.subtypes() == ["error"]
+        and "No module named 'helper'" in gone.reported[0].message
+    )
 
 
 def test_cache_off_runs_every_block_in_every_build(project: tuple[Path, Path]) -> None:
@@ -288,7 +368,9 @@ def test_cache_off_runs_every_block_in_every_build(project: tuple[Path, Path]) -
         ("hand-edited", lambda text: text.replace("hello", "edited by hand")),
     ],
 )
-def test_a_bad_cache_entry_is_discarded_named_and_run_again(project: tuple[Path, Path], name: str, damage: Callable[[str], str]) -> None:
+def test_a_bad_cache_entry_is_discarded_named_and_run_again(
+    project: tuple[Path, Path], name: str, damage: Callable[[str], str]
+) -> None:
     root, ran = project
     assert rebuild(root).status == 0
     [entry] = (root / ".jaxcheck_cache").glob("*.json")
@@ -316,7 +398,9 @@ def test_cached_outcome_still_reports_drift(project: tuple[Path, Path]) -> None:
 def test_failures_are_not_cached(tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
     root = write_project(
-        tmp_path / "docs", {"page.md": counted_block(ran, code="1 / 0", expected="nothing")}, conf=CACHED
+        tmp_path / "docs",
+        {"page.md": counted_block(ran, code="1 / 0", expected="nothing")},
+        conf=CACHED,
     )
     assert rebuild(root).status == 1
     assert rebuild(root).status == 1
@@ -359,13 +443,18 @@ def test_command_line_no_cache_bypasses_the_cache(project: tuple[Path, Path]) ->
 
 def test_parallel_build_with_default_workers_uses_the_cache(tmp_path: Path) -> None:
     ran = tmp_path / "ran.txt"
-    pages = {f"page{n}.md": counted_block(ran, code=f"print({n})", expected=str(n)) for n in range(3)}
+    pages = {
+        f"page{n}.md": counted_block(ran, code=f"print({n})", expected=str(n)) for n in range(3)
+    }
     root = write_project(tmp_path / "docs", pages, conf=CACHED)
     first = build(root, fresh=True, parallel=2)
     assert first.status == 0 and runs(ran) == 3
     second = build(root, fresh=True, parallel=2)
     assert second.status == 0 and runs(ran) == 3
-    assert "running 0 of 3 block(s) (3 document(s)" in second.log and "; 3 from the cache" in second.log
+    assert (
+        "running 0 of 3 block(s) (3 document(s)" in second.log
+        and "; 3 from the cache" in second.log
+    )
 
 
 def test_key_ignores_expected_output_comments_but_keeps_line_numbers() -> None:

@@ -17,7 +17,9 @@ def key(*body: str, **options: object) -> str:
 
 def test_commented_repl_statements_are_part_of_the_key() -> None:
     assert key("x = 1", "", "# >>> x + 2", "# 3") != key("x = 1", "", "# >>> x + 1", "# 3")
-    assert key("x = 1", "", "# >>> x + 2", "# 3") != key("x = 1", "", "# >>> x + 2", "# ... + 1", "# 3")
+    assert key("x = 1", "", "# >>> x + 2", "# 3") != key(
+        "x = 1", "", "# >>> x + 2", "# ... + 1", "# 3"
+    )
 
 
 def test_expected_output_is_not_part_of_the_key() -> None:
@@ -34,9 +36,13 @@ def test_code_options_files_and_fingerprint_are_part_of_the_key() -> None:
     assert base != session_key([program("print(1)", "", "# 1")], "another fingerprint")
     renamed = parse_body(("print(1)", "", "# 1")).program("<c>")
     assert base != session_key([renamed], "fingerprint")
-    assert session_key([program("x = 1"), program("print(x)")], "f") != session_key([program("print(x)"), program("x = 1")], "f")
+    assert session_key([program("x = 1"), program("print(x)")], "f") != session_key(
+        [program("print(x)"), program("x = 1")], "f"
+    )
     # An ordinary comment is code a reader sees: it counts.
-    assert key("x = 1  # a note", "print(x)", "", "# 1") != key("x = 1  # other", "print(x)", "", "# 1")
+    assert key("x = 1  # a note", "print(x)", "", "# 1") != key(
+        "x = 1  # other", "print(x)", "", "# 1"
+    )
 
 
 def test_blanking_keeps_every_line_and_every_ordinary_comment() -> None:

@@ -31,7 +31,11 @@ def pages(build: int) -> dict[str, str]:
 
 
 def cached_project(tmp_path: Path, cap_mb: float) -> Path:
-    return write_project(tmp_path / "docs", pages(0), conf=f"jaxcheck_cache = True\njaxcheck_cache_max_mb = {cap_mb}\n")
+    return write_project(
+        tmp_path / "docs",
+        pages(0),
+        conf=f"jaxcheck_cache = True\njaxcheck_cache_max_mb = {cap_mb}\n",
+    )
 
 
 def test_changing_blocks_never_take_the_caches_over_their_cap(tmp_path: Path) -> None:
@@ -69,10 +73,14 @@ def test_prune_removes_least_recently_used_first_and_old_temporary_files(tmp_pat
     (folder / "xla").mkdir(parents=True)
     now = time.time()
     files = {
-        "old.json": now - 300, "used-lately.json": now - 10, "new.json": now - 5,
-        "xla/jit_f-abc-cache": now - 200, "xla/jit_f-abc-atime": now - 1,  # JAX stamped it just now
+        "old.json": now - 300,
+        "used-lately.json": now - 10,
+        "new.json": now - 5,
+        "xla/jit_f-abc-cache": now - 200,
+        "xla/jit_f-abc-atime": now - 1,  # JAX stamped it just now
         "xla/jit_g-def-cache": now - 100,
-        "left-by-a-crash.tmp": now - STALE_TEMPORARY_SECONDS - 60, "being-written.tmp": now,
+        "left-by-a-crash.tmp": now - STALE_TEMPORARY_SECONDS - 60,
+        "being-written.tmp": now,
     }
     for name, stamp in files.items():
         path = folder / name
@@ -80,7 +88,13 @@ def test_prune_removes_least_recently_used_first_and_old_temporary_files(tmp_pat
         os.utime(path, (stamp, stamp))
     pruned = prune(folder, 5000, now=now)
     left = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-    assert left == ["being-written.tmp", "new.json", "used-lately.json", "xla/jit_f-abc-atime", "xla/jit_f-abc-cache"]
+    assert left == [
+        "being-written.tmp",
+        "new.json",
+        "used-lately.json",
+        "xla/jit_f-abc-atime",
+        "xla/jit_f-abc-cache",
+    ]
     assert pruned.removed == 3 and pruned.freed == 3000
 
 
@@ -91,7 +105,10 @@ def test_jaxcheck_cache_info_prune_and_clear(tmp_path: Path) -> None:
     info = jaxcheck("cache", "info", str(root))
     assert info.returncode == 0
     assert f"cache folder:      {folder}" in info.stdout
-    assert "session outcomes:  2 (" in info.stdout and "of at most 512.0 MB (jaxcheck_cache_max_mb)" in info.stdout
+    assert (
+        "session outcomes:  2 (" in info.stdout
+        and "of at most 512.0 MB (jaxcheck_cache_max_mb)" in info.stdout
+    )
     pruned = jaxcheck("cache", "prune", str(root), "-D", "jaxcheck_cache_max_mb=0.000001")
     assert pruned.returncode == 0 and "item(s) removed" in pruned.stdout
     assert usage(folder).size() == 0
@@ -106,4 +123,8 @@ def test_jaxcheck_cache_info_prune_and_clear(tmp_path: Path) -> None:
 def test_a_bad_cap_is_a_configuration_error(tmp_path: Path, value: str) -> None:
     root = cached_project(tmp_path, 512)
     done = jaxcheck("cache", "info", str(root), "-D", f"jaxcheck_cache_max_mb={value}")
-    assert done.returncode == 2 and "jaxcheck_cache_max_mb" in done.stderr and "Traceback" not in done.stderr
+    assert (
+        done.returncode == 2
+        and "jaxcheck_cache_max_mb" in done.stderr
+        and "Traceback" not in done.stderr
+    )

@@ -66,10 +66,14 @@ def test_jaxsrc_links_to_the_pinned_lines(tmp_path: Path, root: str) -> None:
     assert f'href="{quote.citation.url}"' in html
 
 
-def test_jaxcheck_quote_renders_the_quoted_source_lines_with_a_linked_caption(tmp_path: Path) -> None:
+def test_jaxcheck_quote_renders_the_quoted_source_lines_with_a_linked_caption(
+    tmp_path: Path,
+) -> None:
     app = build(copy_root("forms-rst", tmp_path)).app
     doctree = app.env.get_doctree("index")
-    wrapper = next(n for n in doctree.findall(nodes.container) if "jaxcheck-quote-block" in n["classes"])
+    wrapper = next(
+        n for n in doctree.findall(nodes.container) if "jaxcheck-quote-block" in n["classes"]
+    )
     caption, block = wrapper.children
     link = next(caption.findall(nodes.reference))
     assert "conditionals.py#L" in link["refuri"] and COMMIT in link["refuri"]
@@ -102,7 +106,9 @@ def test_bad_targets_and_stale_quotes_are_findings_at_their_lines(tmp_path: Path
     # The jaxcheck-quote directive whose text the pinned source does not hold.
     directive = by_place["index.rst", 16]
     assert directive.is_drift
-    assert "-carry input and carry output must have matching colours" in directive.message.splitlines()
+    assert (
+        "-carry input and carry output must have matching colours" in directive.message.splitlines()
+    )
     assert "+++ jax/_src/lax/control_flow/loops.py#L" in directive.message
     # A card's :cite: is reported at its own option line, below the directive's.
     assert "'jax.lax.scann' does not resolve" in by_place["index.rst", 22].message

@@ -53,7 +53,9 @@ def test_check_of_pages_checks_and_reports_only_those(
     assert cli.main(["check"]) == 1  # the whole project again, from the same doctrees
 
 
-def test_pages_are_found_from_a_folder_below_the_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pages_are_found_from_a_folder_below_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = write_project(tmp_path / "docs", {"api/good.md": GOOD, "bad.md": BAD}, conf=CACHED)
     assert cli.main(["check", str(root / "api" / "good.md")]) == 0
     assert "1 block(s): 1 verified" in capsys.readouterr().out
@@ -72,8 +74,11 @@ def test_pages_are_found_from_a_folder_below_the_project(tmp_path: Path, capsys:
     ],
 )
 def test_paths_that_name_no_document_are_a_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-    paths: list[str], words: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    paths: list[str],
+    words: str,
 ) -> None:
     write_project(tmp_path / "docs", {"good.md": GOOD, "notes.txt": "not a page"})
     (tmp_path / "elsewhere").mkdir()
@@ -101,8 +106,13 @@ def test_default_build_dir_is_ignored_by_git(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-qm", "docs"], cwd=root, check=True)
     assert cli.main(["check", str(root)]) == 0
     assert (root / "_build" / "jaxcheck" / "doctrees").is_dir()
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
-                            capture_output=True, text=True, check=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert status.stdout == ""
 
 
@@ -116,11 +126,15 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_progress_on_a_terminal_overwrites_its_line_and_then_ends_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = write_project(tmp_path / "docs", {"good.md": GOOD, "more.md": GOOD.replace("Good", "More")})
+    root = write_project(
+        tmp_path / "docs", {"good.md": GOOD, "more.md": GOOD.replace("Good", "More")}
+    )
     leader, follower = os.openpty()
     with capsys.disabled(), open(follower, "w") as terminal:
         monkeypatch.setattr(sys, "stderr", terminal)
-        monkeypatch.setenv("FORCE_COLOR", "1")  # Sphinx's display overwrites its line, as on a terminal
+        monkeypatch.setenv(
+            "FORCE_COLOR", "1"
+        )  # Sphinx's display overwrites its line, as on a terminal
         assert cli.main(["check", str(root), "-j", "2"]) == 0
         monkeypatch.undo()
     os.set_blocking(leader, False)
@@ -153,17 +167,32 @@ def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> N
         assert text[1:3] == ["--- expected", "+++ actual"] and added in text, text
 
     report = json.loads(jaxcheck("check", str(stale), "--format", "json").stdout)
-    assert [(Path(f["path"]).name, f["line"]) for f in report["findings"]] == [(n, line) for n, line, *_ in STALE_DRIFTS]
-    assert [(Path(b["path"]).stem, b["name"], b["line"], b["status"]) for b in report["blocks"]] == STALE_BLOCKS
+    assert [(Path(f["path"]).name, f["line"]) for f in report["findings"]] == [
+        (n, line) for n, line, *_ in STALE_DRIFTS
+    ]
+    assert [
+        (Path(b["path"]).stem, b["name"], b["line"], b["status"]) for b in report["blocks"]
+    ] == STALE_BLOCKS
 
     suite = ElementTree.parse(junit).getroot()
-    assert suite.get("tests") == "18" and suite.get("failures") == "6" and suite.get("skipped") == "1"
+    assert (
+        suite.get("tests") == "18" and suite.get("failures") == "6" and suite.get("skipped") == "1"
+    )
     cases = []
     for case in suite.iter("testcase"):
         failure, skipped = case.find("failure"), case.find("skipped")
-        outcome = failure.get("type") if failure is not None else "skipped" if skipped is not None else "passed"
+        outcome = (
+            failure.get("type")
+            if failure is not None
+            else "skipped"
+            if skipped is not None
+            else "passed"
+        )
         cases.append((case.get("classname"), case.get("name"), int(case.get("line", "0")), outcome))
-        assert Path(case.get("file", "")).name == f"{case.get('classname')}.{'md' if case.get('name', '').startswith('md') else 'rst'}"
+        assert (
+            Path(case.get("file", "")).name
+            == f"{case.get('classname')}.{'md' if case.get('name', '').startswith('md') else 'rst'}"
+        )
         if failure is not None:
             (drift,) = [d for d in STALE_DRIFTS if d[2] == case.get("name")]
             assert failure.get("message") == f"block {drift[2]!r}: {drift[3]}"
@@ -177,7 +206,9 @@ def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> N
 def test_usage_and_configuration_errors_exit_with_status_two(tmp_path: Path) -> None:
     assert jaxcheck("check", str(tmp_path)).returncode == 2  # no conf.py
     assert jaxcheck("frobnicate").returncode == 2
-    root = write_project(tmp_path / "p", {"a.md": "# A\n"}, conf="jaxcheck_on_drift = 'sometimes'\n")
+    root = write_project(
+        tmp_path / "p", {"a.md": "# A\n"}, conf="jaxcheck_on_drift = 'sometimes'\n"
+    )
     result = jaxcheck("check", str(root))
     assert result.returncode == 2
     assert "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in result.stderr
@@ -187,4 +218,6 @@ def test_check_writes_no_html(tmp_path: Path) -> None:
     fresh = copy_root("conformance-fresh", tmp_path)
     assert jaxcheck("check", str(fresh)).returncode == 0
     assert not list(fresh.rglob("*.html"))
-    assert filecmp.cmp(fresh / "forms_md.md", ROOTS / "test-conformance-fresh" / "forms_md.md", shallow=False)
+    assert filecmp.cmp(
+        fresh / "forms_md.md", ROOTS / "test-conformance-fresh" / "forms_md.md", shallow=False
+    )

@@ -27,18 +27,30 @@ def marked_project(root: Path, conf: str = "") -> tuple[Path, Path]:
 
 BAD_CONF = [
     ("jaxcheck_cache_dir = 42", ["jaxcheck_cache_dir = 42", "folder path"]),
-    ("jaxcheck_output_limit_mb = float('inf')", ["jaxcheck_output_limit_mb = inf", "greater than 0"]),
+    (
+        "jaxcheck_output_limit_mb = float('inf')",
+        ["jaxcheck_output_limit_mb = inf", "greater than 0"],
+    ),
     ("jaxcheck_timeout = float('nan')", ["jaxcheck_timeout = nan", "greater than 0"]),
     ("jaxcheck_workers = 2.5", ["jaxcheck_workers = 2.5", "whole number"]),
     ("jaxcheck_timeout = True", ["jaxcheck_timeout = True", "not a number"]),
-    ("jaxcheck_env = {'JAX_ENABLE_X64': 1}", ["jaxcheck_env['JAX_ENABLE_X64'] = 1", "not a string"]),
+    (
+        "jaxcheck_env = {'JAX_ENABLE_X64': 1}",
+        ["jaxcheck_env['JAX_ENABLE_X64'] = 1", "not a string"],
+    ),
     ("jaxcheck_cache = 'sometimes'", ["jaxcheck_cache = 'sometimes'", "yes/no"]),
     ("jaxcheck_on_drift = 'loud'", ["jaxcheck_on_drift = 'loud'", "error, warning, ignore"]),
 ]
 
 
-@pytest.mark.parametrize(("line", "words"), BAD_CONF, ids=[line.split(" =")[0] + str(i) for i, (line, _) in enumerate(BAD_CONF)])
-def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_runs(tmp_path: Path, line: str, words: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("line", "words"),
+    BAD_CONF,
+    ids=[line.split(" =")[0] + str(i) for i, (line, _) in enumerate(BAD_CONF)],
+)
+def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_runs(
+    tmp_path: Path, line: str, words: list[str]
+) -> None:
     root, mark = marked_project(tmp_path / "docs", line + "\n")
     done = sphinx_build(*HTML, root, tmp_path / "out")
     assert_configuration_error(done, *words, str(root / "conf.py"))
@@ -54,7 +66,9 @@ def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_
         ("jaxcheck_memory_limit_mb=-5", ["jaxcheck_memory_limit_mb = '-5'"]),
     ],
 )
-def test_a_bad_value_given_with_minus_d_stops_sphinx_build_with_exit_2(tmp_path: Path, define: str, words: list[str]) -> None:
+def test_a_bad_value_given_with_minus_d_stops_sphinx_build_with_exit_2(
+    tmp_path: Path, define: str, words: list[str]
+) -> None:
     root, mark = marked_project(tmp_path / "docs")
     done = sphinx_build(*HTML, "-D", define, root, tmp_path / "out")
     assert_configuration_error(done, *words)
@@ -62,23 +76,37 @@ def test_a_bad_value_given_with_minus_d_stops_sphinx_build_with_exit_2(tmp_path:
 
 
 @pytest.mark.parametrize("command", ["check", "update"])
-def test_the_jaxcheck_commands_stop_with_exit_2_on_a_bad_value(tmp_path: Path, command: str) -> None:
+def test_the_jaxcheck_commands_stop_with_exit_2_on_a_bad_value(
+    tmp_path: Path, command: str
+) -> None:
     root, mark = marked_project(tmp_path / "docs", "jaxcheck_output_limit_mb = float('inf')\n")
     assert_configuration_error(jaxcheck(command, str(root)), "jaxcheck_output_limit_mb = inf")
     assert not mark.exists()
 
 
-def test_a_cache_folder_under_a_file_is_a_configuration_error_on_every_entry_point(tmp_path: Path) -> None:
-    root, mark = marked_project(tmp_path / "docs", "jaxcheck_cache = True\njaxcheck_cache_dir = 'conf.py/cache'\n")
-    for done in (sphinx_build(*HTML, root, tmp_path / "out"), jaxcheck("check", str(root)), jaxcheck("update", str(root))):
-        assert_configuration_error(done, str(root / "conf.py" / "cache"), "the jaxcheck cache", "jaxcheck_cache_dir")
+def test_a_cache_folder_under_a_file_is_a_configuration_error_on_every_entry_point(
+    tmp_path: Path,
+) -> None:
+    root, mark = marked_project(
+        tmp_path / "docs", "jaxcheck_cache = True\njaxcheck_cache_dir = 'conf.py/cache'\n"
+    )
+    for done in (
+        sphinx_build(*HTML, root, tmp_path / "out"),
+        jaxcheck("check", str(root)),
+        jaxcheck("update", str(root)),
+    ):
+        assert_configuration_error(
+            done, str(root / "conf.py" / "cache"), "the jaxcheck cache", "jaxcheck_cache_dir"
+        )
     assert not mark.exists()
 
 
 def test_a_build_folder_under_a_file_is_a_configuration_error(tmp_path: Path) -> None:
     root, mark = marked_project(tmp_path / "docs")
     (tmp_path / "file").write_text("")
-    assert_configuration_error(sphinx_build(*HTML, root, tmp_path / "file" / "html"), "output folder")
+    assert_configuration_error(
+        sphinx_build(*HTML, root, tmp_path / "file" / "html"), "output folder"
+    )
     assert not mark.exists()
 
 
@@ -100,15 +128,21 @@ def read_only(folder: Path) -> Iterator[None]:
         subprocess.run(["umount", str(folder)], check=True)
 
 
-def test_a_read_only_source_folder_is_a_configuration_error_unless_the_cache_is_elsewhere(tmp_path: Path) -> None:
+def test_a_read_only_source_folder_is_a_configuration_error_unless_the_cache_is_elsewhere(
+    tmp_path: Path,
+) -> None:
     root, mark = marked_project(tmp_path / "docs", "jaxcheck_cache = True\n")
     with read_only(root):
-        assert_configuration_error(sphinx_build(*HTML, root, tmp_path / "out"), str(root / ".jaxcheck_cache"), "Read-only")
+        assert_configuration_error(
+            sphinx_build(*HTML, root, tmp_path / "out"), str(root / ".jaxcheck_cache"), "Read-only"
+        )
         assert not mark.exists()
         # jaxcheck keeps its build inside the source folder
         assert_configuration_error(jaxcheck("check", str(root)), str(root / "_build"))
         assert not mark.exists()
-        elsewhere = sphinx_build(*HTML, "-D", f"jaxcheck_cache_dir={tmp_path / 'cache'}", root, tmp_path / "out")
+        elsewhere = sphinx_build(
+            *HTML, "-D", f"jaxcheck_cache_dir={tmp_path / 'cache'}", root, tmp_path / "out"
+        )
         assert elsewhere.returncode == 0, elsewhere.stderr
         assert mark.exists()
 

@@ -25,7 +25,10 @@ def test_stale_corpus_fails_without_w_reporting_exactly_six_blocks(tmp_path: Pat
     assert result.subtypes() == ["drift"] * 6
 
     again = build(srcdir)  # incremental: nothing is re-read
-    assert "0 source files that are out of date" in again.log or "no targets are out of date" in again.log
+    assert (
+        "0 source files that are out of date" in again.log
+        or "no targets are out of date" in again.log
+    )
     assert again.status == 1
     assert [(r.file, r.line) for r in again.reported] == [(f, n) for f, n, _ in STALE]
 
@@ -46,7 +49,9 @@ def test_stale_corpus_with_on_drift_ignore_reports_nothing(tmp_path: Path) -> No
     assert result.reported == []
 
 
-def test_a_different_jax_in_the_environment_rechecks_every_document_with_blocks(tmp_path: Path) -> None:
+def test_a_different_jax_in_the_environment_rechecks_every_document_with_blocks(
+    tmp_path: Path,
+) -> None:
     """An environment pickled under another JAX (fingerprint differs) re-reads and re-runs."""
     import pickle
 
@@ -64,7 +69,9 @@ def test_a_different_jax_in_the_environment_rechecks_every_document_with_blocks(
     assert "jaxcheck: running" not in untouched.log
 
 
-@pytest.mark.parametrize("builder", ["dirhtml", "singlehtml", "latex", "text", "linkcheck", "man", "epub"])
+@pytest.mark.parametrize(
+    "builder", ["dirhtml", "singlehtml", "latex", "text", "linkcheck", "man", "epub"]
+)
 def test_every_builder_passes_fresh_and_fails_stale(tmp_path: Path, builder: str) -> None:
     fresh = build(copy_root("conformance-fresh", tmp_path), builder)
     assert fresh.status == 0, fresh.warnings

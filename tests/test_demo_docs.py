@@ -25,7 +25,9 @@ from sphinx_jaxcheck.model import Block, OutputMode, Status
 
 pytest.importorskip("quax", reason="demo_docs needs the docs extra (quax)")
 pytest.importorskip("furo", reason="demo_docs needs the docs extra (furo)")
-pytest.importorskip("sphinx_copybutton", reason="demo_docs needs the docs extra (sphinx-copybutton)")
+pytest.importorskip(
+    "sphinx_copybutton", reason="demo_docs needs the docs extra (sphinx-copybutton)"
+)
 
 pytestmark = pytest.mark.slow
 
@@ -40,9 +42,7 @@ DRIFT_PAGE = "guide/drift"
 
 def copy_demo_docs(target: Path) -> Path:
     """A private copy of demo_docs without build output or cached results."""
-    shutil.copytree(
-        DEMO_DOCS, target, ignore=shutil.ignore_patterns("_build", ".jaxcheck_cache")
-    )
+    shutil.copytree(DEMO_DOCS, target, ignore=shutil.ignore_patterns("_build", ".jaxcheck_cache"))
     return target
 
 
@@ -59,7 +59,9 @@ def is_checked(block: Block) -> bool:
 
 
 @pytest.fixture(scope="module")
-def demo_matrix(tmp_path_factory: pytest.TempPathFactory, older_python: Path) -> tuple[Path, dict[str, object]]:
+def demo_matrix(
+    tmp_path_factory: pytest.TempPathFactory, older_python: Path
+) -> tuple[Path, dict[str, object]]:
     """A copy of demo_docs and its compatibility matrix over jax 0.4.35 and 0.10.2."""
     srcdir = copy_demo_docs(tmp_path_factory.mktemp("demo") / "demo_docs")
     done = jaxcheck("matrix", srcdir, "--python", older_python, "--format", "json")
@@ -80,7 +82,11 @@ def test_the_drift_page_holds_in_both_releases(demo_matrix: tuple[Path, dict[str
     assert len(rows) == 12
     for row in rows:
         old = row["name"].endswith("-old")
-        expected = {"0.4.35": "verified", "0.10.2": "skipped"} if old else {"0.4.35": "skipped", "0.10.2": "verified"}
+        expected = (
+            {"0.4.35": "verified", "0.10.2": "skipped"}
+            if old
+            else {"0.4.35": "skipped", "0.10.2": "verified"}
+        )
         assert row["status"] == expected, row
 
 
@@ -113,7 +119,23 @@ def test_demo_docs_meet_the_showcase_targets(clean_build: Build) -> None:
 
 # What Google's FAQPage structured data accepts in an answer's text.
 FAQ_ANSWER_TAGS = {
-    "h1", "h2", "h3", "h4", "h5", "h6", "br", "ol", "ul", "li", "a", "p", "div", "b", "strong", "i", "em"
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "br",
+    "ol",
+    "ul",
+    "li",
+    "a",
+    "p",
+    "div",
+    "b",
+    "strong",
+    "i",
+    "em",
 }
 
 
@@ -139,7 +161,10 @@ def test_the_questions_page_json_ld_holds_only_tags_faq_answers_allow(clean_buil
         answer = question["acceptedAnswer"]["text"]
         parsed = _Tags()
         parsed.feed(answer)
-        assert set(parsed.tags) <= FAQ_ANSWER_TAGS, (question["name"], set(parsed.tags) - FAQ_ANSWER_TAGS)
+        assert set(parsed.tags) <= FAQ_ANSWER_TAGS, (
+            question["name"],
+            set(parsed.tags) - FAQ_ANSWER_TAGS,
+        )
         assert parsed.attributes <= {"a[href]"}, question["name"]
         assert "verified" not in answer and "jaxcheck" not in answer, question["name"]
         assert "<p>" in answer
@@ -181,7 +206,9 @@ def test_every_checked_block_fails_when_its_last_expected_line_is_corrupted(
     assert not missing, f"corrupting these blocks went unnoticed: {missing}"
 
 
-def test_every_older_output_drifts_under_its_release_when_corrupted(tmp_path: Path, older_python: Path) -> None:
+def test_every_older_output_drifts_under_its_release_when_corrupted(
+    tmp_path: Path, older_python: Path
+) -> None:
     project = tmp_path / "drift"
     project.mkdir()
     shutil.copy(DEMO_DOCS / "conf.py", project / "conf.py")
@@ -194,7 +221,9 @@ def test_every_older_output_drifts_under_its_release_when_corrupted(tmp_path: Pa
             corrupted += 1
     assert corrupted == 6
     (project / "index.md").write_text("\n".join(lines), encoding="utf-8")
-    done = jaxcheck("check", project, "--python", older_python, "--jax-version", "0.4.35", "--format", "json")
+    done = jaxcheck(
+        "check", project, "--python", older_python, "--jax-version", "0.4.35", "--format", "json"
+    )
     assert done.returncode == 1
     statuses = {b["name"]: b["status"] for b in json.loads(done.stdout)["blocks"]}
     assert {name: status for name, status in statuses.items() if name.endswith("-old")} == {
@@ -206,4 +235,4 @@ def test_every_older_output_drifts_under_its_release_when_corrupted(tmp_path: Pa
 def _block_is_old(lines: list[str], number: int) -> bool:
     """Whether line ``number`` is inside a block limited to ``:jax-version: <0.5``."""
     opening = max(i for i in range(number) if lines[i].startswith("```{jaxcheck}"))
-    return ":jax-version: <0.5" in lines[opening : number]
+    return ":jax-version: <0.5" in lines[opening:number]

@@ -53,11 +53,23 @@ CASES: list[tuple[str, str]] = [
     ("ALLOW_UNICODE", ">>> print(repr('x'))\nu'x'\n"),
     ("", ">>> b'x'\n'x'\n"),
     ("ALLOW_BYTES", ">>> b'x'\n'x'\n"),
-    ("", ">>> int('x')\nTraceback (most recent call last):\nValueError: invalid literal for int() with base 10: 'x'\n"),
+    (
+        "",
+        ">>> int('x')\nTraceback (most recent call last):\nValueError: invalid literal for int() with base 10: 'x'\n",
+    ),
     ("", ">>> int('x')\nTraceback (most recent call last):\n  ...\nValueError: something else\n"),
-    ("IGNORE_EXCEPTION_DETAIL", ">>> int('x')\nTraceback (most recent call last):\nValueError: something else\n"),
-    ("", ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\nbuiltins.ValueError: other\n"),
-    ("", ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\nTypeError: other\n"),
+    (
+        "IGNORE_EXCEPTION_DETAIL",
+        ">>> int('x')\nTraceback (most recent call last):\nValueError: something else\n",
+    ),
+    (
+        "",
+        ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\nbuiltins.ValueError: other\n",
+    ),
+    (
+        "",
+        ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\nTypeError: other\n",
+    ),
     ("", ">>> int('x')\n0\n"),
     ("", ">>> print('a')\n>>> print('b')\nb\n"),
     ("", ">>> print('')\n<BLANKLINE>\n"),
@@ -69,8 +81,14 @@ CASES: list[tuple[str, str]] = [
     ("", ">>> print('x', end='')\nx\n"),
     ("", ">>> x = [1,\n...      2]\n>>> x\n[1, 2]\n"),
     ("", ">>> def f(\n...     a): return a\n>>> f(2)\n2\n"),
-    ("", ">>> 1/0  # doctest: +ELLIPSIS\nTraceback (most recent call last):\nZeroDivisionError: division...\n"),
-    ("NORMALIZE_WHITESPACE", ">>> (1111111111, 2222222222,\n...  3333333333)\n(1111111111,\n 2222222222, 3333333333)\n"),
+    (
+        "",
+        ">>> 1/0  # doctest: +ELLIPSIS\nTraceback (most recent call last):\nZeroDivisionError: division...\n",
+    ),
+    (
+        "NORMALIZE_WHITESPACE",
+        ">>> (1111111111, 2222222222,\n...  3333333333)\n(1111111111,\n 2222222222, 3333333333)\n",
+    ),
 ]
 
 
@@ -88,14 +106,24 @@ def ours(flag_names: str, text: str) -> tuple[Status, int]:
     parsed = parse_body(body, doctest_flags=flags_from_names(flag_names.split()))
     assert parsed.error is None, parsed.error
     block = Block(
-        "case", 0, "case.txt", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<case>"), native=True
+        "case",
+        0,
+        "case.txt",
+        1,
+        tuple(body),
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<case>"),
+        native=True,
     )
     outcome = SessionRunner().run(parsed.program("<case>"))
     verdict = judge(block, outcome)
     return verdict.status, len(verdict.drifts)
 
 
-@pytest.mark.parametrize(("flags", "text"), CASES, ids=[f"{i}-{f or 'none'}" for i, (f, _) in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("flags", "text"), CASES, ids=[f"{i}-{f or 'none'}" for i, (f, _) in enumerate(CASES)]
+)
 def test_each_example_gets_pytests_verdict(flags: str, text: str) -> None:
     failed = oracle(flags, text)
     status, drifted = ours(flags, text)
@@ -113,7 +141,17 @@ def test_skipped_examples_never_run_and_count_as_skipped() -> None:
     parsed = parse_body(body)
     assert parsed.program("<skip>").examples == ()
     assert [e.skip for e in parsed.expectations] == [True]
-    block = Block("d", 0, "d.txt", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<skip>"), native=True)
+    block = Block(
+        "d",
+        0,
+        "d.txt",
+        1,
+        tuple(body),
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<skip>"),
+        native=True,
+    )
     assert judge(block, SessionRunner().run(parsed.program("<skip>"))).status is Status.SKIPPED
 
 
@@ -138,11 +176,15 @@ WANT_GOT = [
 ]
 
 
-@pytest.mark.parametrize("names", ["NUMBER", "ALLOW_UNICODE", "ALLOW_BYTES", "NUMBER ALLOW_UNICODE ALLOW_BYTES"])
+@pytest.mark.parametrize(
+    "names", ["NUMBER", "ALLOW_UNICODE", "ALLOW_BYTES", "NUMBER ALLOW_UNICODE ALLOW_BYTES"]
+)
 @pytest.mark.parametrize(("want", "got"), WANT_GOT)
 def test_checker_agrees_with_pytests(names: str, want: str, got: str) -> None:
     flags = flags_from_names(names.split())
-    assert PytestOutputChecker().check_output(want, got, flags) == _get_checker().check_output(want, got, flags)
+    assert PytestOutputChecker().check_output(want, got, flags) == _get_checker().check_output(
+        want, got, flags
+    )
 
 
 def test_number_adopts_only_close_numbers() -> None:
@@ -163,7 +205,17 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
     body = [">>> 3.14159", "3.14"]
     strict = parse_body(body)
     loose = parse_body(body, doctest_flags=flags_from_names(["NUMBER"]))
-    block = Block("d", 0, "d.txt", 1, tuple(body), BlockOptions(), strict.expectations, strict.program("<n>"), native=True)
+    block = Block(
+        "d",
+        0,
+        "d.txt",
+        1,
+        tuple(body),
+        BlockOptions(),
+        strict.expectations,
+        strict.program("<n>"),
+        native=True,
+    )
     outcome = SessionRunner().run(strict.program("<n>"))
     assert judge(block, outcome).status is Status.DRIFT
     assert judge(replace(block, expectations=loose.expectations), outcome).status is Status.VERIFIED
@@ -174,12 +226,23 @@ def block_verdict(body: list[str], flag_names: str = "") -> tuple[Status, list[s
     flags = doctest.ELLIPSIS | flags_from_names(flag_names.split())
     parsed = parse_body(body, doctest_flags=flags)
     assert parsed.error is None, parsed.error
-    block = Block("d", 0, "d.md", 1, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<block>"))
+    block = Block(
+        "d",
+        0,
+        "d.md",
+        1,
+        tuple(body),
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<block>"),
+    )
     verdict = judge(block, SessionRunner().run(parsed.program("<block>")))
     return verdict.status, [e.status for e in example_verdicts(block, verdict)]
 
 
-@pytest.mark.parametrize(("flags", "text"), CASES, ids=[f"{i}-{f or 'none'}" for i, (f, _) in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("flags", "text"), CASES, ids=[f"{i}-{f or 'none'}" for i, (f, _) in enumerate(CASES)]
+)
 def test_a_plain_doctest_block_passes_whatever_doctest_passes(flags: str, text: str) -> None:
     """In a block, flags add to the block's own rules: never stricter than doctest with ELLIPSIS."""
     status, _ = block_verdict(text.rstrip("\n").split("\n"), flags)

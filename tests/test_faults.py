@@ -37,28 +37,69 @@ CRASHES = [
 ]
 
 TAMPERING = [
-    Case("close-stdout", "import sys\nsys.stdout.close()\nprint('still captured')  # still captured", "verified"),
-    Case("replace-stdout", "import sys, os\nsys.stdout = open(os.devnull, 'w')\nprint('to devnull')", "not compared"),
+    Case(
+        "close-stdout",
+        "import sys\nsys.stdout.close()\nprint('still captured')  # still captured",
+        "verified",
+    ),
+    Case(
+        "replace-stdout",
+        "import sys, os\nsys.stdout = open(os.devnull, 'w')\nprint('to devnull')",
+        "not compared",
+    ),
     Case("stdout-is-back", "print('captured again')  # captured again", "verified"),
     Case("stdout-not-a-file", "import sys\nsys.stdout = 42\nprint('nowhere')", "failed"),
-    Case("close-fd-1-and-2", "import os\nos.close(1)\nos.close(2)\nprint('captured')  # captured", "verified"),
+    Case(
+        "close-fd-1-and-2",
+        "import os\nos.close(1)\nos.close(2)\nprint('captured')  # captured",
+        "verified",
+    ),
     Case("close-every-fd", "import os\nos.closerange(3, 65536)", "failed"),
-    Case("print-without-end", "while True:\n    print('z' * 4096, end='')", "failed", {"timeout": "30"}),
+    Case(
+        "print-without-end",
+        "while True:\n    print('z' * 4096, end='')",
+        "failed",
+        {"timeout": "30"},
+    ),
     Case("alarm", "import signal, time\nsignal.alarm(1)\ntime.sleep(30)", "failed"),
-    Case("x64", "import jax, jax.numpy as jnp\njax.config.update('jax_enable_x64', True)\nprint(jnp.ones(1).dtype)  # float64", "verified"),
-    Case("patch-builtins", "import builtins\nbuiltins.len = lambda x: -1\nbuiltins.isinstance = None\nbuiltins.str = None\nprint('ok')  # ok", "verified", {"session": "patched"}),
+    Case(
+        "x64",
+        "import jax, jax.numpy as jnp\njax.config.update('jax_enable_x64', True)\nprint(jnp.ones(1).dtype)  # float64",
+        "verified",
+    ),
+    Case(
+        "patch-builtins",
+        "import builtins\nbuiltins.len = lambda x: -1\nbuiltins.isinstance = None\nbuiltins.str = None\nprint('ok')  # ok",
+        "verified",
+        {"session": "patched"},
+    ),
     Case("missing-module", "import no_such_module_for_jaxcheck", "failed"),
-    Case("str-fails", "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Weird()", "failed"),
-    Case("jax-under-the-cap", "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: (x * 2).sum())(jnp.arange(1000.0)))  # 999000.0", "verified", {"session": "cap"}),
+    Case(
+        "str-fails",
+        "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Weird()",
+        "failed",
+    ),
+    Case(
+        "jax-under-the-cap",
+        "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: (x * 2).sum())(jnp.arange(1000.0)))  # 999000.0",
+        "verified",
+        {"session": "cap"},
+    ),
     Case("allocate-10-gb", "x = bytearray(10 * 1024**3)", "failed"),
-    Case("jax-allocates-10-gb", "import jax.numpy as jnp\nx = jnp.ones(10 * 1024**3 // 4)", "failed"),
+    Case(
+        "jax-allocates-10-gb", "import jax.numpy as jnp\nx = jnp.ones(10 * 1024**3 // 4)", "failed"
+    ),
     Case("still-runs", "print(sum(range(5)))  # 10", "verified"),
 ]
 
 
 @pytest.fixture(scope="module")
 def crashes(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    root = write_project(tmp_path_factory.mktemp("crashes"), documents(CRASHES), conf="jaxcheck_output_limit_mb = 4\n")
+    root = write_project(
+        tmp_path_factory.mktemp("crashes"),
+        documents(CRASHES),
+        conf="jaxcheck_output_limit_mb = 4\n",
+    )
     return build(root)
 
 
@@ -78,7 +119,9 @@ def tampering(tmp_path_factory: pytest.TempPathFactory) -> Build:
     [("crashes", case) for case in CRASHES] + [("tampering", case) for case in TAMPERING],
     ids=[case.name for case in CRASHES] + [case.name for case in TAMPERING],
 )
-def test_each_fault_fails_or_passes_alone(request: pytest.FixtureRequest, project: str, case: Case, suffix: str) -> None:
+def test_each_fault_fails_or_passes_alone(
+    request: pytest.FixtureRequest, project: str, case: Case, suffix: str
+) -> None:
     result: Build = request.getfixturevalue(project)
     assert statuses(result.app)[case.name + suffix] == case.status
 
@@ -93,13 +136,33 @@ def test_each_fault_fails_or_passes_alone(request: pytest.FixtureRequest, projec
         ("crashes", "keyboard-interrupt", "error", "KeyboardInterrupt"),
         ("crashes", "flood", "output", "printed more than 4 MB"),
         ("crashes", "print-50mb", "output", "printed more than 4 MB"),
-        ("tampering", "stdout-not-a-file", "error", "AttributeError: 'int' object has no attribute 'write'"),
-        ("tampering", "close-every-fd", "crash", "lost its connection to jaxcheck while running this block"),
+        (
+            "tampering",
+            "stdout-not-a-file",
+            "error",
+            "AttributeError: 'int' object has no attribute 'write'",
+        ),
+        (
+            "tampering",
+            "close-every-fd",
+            "crash",
+            "lost its connection to jaxcheck while running this block",
+        ),
         ("tampering", "print-without-end", "output", "printed more than 4 MB"),
         ("tampering", "alarm", "crash", "killed by signal SIGALRM"),
-        ("tampering", "missing-module", "error", "ModuleNotFoundError: No module named 'no_such_module_for_jaxcheck'"),
+        (
+            "tampering",
+            "missing-module",
+            "error",
+            "ModuleNotFoundError: No module named 'no_such_module_for_jaxcheck'",
+        ),
         ("tampering", "str-fails", "error", "Weird"),
-        ("tampering", "allocate-10-gb", "memory", f"ran out of memory (each worker may use at most {MEMORY_LIMIT_MB} MB"),
+        (
+            "tampering",
+            "allocate-10-gb",
+            "memory",
+            f"ran out of memory (each worker may use at most {MEMORY_LIMIT_MB} MB",
+        ),
         ("tampering", "jax-allocates-10-gb", "memory", "RESOURCE_EXHAUSTED"),
     ],
 )
@@ -124,10 +187,15 @@ def test_crashing_blocks_fail_the_build_and_leave_no_worker_behind(crashes: Buil
     assert crashes.status == 1
     assert zygotes_left_by_this_process() == []
     # Only the hang (timeout 2 s) timed out: nothing waited for a default timeout.
-    assert sorted(r.message.split("'")[1] for r in crashes.reported if r.subtype == "timeout") == ["hang-md", "hang-rst"]
+    assert sorted(r.message.split("'")[1] for r in crashes.reported if r.subtype == "timeout") == [
+        "hang-md",
+        "hang-rst",
+    ]
 
 
-def test_tampering_blocks_fail_the_build_without_timeouts_and_leave_no_worker(tampering: Build) -> None:
+def test_tampering_blocks_fail_the_build_without_timeouts_and_leave_no_worker(
+    tampering: Build,
+) -> None:
     assert tampering.status == 1
     assert "jaxcheck: 32 block(s)" in tampering.log
     assert zygotes_left_by_this_process() == []
@@ -177,12 +245,18 @@ def test_global_jax_config_and_process_state_do_not_leak_between_documents(tmp_p
 def test_each_session_starts_its_own_backend_so_a_block_can_configure_it(tmp_path: Path) -> None:
     # The zygote warms up jax before forking but must not start XLA's backend:
     # its threads would not survive the fork, and the options below would come too late.
-    four = "import jax\njax.config.update('jax_num_cpu_devices', 4)\nprint(jax.device_count())  # 4\n"
+    four = (
+        "import jax\njax.config.update('jax_num_cpu_devices', 4)\nprint(jax.device_count())  # 4\n"
+    )
     two = "import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\nimport jax\nprint(jax.device_count())  # 2\n"
     one = "import jax\nprint(jax.device_count())  # 1\n"
-    root = write_project(tmp_path, {
-        f"{name}.md": f"# {name}\n\n```{{jaxcheck}}\n{code}```\n" for name, code in (("four", four), ("two", two), ("one", one))
-    })
+    root = write_project(
+        tmp_path,
+        {
+            f"{name}.md": f"# {name}\n\n```{{jaxcheck}}\n{code}```\n"
+            for name, code in (("four", four), ("two", two), ("one", one))
+        },
+    )
     result = build(root, jaxcheck_workers=1)
     assert result.reported == [], result.warnings
     assert "3 verified" in result.log
@@ -201,7 +275,8 @@ def outliving(tmp_path: Path, start: str) -> tuple[Build, int]:
 
 def test_a_process_forked_by_a_block_does_not_outlive_the_build(tmp_path: Path) -> None:
     result, grandchild = outliving(
-        tmp_path, "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(600)\n    os._exit(0)\n"
+        tmp_path,
+        "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(600)\n    os._exit(0)\n",
     )
     assert result.status == 0, result.warnings
     assert ended_within(grandchild, 5)
@@ -210,18 +285,23 @@ def test_a_process_forked_by_a_block_does_not_outlive_the_build(tmp_path: Path) 
 
 def test_a_process_started_in_a_new_session_does_not_outlive_the_build(tmp_path: Path) -> None:
     result, daemon = outliving(
-        tmp_path, "import subprocess\npid = subprocess.Popen(['sleep', '600'], start_new_session=True).pid\n"
+        tmp_path,
+        "import subprocess\npid = subprocess.Popen(['sleep', '600'], start_new_session=True).pid\n",
     )
     assert result.status == 0, result.warnings
     assert ended_within(daemon, 5)
 
 
-def test_jax_runs_under_a_sane_memory_cap_and_a_tiny_cap_fails_with_a_clear_message(tmp_path: Path) -> None:
+def test_jax_runs_under_a_sane_memory_cap_and_a_tiny_cap_fails_with_a_clear_message(
+    tmp_path: Path,
+) -> None:
     # XLA does not survive every failed mmap: with too small a cap it crashes
     # instead of raising. The message says what the cap was.
     root = write_project(
         tmp_path,
-        {"tiny.md": "# Tiny\n\n```{jaxcheck}\nimport jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x + 1)(jnp.ones(3)))  # [2. 2. 2.]\n```\n"},
+        {
+            "tiny.md": "# Tiny\n\n```{jaxcheck}\nimport jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x + 1)(jnp.ones(3)))  # [2. 2. 2.]\n```\n"
+        },
         conf="jaxcheck_memory_limit_mb = 600\n",
     )
     result = build(root)
@@ -238,7 +318,10 @@ def test_jax_runs_under_a_sane_memory_cap_and_a_tiny_cap_fails_with_a_clear_mess
 
 
 def test_sphinx_process_never_imports_jax(tmp_path: Path) -> None:
-    root = write_project(tmp_path, {"p.md": "# P\n\n```{jaxcheck}\nimport jax\nprint(jax.numpy.arange(2))  # [0 1]\n```\n"})
+    root = write_project(
+        tmp_path,
+        {"p.md": "# P\n\n```{jaxcheck}\nimport jax\nprint(jax.numpy.arange(2))  # [0 1]\n```\n"},
+    )
     script = (
         "import sys\nfrom sphinx.cmd.build import build_main\n"
         f"code = build_main(['-q', '-b', 'html', {str(root)!r}, {str(root / '_build')!r}])\n"
@@ -246,13 +329,18 @@ def test_sphinx_process_never_imports_jax(tmp_path: Path) -> None:
         "assert 'jax' not in sys.modules, 'jax was imported'\n"
         "assert 'jaxlib' not in sys.modules\nprint('clean')\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ})
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env={**os.environ}
+    )
     assert done.returncode == 0, done.stderr
     assert "clean" in done.stdout
 
 
 def test_parallel_read_and_write_merge_verdicts(tmp_path: Path) -> None:
-    files = {f"doc{n}.md": f"# Doc {n}\n\n```{{jaxcheck}}\nprint({n} * 2)  # {n * 2 + (1 if n == 3 else 0)}\n```\n" for n in range(6)}
+    files = {
+        f"doc{n}.md": f"# Doc {n}\n\n```{{jaxcheck}}\nprint({n} * 2)  # {n * 2 + (1 if n == 3 else 0)}\n```\n"
+        for n in range(6)
+    }
     root = write_project(tmp_path, files)
     result = build(root, parallel=2)
     assert result.status == 1
@@ -266,7 +354,9 @@ def test_parallel_read_and_write_merge_verdicts(tmp_path: Path) -> None:
 def test_workers_started_early_are_stopped_when_nothing_needs_to_run(tmp_path: Path) -> None:
     # The zygote starts importing jax while Sphinx reads; with no block to run
     # (here: none at all, then all from the cache) it must still be stopped.
-    root = write_project(tmp_path, {"plain.md": "# Plain\n\nNo blocks here.\n"}, conf="jaxcheck_cache = True\n")
+    root = write_project(
+        tmp_path, {"plain.md": "# Plain\n\nNo blocks here.\n"}, conf="jaxcheck_cache = True\n"
+    )
     assert build(root).status == 0
     assert zygotes_left_by_this_process() == []
     (root / "b.md").write_text("# B\n\n```{jaxcheck}\nprint(1)  # 1\n```\n")

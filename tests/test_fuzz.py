@@ -48,7 +48,30 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 # Lines made of the characters the grammar cares about, plus anything else.
 GRAMMAR_ALPHABET = st.sampled_from(
-    ["#", " ", "\t", ">>>", "...", "print(", ")", "(", "'", '"', "x", "=", "1", ":", "\\", "`", "\f", "\x00", "é", "if x:", "    ", '"""']
+    [
+        "#",
+        " ",
+        "\t",
+        ">>>",
+        "...",
+        "print(",
+        ")",
+        "(",
+        "'",
+        '"',
+        "x",
+        "=",
+        "1",
+        ":",
+        "\\",
+        "`",
+        "\f",
+        "\x00",
+        "é",
+        "if x:",
+        "    ",
+        '"""',
+    ]
 )
 GRAMMAR_LINE = st.one_of(
     st.lists(GRAMMAR_ALPHABET, max_size=8).map("".join),
@@ -66,12 +89,17 @@ BODY = st.lists(GRAMMAR_LINE, max_size=12)
 @example([">>> >>>", "\f"], None)
 @example([">>>", ">>>#"], None)
 @example(["def f():", "\treturn 1", "        return 2"], None)
-def test_parse_body_never_raises_and_reports_errors_as_data(body: list[str], raises: str | None) -> None:
+def test_parse_body_never_raises_and_reports_errors_as_data(
+    body: list[str], raises: str | None
+) -> None:
     parsed = parse_body(tuple(body))
     if parsed.error is not None:
         assert isinstance(parsed.error, str) and parsed.error
         # A doctest that cannot run still lists its examples: one empty one per prompt.
-        assert all(e.kind is ExpectationKind.DOCTEST and e.expected == () and e.first == e.stop for e in parsed.expectations)
+        assert all(
+            e.kind is ExpectationKind.DOCTEST and e.expected == () and e.first == e.stop
+            for e in parsed.expectations
+        )
         assert [e.statement_line for e in parsed.expectations] == [
             n + 1 for n, line in enumerate(body) if is_prompt(line.lstrip())
         ] or parsed.expectations == ()
@@ -89,7 +117,18 @@ def test_parse_body_never_raises_and_reports_errors_as_data(body: list[str], rai
 @given(BODY)
 def test_a_body_that_parses_can_be_judged_on_any_outcome(body: list[str]) -> None:
     parsed = parse_body(tuple(body))
-    block = Block("doc", 0, "/nowhere/doc.md", 3, tuple(body), BlockOptions(), parsed.expectations, parsed.program("<fuzz>"), parsed.error, error_line=parsed.error_line)
+    block = Block(
+        "doc",
+        0,
+        "/nowhere/doc.md",
+        3,
+        tuple(body),
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<fuzz>"),
+        parsed.error,
+        error_line=parsed.error_line,
+    )
     verdict = judge(block, Outcome(stdout="\n".join(body), inline=((1, "x\n"),)))
     assert verdict.status in set(Status)
     for problem in verdict.problems:
@@ -99,9 +138,38 @@ def test_a_body_that_parses_can_be_judged_on_any_outcome(body: list[str]) -> Non
 # -- the matcher ------------------------------------------------------------------
 
 MATCH_ALPHABET = st.sampled_from(
-    ["...", ".", " ", "a", "b", "x", ":", "f32[3]", "1", "1.0", "-2e-3", "0x7fabcdef12", "{", "}", ";", "lambda", "let", "in", "=", "(", ")", "nan", "inf", "é", "\t"]
+    [
+        "...",
+        ".",
+        " ",
+        "a",
+        "b",
+        "x",
+        ":",
+        "f32[3]",
+        "1",
+        "1.0",
+        "-2e-3",
+        "0x7fabcdef12",
+        "{",
+        "}",
+        ";",
+        "lambda",
+        "let",
+        "in",
+        "=",
+        "(",
+        ")",
+        "nan",
+        "inf",
+        "é",
+        "\t",
+    ]
 )
-MATCH_LINE = st.one_of(st.lists(MATCH_ALPHABET, max_size=8).map("".join), st.text(max_size=15).map(lambda s: s.replace("\n", " ")))
+MATCH_LINE = st.one_of(
+    st.lists(MATCH_ALPHABET, max_size=8).map("".join),
+    st.text(max_size=15).map(lambda s: s.replace("\n", " ")),
+)
 MATCH_LINES = st.lists(MATCH_LINE, max_size=6)
 RULES = st.builds(
     MatchRules,
@@ -112,7 +180,9 @@ RULES = st.builds(
 
 @FUZZ
 @given(MATCH_LINES, MATCH_LINES, RULES)
-def test_texts_match_and_canonical_jaxpr_accept_any_text(expected: list[str], actual: list[str], rules: MatchRules) -> None:
+def test_texts_match_and_canonical_jaxpr_accept_any_text(
+    expected: list[str], actual: list[str], rules: MatchRules
+) -> None:
     assert texts_match(expected, actual, rules) in (True, False)
     assert isinstance(canonical_jaxpr("\n".join(actual)), str)
 
@@ -127,8 +197,14 @@ def test_text_matches_itself(lines: list[str], rules: MatchRules) -> None:
 @given(MATCH_LINES, MATCH_LINES, RULES)
 @example(["...", "b"], ["a", "b"], MatchRules())
 @example(["x ... y"], ["x 1 y", "z"], MatchRules(tolerance=1e-3))
-@example(["{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }"], ["{ lambda ; c:f32[]. let d:f32[] = neg c in (d,) }"], MatchRules(CompareMode.JAXPR))
-def test_refreshed_lines_always_match_the_actual_output(expected: list[str], actual: list[str], rules: MatchRules) -> None:
+@example(
+    ["{ lambda ; a:f32[]. let b:f32[] = neg a in (b,) }"],
+    ["{ lambda ; c:f32[]. let d:f32[] = neg c in (d,) }"],
+    MatchRules(CompareMode.JAXPR),
+)
+def test_refreshed_lines_always_match_the_actual_output(
+    expected: list[str], actual: list[str], rules: MatchRules
+) -> None:
     kept = refreshed_lines(expected, actual, rules)
     assert texts_match([text for text, _ in kept], actual, rules)
     for text, origin in kept:
@@ -138,7 +214,9 @@ def test_refreshed_lines_always_match_the_actual_output(expected: list[str], act
 
 # -- the rewriter ----------------------------------------------------------------
 
-LINE_TEXT = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n"), max_size=12)
+LINE_TEXT = st.text(
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n"), max_size=12
+)
 ENDING = st.sampled_from(["\n", "\r\n", "\r"])
 
 
@@ -176,9 +254,15 @@ def edited(draw: st.DrawFn) -> tuple[bytes, list[Edit]]:
     return data, edits
 
 
-def _unedited(source_lines: tuple[str, ...], endings: tuple[str, ...], edits: list[Edit]) -> list[tuple[str, str]]:
+def _unedited(
+    source_lines: tuple[str, ...], endings: tuple[str, ...], edits: list[Edit]
+) -> list[tuple[str, str]]:
     touched = {n for e in edits for n in range(max(0, e.start - 1), e.stop + 1)}
-    return [(line, end) for n, (line, end) in enumerate(zip(source_lines, endings, strict=True)) if n not in touched]
+    return [
+        (line, end)
+        for n, (line, end) in enumerate(zip(source_lines, endings, strict=True))
+        if n not in touched
+    ]
 
 
 def _reads_back_otherwise(source: SourceText) -> bool:
@@ -210,7 +294,10 @@ def test_apply_edits_keeps_every_line_it_does_not_edit(case: tuple[bytes, list[E
         assert parse_source(new_data) == result
     # Lines before the first edit are byte for byte the same.
     first = min((e.start for e in edits), default=len(source.lines))
-    head = "".join(line + end for line, end in zip(source.lines[: max(0, first - 1)], source.endings, strict=False))
+    head = "".join(
+        line + end
+        for line, end in zip(source.lines[: max(0, first - 1)], source.endings, strict=False)
+    )
     assert new_data.decode("utf-8").removeprefix("\ufeff" if source.bom else "").startswith(head)
     # Every untouched line survives in order, with its own ending.
     before = _unedited(source.lines, source.endings, edits)
@@ -226,10 +313,17 @@ def test_apply_edits_keeps_every_line_it_does_not_edit(case: tuple[bytes, list[E
 
 # -- update_sources over arbitrary documents ----------------------------------------
 
-NOISE_LINE = st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n`"), max_size=20)
+NOISE_LINE = st.text(
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n`"), max_size=20
+)
 # Control characters are refused by update (tested on their own); printable text is written.
 PRINTED = st.text(
-    st.characters(min_codepoint=33, max_codepoint=0x24F, blacklist_characters="\\#`'", blacklist_categories=["Cc"]),
+    st.characters(
+        min_codepoint=33,
+        max_codepoint=0x24F,
+        blacklist_characters="\\#`'",
+        blacklist_categories=["Cc"],
+    ),
     min_size=1,
     max_size=8,
 )
@@ -237,11 +331,19 @@ PRINTED = st.text(
 
 def replaying(outcome: Outcome):  # type: ignore[no-untyped-def]
     """A second run that prints what the first did (these outcomes are made up, not run)."""
-    return lambda documents: {doc: [judge(b, outcome) for b in blocks] for doc, blocks in documents.items()}
+    return lambda documents: {
+        doc: [judge(b, outcome) for b in blocks] for doc, blocks in documents.items()
+    }
 
 
 def _stale_document(
-    printed: list[str], expected: list[str], newline: str = "\n", before: tuple[str, ...] = (), after: tuple[str, ...] = (), final: bool = True, bom: bool = False
+    printed: list[str],
+    expected: list[str],
+    newline: str = "\n",
+    before: tuple[str, ...] = (),
+    after: tuple[str, ...] = (),
+    final: bool = True,
+    bom: bool = False,
 ) -> tuple[bytes, int, tuple[str, ...], list[str]]:
     """Text around one fenced block that prints ``printed`` but expects ``expected``."""
     body = (f"for line in {printed!r}:", "    print(line)", "", *[f"# {e}" for e in expected])
@@ -258,29 +360,61 @@ def stale_document(draw: st.DrawFn) -> tuple[bytes, int, tuple[str, ...], list[s
     before = draw(st.lists(NOISE_LINE, max_size=4))
     after = draw(st.lists(NOISE_LINE, max_size=4))
     # Printed '>>>' would be written as a '# >>>' statement: update refuses it.
-    printed = draw(st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3))
+    printed = draw(
+        st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3)
+    )
     # "# >>>" is a commented-REPL statement, not an expected line.
-    expected = draw(st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3))
+    expected = draw(
+        st.lists(PRINTED.filter(lambda text: not is_prompt(text)), min_size=1, max_size=3)
+    )
     # Stale by the product's own rule ('...' alone matches anything).
     assume(not texts_match(expected, printed, MatchRules()))
-    return _stale_document(printed, expected, newline, tuple(before), tuple(after), draw(st.booleans()), draw(st.booleans()))
+    return _stale_document(
+        printed,
+        expected,
+        newline,
+        tuple(before),
+        tuple(after),
+        draw(st.booleans()),
+        draw(st.booleans()),
+    )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(stale_document())
 # An expected line that still matches is kept byte for byte, trailing \xa0 included.
 @example(_stale_document(["a", "c"], ["a\xa0", "b"], "\r\n"))
 # ``...`` matches anything: it stays, the lines around it are refreshed.
-@example(_stale_document(["a", "b", "c"], ["x", "...", "c"], "\r\n", ("intro",), ("outro",), final=False, bom=True))
+@example(
+    _stale_document(
+        ["a", "b", "c"], ["x", "...", "c"], "\r\n", ("intro",), ("outro",), final=False, bom=True
+    )
+)
 @example(_stale_document(["\xa0", "b"], ["a"]))
 @example(_stale_document(["\xa0"], ["0"]))
 @example(_stale_document(["0"], ["...", "1"]))
-def test_update_sources_changes_only_expectation_lines(tmp_path: Path, document: tuple[bytes, int, tuple[str, ...], list[str]]) -> None:
+def test_update_sources_changes_only_expectation_lines(
+    tmp_path: Path, document: tuple[bytes, int, tuple[str, ...], list[str]]
+) -> None:
     data, body_line, body, printed = document
     path = tmp_path / "doc.md"
     path.write_bytes(data)
     parsed = parse_body(body)
-    block = Block("doc", 0, str(path), body_line, body, BlockOptions(), parsed.expectations, parsed.program("<doc>"), file_digest=digest(data))
+    block = Block(
+        "doc",
+        0,
+        str(path),
+        body_line,
+        body,
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<doc>"),
+        file_digest=digest(data),
+    )
     outcome = Outcome(stdout="\n".join(printed) + "\n")
     verdict = judge(block, outcome)
     assert verdict.status is Status.DRIFT
@@ -308,11 +442,23 @@ def test_update_sources_changes_only_expectation_lines(tmp_path: Path, document:
 
 
 @pytest.mark.parametrize("data", [b"\xff\xfe not utf-8 \x80\n", b"caf\xe9\n"])
-def test_update_refuses_undecodable_files_and_leaves_them_alone(tmp_path: Path, data: bytes) -> None:
+def test_update_refuses_undecodable_files_and_leaves_them_alone(
+    tmp_path: Path, data: bytes
+) -> None:
     path = tmp_path / "doc.md"
     path.write_bytes(data)
     parsed = parse_body(("print(1)", "", "# 2"))
-    block = Block("doc", 0, str(path), 1, ("print(1)", "", "# 2"), BlockOptions(), parsed.expectations, parsed.program("<doc>"), file_digest=digest(data))
+    block = Block(
+        "doc",
+        0,
+        str(path),
+        1,
+        ("print(1)", "", "# 2"),
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<doc>"),
+        file_digest=digest(data),
+    )
     verdict = judge(block, Outcome(stdout="1\n"))
     report = update_sources([(block, verdict)], rerun=replaying(Outcome(stdout="1\n")))
     assert report.refused and "not UTF-8" in report.refused[0][2]
@@ -335,7 +481,29 @@ def _tokenized_comments(code: str) -> dict[int, tuple[int, str]] | None:
 
 
 COMMENT_ALPHABET = st.sampled_from(
-    ["#", " ", "'", '"', "\\", "f", "r", "b", "x", "=", "(", ")", "print", "é", "\t", "'''", '"""', "\\\n", "\n", "f'{", "}'"]
+    [
+        "#",
+        " ",
+        "'",
+        '"',
+        "\\",
+        "f",
+        "r",
+        "b",
+        "x",
+        "=",
+        "(",
+        ")",
+        "print",
+        "é",
+        "\t",
+        "'''",
+        '"""',
+        "\\\n",
+        "\n",
+        "f'{",
+        "}'",
+    ]
 )
 
 

@@ -27,7 +27,12 @@ print(x)
     )
     (trailing,) = parsed.expectations
     assert trailing.kind is ExpectationKind.TRAILING
-    assert trailing.expected == ("{ lambda ; a:f32[]. let", "    b:f32[] = sin a", "", "  in (b,) }")
+    assert trailing.expected == (
+        "{ lambda ; a:f32[]. let",
+        "    b:f32[] = sin a",
+        "",
+        "  in (b,) }",
+    )
     assert (trailing.first, trailing.stop) == (2, 6)
 
 
@@ -75,7 +80,10 @@ x = 2
         (ExpectationKind.REPL, ()),
         (ExpectationKind.REPL, ("4",)),
     ]
-    assert [e.source for e in parsed.examples] == ["def double(v):\n    return 2 * v\n", "double(x)\n"]
+    assert [e.source for e in parsed.examples] == [
+        "def double(v):\n    return 2 * v\n",
+        "double(x)\n",
+    ]
     assert [e.line for e in parsed.examples] == [3, 5]
 
 
@@ -126,24 +134,67 @@ def test_only_comments_and_empty_bodies_are_errors() -> None:
 @pytest.mark.parametrize(
     ("body", "line", "message"),
     [
-        ((">>> x = 1", ">>>y"), 2, "line 2 of the docstring for block lacks blank after >>>: '>>>y'"),
-        (("  >>> x = 1", " 2"), 2, "line 2 of the docstring for block has inconsistent leading whitespace: '2'"),
-        ((">>> print(1)", "1", "", ">>> if 1:", "...print(2)"), 5, "line 5 of the docstring for block lacks blank after ...: '...print(2)'"),
+        (
+            (">>> x = 1", ">>>y"),
+            2,
+            "line 2 of the docstring for block lacks blank after >>>: '>>>y'",
+        ),
+        (
+            ("  >>> x = 1", " 2"),
+            2,
+            "line 2 of the docstring for block has inconsistent leading whitespace: '2'",
+        ),
+        (
+            (">>> print(1)", "1", "", ">>> if 1:", "...print(2)"),
+            5,
+            "line 5 of the docstring for block lacks blank after ...: '...print(2)'",
+        ),
     ],
 )
-def test_a_doctest_that_cannot_be_parsed_names_its_line(body: tuple[str, ...], line: int, message: str) -> None:
+def test_a_doctest_that_cannot_be_parsed_names_its_line(
+    body: tuple[str, ...], line: int, message: str
+) -> None:
     parsed = parse_body(body)
     assert (parsed.error, parsed.error_line) == (f"the doctest cannot be parsed: {message}", line)
 
 
 def test_doctest_examples_keep_their_source_want_flags_and_lines() -> None:
-    body = (">>> %time x  # doctest: +SKIP", "1", ">>> print(2)", "<BLANKLINE>", "2", ">>> 1/0", "Traceback (most recent call last):", "ZeroDivisionError: division by zero")
+    body = (
+        ">>> %time x  # doctest: +SKIP",
+        "1",
+        ">>> print(2)",
+        "<BLANKLINE>",
+        "2",
+        ">>> 1/0",
+        "Traceback (most recent call last):",
+        "ZeroDivisionError: division by zero",
+    )
     parsed = parse_body(body)
     skipped, printed, raised = parsed.expectations
-    assert (skipped.skip, skipped.optionflags, skipped.statement_line, skipped.first, skipped.stop) == (True, doctest.SKIP, 1, 1, 2)
-    assert skipped.source == "%time x  # doctest: +SKIP\n" and skipped.want == "1\n" and skipped.expected == ("1",)
-    assert (printed.skip, printed.optionflags, printed.statement_line, printed.first, printed.stop) == (False, 0, 3, 3, 5)
-    assert printed.expected == ("", "2") and printed.want == "<BLANKLINE>\n2\n" and printed.exc_msg is None
+    assert (
+        skipped.skip,
+        skipped.optionflags,
+        skipped.statement_line,
+        skipped.first,
+        skipped.stop,
+    ) == (True, doctest.SKIP, 1, 1, 2)
+    assert (
+        skipped.source == "%time x  # doctest: +SKIP\n"
+        and skipped.want == "1\n"
+        and skipped.expected == ("1",)
+    )
+    assert (
+        printed.skip,
+        printed.optionflags,
+        printed.statement_line,
+        printed.first,
+        printed.stop,
+    ) == (False, 0, 3, 3, 5)
+    assert (
+        printed.expected == ("", "2")
+        and printed.want == "<BLANKLINE>\n2\n"
+        and printed.exc_msg is None
+    )
     assert raised.exc_msg == "ZeroDivisionError: division by zero\n" and raised.source == "1/0\n"
     # The skipped example never runs; the others run, each at its own line.
     assert [(e.source, e.line) for e in parsed.examples] == [("print(2)\n", 3), ("1/0\n", 6)]
@@ -162,6 +213,13 @@ def test_the_fast_comment_scan_reads_plain_lines_and_defers_the_rest() -> None:
     assert _scan_comments(code) == {1: (11, "# c"), 2: (20, "# 1")}
     assert _scan_comments("#\n  # two\n") == {1: (0, "#"), 2: (2, "# two")}
     # Where only tokenize can tell: f-strings, triple quotes, continued lines, open strings, CR.
-    for hard in ("s = f'{x}'  # c", "s = rb'x' + F'{y}'  # c", 's = """a"""  # c', "x = 1 + \\\n2  # c", "s = 'open  # c", "a = 1\r# c"):
+    for hard in (
+        "s = f'{x}'  # c",
+        "s = rb'x' + F'{y}'  # c",
+        's = """a"""  # c',
+        "x = 1 + \\\n2  # c",
+        "s = 'open  # c",
+        "a = 1\r# c",
+    ):
         assert _scan_comments(hard) is None, hard
     assert _scan_comments("s = br'#'  # c") == {1: (11, "# c")}

@@ -15,19 +15,34 @@ from sphinx_jaxcheck.grammar import parse_body, parse_doctest
 from sphinx_jaxcheck.model import Example, Expectation, ExpectationKind
 from sphinx_jaxcheck.worker.runner import SessionRunner
 
-TRAILING, INLINE, REPL, DOCTEST = (ExpectationKind.TRAILING, ExpectationKind.INLINE, ExpectationKind.REPL, ExpectationKind.DOCTEST)
+TRAILING, INLINE, REPL, DOCTEST = (
+    ExpectationKind.TRAILING,
+    ExpectationKind.INLINE,
+    ExpectationKind.REPL,
+    ExpectationKind.DOCTEST,
+)
 
 
 def inline_comments(*body: str) -> list[tuple[int, int, str]]:
     """(statement line, comment column, expected text) of each inline print the grammar finds."""
     parsed = parse_body(body)
     assert parsed.error is None, parsed.error
-    return [(e.statement_line, e.comment_column, e.expected[0]) for e in parsed.expectations if e.kind is INLINE]
+    return [
+        (e.statement_line, e.comment_column, e.expected[0])
+        for e in parsed.expectations
+        if e.kind is INLINE
+    ]
 
 
 @pytest.mark.parametrize(
     "line",
-    ["print('#', \"it's\")  # 2", 'print("\\"", "#")  # 1', "print(rb'#', b'\\\\')  # 3", "print(f'{1}#')  # 4", "print(1)# 5"],
+    [
+        "print('#', \"it's\")  # 2",
+        'print("\\"", "#")  # 1',
+        "print(rb'#', b'\\\\')  # 3",
+        "print(f'{1}#')  # 4",
+        "print(1)# 5",
+    ],
 )
 def test_a_comment_is_found_after_strings_holding_hashes_and_escapes(line: str) -> None:
     column = line.rindex("#")
@@ -36,7 +51,18 @@ def test_a_comment_is_found_after_strings_holding_hashes_and_escapes(line: str) 
 
 def test_comments_are_the_same_when_tokenize_reads_them() -> None:
     # Triple quotes and line continuations send the grammar to tokenize.
-    body = ('s = """a', "# not a comment", '"""', "x = 1 + \\", "    2", "print(s)  # s", "print(x)  # 3", "", "# a", "# # b")
+    body = (
+        's = """a',
+        "# not a comment",
+        '"""',
+        "x = 1 + \\",
+        "    2",
+        "print(s)  # s",
+        "print(x)  # 3",
+        "",
+        "# a",
+        "# # b",
+    )
     parsed = parse_body(body)
     assert parsed.error is None
     assert parsed.expectations == (
@@ -52,7 +78,9 @@ def test_a_name_with_capital_x_is_not_a_quote() -> None:
 
 
 def test_only_the_last_statement_on_a_line_takes_its_comment() -> None:
-    assert inline_comments("x = 1; print(x)  # 1", "print(2); y = 3  # 2", "for i in [4]: print(i)  # 4") == [
+    assert inline_comments(
+        "x = 1; print(x)  # 1", "print(2); y = 3  # 2", "for i in [4]: print(i)  # 4"
+    ) == [
         (1, 17, "1"),
         (3, 24, "4"),
     ]
@@ -63,7 +91,9 @@ def test_only_the_last_statement_on_a_line_takes_its_comment() -> None:
 
 def test_trailing_comments_keep_their_text_exactly() -> None:
     parsed = parse_body(("print('a  ')", "", "#a  ", "#", "# >>> 1", "#  2"))
-    assert parsed.expectations[0] == Expectation(TRAILING, ("a  ", ""), first=2, stop=4, statement_line=3)
+    assert parsed.expectations[0] == Expectation(
+        TRAILING, ("a  ", ""), first=2, stop=4, statement_line=3
+    )
     assert parsed.expectations[1].expected == (" 2",)
 
 
@@ -90,28 +120,71 @@ def test_commented_statements_read_as_doctest_reads_them() -> None:
     assert parsed.expectations[0] == Expectation(TRAILING, (), first=1, stop=1, statement_line=2)
     source = "for i in [1]:\n    print(i,\n          i)  # doctest: +SKIP\n"
     assert loop == Expectation(
-        REPL, ("1 1",), first=4, stop=5, statement_line=2, source=source, want="1 1\n",
-        optionflags=doctest.ELLIPSIS | doctest.SKIP, skip=True,
+        REPL,
+        ("1 1",),
+        first=4,
+        stop=5,
+        statement_line=2,
+        source=source,
+        want="1 1\n",
+        optionflags=doctest.ELLIPSIS | doctest.SKIP,
+        skip=True,
     )
     assert blank == Expectation(
-        REPL, ("a", "", "b"), first=6, stop=9, statement_line=6, source="print('a\\n\\nb')\n", want="a\n<BLANKLINE>\nb\n",
+        REPL,
+        ("a", "", "b"),
+        first=6,
+        stop=9,
+        statement_line=6,
+        source="print('a\\n\\nb')\n",
+        want="a\n<BLANKLINE>\nb\n",
         optionflags=doctest.ELLIPSIS,
     )
-    assert raising.exc_msg == "ZeroDivisionError: division by zero\n" and raising.want == "Traceback (most recent call last):\nZeroDivisionError: division by zero\n"
+    assert (
+        raising.exc_msg == "ZeroDivisionError: division by zero\n"
+        and raising.want
+        == "Traceback (most recent call last):\nZeroDivisionError: division by zero\n"
+    )
     # doctest cannot parse '...x' as output: the block's own rules judge it.
-    assert dots == Expectation(REPL, ("...x",), first=13, stop=14, statement_line=13, source="print('...x')\n", optionflags=doctest.ELLIPSIS)
+    assert dots == Expectation(
+        REPL,
+        ("...x",),
+        first=13,
+        stop=14,
+        statement_line=13,
+        source="print('...x')\n",
+        optionflags=doctest.ELLIPSIS,
+    )
     assert parsed.examples == (
-        Example("print('a\\n\\nb')\n", line=6), Example("1/0\n", line=10), Example("print('...x')\n", line=13),
+        Example("print('a\\n\\nb')\n", line=6),
+        Example("1/0\n", line=10),
+        Example("print('...x')\n", line=13),
     )
 
 
 @pytest.mark.parametrize(
     ("body", "message", "line"),
     [
-        (("print(1)", "x = (", "print(2)"), "line 2 of the block is not valid Python: '(' was never closed: 'x = ('", 2),
-        (("x = 1 +", "print(2)"), "line 1 of the block is not valid Python: invalid syntax: 'x = 1 +'", 1),
-        (("print(1)", "  return 2"), "line 2 of the block is not valid Python: unexpected indent: 'return 2'", 2),
-        (("print(1)", "return 2"), "line 2 of the block is not valid Python: 'return' outside function: 'return 2'", 2),
+        (
+            ("print(1)", "x = (", "print(2)"),
+            "line 2 of the block is not valid Python: '(' was never closed: 'x = ('",
+            2,
+        ),
+        (
+            ("x = 1 +", "print(2)"),
+            "line 1 of the block is not valid Python: invalid syntax: 'x = 1 +'",
+            1,
+        ),
+        (
+            ("print(1)", "  return 2"),
+            "line 2 of the block is not valid Python: unexpected indent: 'return 2'",
+            2,
+        ),
+        (
+            ("print(1)", "return 2"),
+            "line 2 of the block is not valid Python: 'return' outside function: 'return 2'",
+            2,
+        ),
         ((), "the block is empty: expected Python code to run", 1),
         (("", "  "), "the block is empty: expected Python code to run", 1),
         (
@@ -122,7 +195,9 @@ def test_commented_statements_read_as_doctest_reads_them() -> None:
         ),
     ],
 )
-def test_a_body_that_cannot_run_says_why_at_its_line(body: tuple[str, ...], message: str, line: int) -> None:
+def test_a_body_that_cannot_run_says_why_at_its_line(
+    body: tuple[str, ...], message: str, line: int
+) -> None:
     parsed = parse_body(body)
     assert (parsed.error, parsed.error_line) == (message, line)
     assert parsed.expectations == () and (parsed.code, parsed.examples) == ("", ())
@@ -130,14 +205,23 @@ def test_a_body_that_cannot_run_says_why_at_its_line(body: tuple[str, ...], mess
 
 def test_annotations_in_blocks_are_checked_as_plain_python() -> None:
     # Under ``from __future__ import annotations`` a walrus in an annotation would be an error.
-    parsed = parse_body(("def f() -> (x := int): pass", "print(f.__annotations__)  # {'return': <class 'int'>}"))
+    parsed = parse_body(
+        ("def f() -> (x := int): pass", "print(f.__annotations__)  # {'return': <class 'int'>}")
+    )
     assert parsed.error is None
     outcome = SessionRunner().run(parsed.program("<b>"))
     assert outcome.exception is None and outcome.inline == ((2, "{'return': <class 'int'>}\n"),)
 
 
 def test_blocks_and_examples_run_with_annotations_evaluated() -> None:
-    body = ("def f(x: int): pass", "print(f.__annotations__)  # {'x': <class 'int'>}", "", "# >>> def g(y: float): pass", "# >>> g.__annotations__", "# {'y': <class 'float'>}")
+    body = (
+        "def f(x: int): pass",
+        "print(f.__annotations__)  # {'x': <class 'int'>}",
+        "",
+        "# >>> def g(y: float): pass",
+        "# >>> g.__annotations__",
+        "# {'y': <class 'float'>}",
+    )
     outcome = SessionRunner().run(parse_body(body).program("<b>"))
     assert outcome.inline == ((2, "{'x': <class 'int'>}\n"),)
     assert outcome.examples == ("", "{'y': <class 'float'>}\n")
@@ -163,18 +247,25 @@ def test_a_doctest_that_cannot_run_still_lists_its_examples() -> None:
 def test_a_doctest_parse_error_points_at_its_line() -> None:
     parsed = parse_body((">>> x = 1", ">>> if x:", "...print(x)"))
     assert parsed.error_line == 3 and parsed.error is not None
-    assert parsed.error.startswith("the doctest cannot be parsed: line 3 of the docstring for block lacks blank after ...")
+    assert parsed.error.startswith(
+        "the doctest cannot be parsed: line 3 of the docstring for block lacks blank after ..."
+    )
 
 
 def test_doctest_continuation_lines_up_to_the_end_belong_to_the_example() -> None:
     expectations, examples = parse_doctest((">>> for i in []:", "...     pass", "..."))
     assert expectations == [
-        Expectation(DOCTEST, (), first=3, stop=3, statement_line=1, source="for i in []:\n    pass\n")
+        Expectation(
+            DOCTEST, (), first=3, stop=3, statement_line=1, source="for i in []:\n    pass\n"
+        )
     ]
     assert examples == (Example("for i in []:\n    pass\n", line=1),)
-    expectations, _ = parse_doctest((">>> print(1,", "...       2)", "1 2", ">>> x = 1  # doctest: +SKIP"))
+    expectations, _ = parse_doctest(
+        (">>> print(1,", "...       2)", "1 2", ">>> x = 1  # doctest: +SKIP")
+    )
     assert [(e.first, e.stop, e.expected, e.optionflags, e.skip) for e in expectations] == [
-        (2, 3, ("1 2",), 0, False), (4, 4, (), doctest.SKIP, True),
+        (2, 3, ("1 2",), 0, False),
+        (4, 4, (), doctest.SKIP, True),
     ]
 
 
@@ -187,7 +278,8 @@ def test_hash_lines_inside_a_string_at_the_end_are_not_expectations(quotes: str)
 def test_a_doctest_option_error_points_at_its_line() -> None:
     parsed = parse_body((">>> x = 1", "1", ">>> y = 2  # doctest: +BOGUS"))
     assert (parsed.error, parsed.error_line) == (
-        "the doctest cannot be parsed: line 3 of the doctest for block has an invalid option: '+BOGUS'", 3
+        "the doctest cannot be parsed: line 3 of the doctest for block has an invalid option: '+BOGUS'",
+        3,
     )
 
 

@@ -33,7 +33,9 @@ def quote_page(quote: str) -> dict[str, str]:
     ],
     ids=["quote-holds", "stale-quote", "unknown-symbol"],
 )
-def test_a_citation_or_quote_alone_decides_the_exit_status(tmp_path: Path, page: dict[str, str], status: int) -> None:
+def test_a_citation_or_quote_alone_decides_the_exit_status(
+    tmp_path: Path, page: dict[str, str], status: int
+) -> None:
     root = write_project(tmp_path, page, conf=PIN)
     built = build(root)
     assert built.status == status, built.warnings
@@ -69,7 +71,9 @@ def test_update_keeps_crlf_when_an_expectation_grows(tmp_path: Path) -> None:
 MULTILINE_PRINT = "print(\n    1 + 1,\n    2 * 2,\n)  # {}\nprint('after')  # after\n"
 
 
-def test_the_comment_on_the_last_line_of_a_multiline_print_is_its_expectation(tmp_path: Path) -> None:
+def test_the_comment_on_the_last_line_of_a_multiline_print_is_its_expectation(
+    tmp_path: Path,
+) -> None:
     root = write_project(
         tmp_path,
         {
@@ -84,7 +88,9 @@ def test_the_comment_on_the_last_line_of_a_multiline_print_is_its_expectation(tm
     assert (drift.file, drift.line, drift.subtype) == ("stale.md", 4, "drift")
     assert "-2 5" in drift.message and "+2 4" in drift.message
     assert jaxcheck("update", str(root)).returncode == 0
-    assert (root / "stale.md").read_text() == "# Stale\n\n```{jaxcheck}\n" + MULTILINE_PRINT.format("2 4") + "```\n"
+    assert (root / "stale.md").read_text() == "# Stale\n\n```{jaxcheck}\n" + MULTILINE_PRINT.format(
+        "2 4"
+    ) + "```\n"
 
 
 def test_suppress_warnings_silences_one_subtype(tmp_path: Path) -> None:
@@ -121,17 +127,24 @@ def test_workers_that_cannot_start_are_reported_as_jaxcheck_worker(tmp_path: Pat
     conf = 'jaxcheck_env = {"JAX_PLATFORMS": "cpu", "PYTHONHOME": "/nonexistent"}\n'
     built = build(write_project(tmp_path, pages, conf=conf))
     assert built.status == 1
-    assert [(r.file, r.line, r.subtype) for r in built.reported] == [("a.md", 4, "worker"), ("b.md", 4, "worker")]
+    assert [(r.file, r.line, r.subtype) for r in built.reported] == [
+        ("a.md", 4, "worker"),
+        ("b.md", 4, "worker"),
+    ]
     for reported in built.reported:
         assert "the jaxcheck worker" in reported.message and "did not start" in reported.message
         assert "PYTHONHOME = '/nonexistent'" in reported.message  # what the interpreter said
 
 
 def test_a_platform_that_is_not_there_fails_each_block_as_the_guide_says(tmp_path: Path) -> None:
-    pages = {"a.md": "# A\n\n```{jaxcheck}\nimport jax.numpy as jnp\nprint(jnp.ones(2))  # [1. 1.]\n```\n"}
+    pages = {
+        "a.md": "# A\n\n```{jaxcheck}\nimport jax.numpy as jnp\nprint(jnp.ones(2))  # [1. 1.]\n```\n"
+    }
     built = build(write_project(tmp_path, pages, conf='jaxcheck_env = {"JAX_PLATFORMS": "cuda"}\n'))
     assert built.status == 1
-    ((file, line, subtype, message),) = [(r.file, r.line, r.subtype, r.message) for r in built.reported]
+    ((file, line, subtype, message),) = [
+        (r.file, r.line, r.subtype, r.message) for r in built.reported
+    ]
     assert (file, line, subtype) == ("a.md", 4, "error")
     assert "AssertionError" in message
     # The guide names this case in the section of the subtype the build reports.
@@ -167,7 +180,9 @@ RENDEZVOUS = (
 
 
 @pytest.mark.parametrize(("jobs", "wait", "failing"), [("2", 120, 0), ("1", 3, 1)])
-def test_check_j_runs_that_many_sessions_at_once(tmp_path: Path, jobs: str, wait: int, failing: int) -> None:
+def test_check_j_runs_that_many_sessions_at_once(
+    tmp_path: Path, jobs: str, wait: int, failing: int
+) -> None:
     folder = tmp_path / "marks"
     folder.mkdir()
     pages = {

@@ -55,7 +55,9 @@ time.sleep(600)
 """
 # Large outputs, not compared (so cached, and not repeated in warnings): writing
 # each 14 MB entry takes long enough to be caught.
-LARGE = "# Large {n}\n\n" + "```{{jaxcheck}}\n:output: ignore\n\nprint('{n}' * 7_000_000)\n```\n\n" * 2
+LARGE = (
+    "# Large {n}\n\n" + "```{{jaxcheck}}\n:output: ignore\n\nprint('{n}' * 7_000_000)\n```\n\n" * 2
+)
 # Large pages with a stale block: rewriting them takes long enough to be caught.
 FILLER = ("Prose. " * 150 + "\n") * 1500
 LARGE_STALE = "# Page {n}\n\n" + FILLER + "\n```{{jaxcheck}}\nprint({n})\n\n# stale\n```\n"
@@ -93,7 +95,9 @@ class Run:
     pids: Path
     err: Path
     out: str = ""
-    stamps: dict[Path, int] = field(default_factory=dict)  # sources' modification times before the run
+    stamps: dict[Path, int] = field(
+        default_factory=dict
+    )  # sources' modification times before the run
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,9 @@ def cmdline(pid: int) -> str:
 
 def zygote_started(run: Run) -> bool:
     """Reading is held, and the zygote started early is importing jax meanwhile."""
-    return run.marker.exists() and any("worker.zygote" in cmdline(p) for p in descendants(run.process.pid))
+    return run.marker.exists() and any(
+        "worker.zygote" in cmdline(p) for p in descendants(run.process.pid)
+    )
 
 
 def in_a_forked_process(run: Run) -> bool:
@@ -180,7 +186,11 @@ def a_session_cached(run: Run) -> bool:
 
 
 def writing_an_entry(run: Run) -> bool:
-    return any(name.endswith(".tmp") for name in os.listdir(run.root / ".jaxcheck_cache")) if (run.root / ".jaxcheck_cache").is_dir() else False
+    return (
+        any(name.endswith(".tmp") for name in os.listdir(run.root / ".jaxcheck_cache"))
+        if (run.root / ".jaxcheck_cache").is_dir()
+        else False
+    )
 
 
 def report_started(run: Run) -> bool:
@@ -192,35 +202,148 @@ def report_started(run: Run) -> bool:
 
 def update_writing(run: Run) -> bool:
     """A temporary file beside the sources, or a source rewritten already."""
-    return bool(list(run.root.glob(".jaxcheck-*.tmp"))) or any(p.stat().st_mtime_ns != t for p, t in run.stamps.items())
+    return bool(list(run.root.glob(".jaxcheck-*.tmp"))) or any(
+        p.stat().st_mtime_ns != t for p, t in run.stamps.items()
+    )
 
 
 TERM, INT = signal.SIGTERM, signal.SIGINT
 QUICKS = ("quick0", "quick1", "quick2")
 TIMINGS = [
     Timing("reading-warm-cache-no-worker", QUICKS, "build", TERM, held, hold="read", warm=True),
-    Timing("reading-while-the-zygote-imports-jax-ctrl-c", QUICKS, "build", INT, zygote_started, to_group=True, hold="read", cache=False),
-    Timing("reading-while-the-zygote-imports-jax-sigterm", QUICKS, "build", TERM, zygote_started, hold="read", cache=False),
-    Timing("check-reading-while-the-zygote-imports-jax-sigterm", QUICKS, "check", TERM, zygote_started, hold="read", cache=False),
-    Timing("parallel-read-ctrl-c", (*QUICKS, "quick3"), "build-j2", INT, in_a_forked_process, to_group=True, hold="read"),
-    Timing("parallel-read-sigterm", (*QUICKS, "quick3"), "build-j2", TERM, in_a_forked_process, hold="read", warm=True),
-    Timing("parallel-read-cold-sigterm", (*QUICKS, "quick3"), "build-j2", TERM, in_a_forked_process, hold="read"),
-    Timing("between-two-sessions", (*QUICKS, "waiting"), "build", TERM, a_session_cached, kept=(1, 2, 3)),
+    Timing(
+        "reading-while-the-zygote-imports-jax-ctrl-c",
+        QUICKS,
+        "build",
+        INT,
+        zygote_started,
+        to_group=True,
+        hold="read",
+        cache=False,
+    ),
+    Timing(
+        "reading-while-the-zygote-imports-jax-sigterm",
+        QUICKS,
+        "build",
+        TERM,
+        zygote_started,
+        hold="read",
+        cache=False,
+    ),
+    Timing(
+        "check-reading-while-the-zygote-imports-jax-sigterm",
+        QUICKS,
+        "check",
+        TERM,
+        zygote_started,
+        hold="read",
+        cache=False,
+    ),
+    Timing(
+        "parallel-read-ctrl-c",
+        (*QUICKS, "quick3"),
+        "build-j2",
+        INT,
+        in_a_forked_process,
+        to_group=True,
+        hold="read",
+    ),
+    Timing(
+        "parallel-read-sigterm",
+        (*QUICKS, "quick3"),
+        "build-j2",
+        TERM,
+        in_a_forked_process,
+        hold="read",
+        warm=True,
+    ),
+    Timing(
+        "parallel-read-cold-sigterm",
+        (*QUICKS, "quick3"),
+        "build-j2",
+        TERM,
+        in_a_forked_process,
+        hold="read",
+    ),
+    Timing(
+        "between-two-sessions",
+        (*QUICKS, "waiting"),
+        "build",
+        TERM,
+        a_session_cached,
+        kept=(1, 2, 3),
+    ),
     Timing("block-running-sigterm", (*QUICKS, "waiting"), "build", TERM, block_waiting, kept=(3,)),
-    Timing("block-running-ctrl-c", (*QUICKS, "waiting"), "build", INT, block_waiting, to_group=True, kept=(3,)),
-    Timing("block-running-ctrl-c-twice", (*QUICKS, "waiting"), "build", INT, block_waiting, to_group=True, kept=(3,), again=True),
-    Timing("check-block-running-no-cache", (*QUICKS, "waiting"), "check", INT, block_waiting, to_group=True, cache=False),
-    Timing("writing-a-cache-entry", tuple(f"large{n}" for n in range(6)), "build", TERM, writing_an_entry, kept=tuple(range(7))),
+    Timing(
+        "block-running-ctrl-c",
+        (*QUICKS, "waiting"),
+        "build",
+        INT,
+        block_waiting,
+        to_group=True,
+        kept=(3,),
+    ),
+    Timing(
+        "block-running-ctrl-c-twice",
+        (*QUICKS, "waiting"),
+        "build",
+        INT,
+        block_waiting,
+        to_group=True,
+        kept=(3,),
+        again=True,
+    ),
+    Timing(
+        "check-block-running-no-cache",
+        (*QUICKS, "waiting"),
+        "check",
+        INT,
+        block_waiting,
+        to_group=True,
+        cache=False,
+    ),
+    Timing(
+        "writing-a-cache-entry",
+        tuple(f"large{n}" for n in range(6)),
+        "build",
+        TERM,
+        writing_an_entry,
+        kept=tuple(range(7)),
+    ),
     Timing("writing-html", QUICKS, "build", TERM, held, hold="write", kept=(3,)),
-    Timing("parallel-write-ctrl-c", (*QUICKS, "quick3"), "build-j2", INT, in_a_forked_process, to_group=True, hold="write", kept=(4,)),
-    Timing("check-report-output", ("drift0", "drift1", "drift2", "drift3"), "check", TERM, report_started, kept=(4,)),
-    Timing("update-writing-sources", tuple(f"stale{n}" for n in range(24)), "update", INT, update_writing, to_group=True, warm=True),
+    Timing(
+        "parallel-write-ctrl-c",
+        (*QUICKS, "quick3"),
+        "build-j2",
+        INT,
+        in_a_forked_process,
+        to_group=True,
+        hold="write",
+        kept=(4,),
+    ),
+    Timing(
+        "check-report-output",
+        ("drift0", "drift1", "drift2", "drift3"),
+        "check",
+        TERM,
+        report_started,
+        kept=(4,),
+    ),
+    Timing(
+        "update-writing-sources",
+        tuple(f"stale{n}" for n in range(24)),
+        "update",
+        INT,
+        update_writing,
+        to_group=True,
+        warm=True,
+    ),
 ]
 
 
 def page(kind: str, tmp_path: Path) -> str:
     name = kind.rstrip("0123456789")
-    n = int(kind[len(name):] or 0)
+    n = int(kind[len(name) :] or 0)
     if name == "quick":
         return QUICK.format(n=n, m=n + 1)
     if name == "large":
@@ -236,14 +359,27 @@ def command(timing: Timing, root: Path, tmp_path: Path) -> list[str]:
     if timing.command.startswith("build"):
         jobs = ["-j", "2"] if timing.command == "build-j2" else []
         # -E: read every document, also after a warm-up build
-        return [sys.executable, "-m", "sphinx", "-E", "-q", *jobs, "-b", "html", str(root), str(tmp_path / "out")]
+        return [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-E",
+            "-q",
+            *jobs,
+            "-b",
+            "html",
+            str(root),
+            str(tmp_path / "out"),
+        ]
     return [sys.executable, "-m", "sphinx_jaxcheck", timing.command, str(root)]
 
 
 def start(cmd: list[str], run_dir: Path, tmpdir: Path, out: int | None) -> subprocess.Popen[str]:
     env = {**os.environ, "TMPDIR": str(tmpdir)}
     with open(run_dir / "stderr", "w") as err:
-        return subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True, start_new_session=True)
+        return subprocess.Popen(
+            cmd, env=env, stdout=out, stderr=err, text=True, start_new_session=True
+        )
 
 
 def entries(root: Path) -> list[Path]:
@@ -262,47 +398,92 @@ def wait_until(condition: Callable[[], bool], process: subprocess.Popen[str], wh
     while not condition():
         assert process.poll() is None, f"the run ended ({process.returncode}) before {what}"
         assert time.monotonic() < deadline, f"never reached: {what}"
-        time.sleep(0.001 if what in ("writing-a-cache-entry", "update-writing-sources", "between-two-sessions") else 0.05)
+        time.sleep(
+            0.001
+            if what in ("writing-a-cache-entry", "update-writing-sources", "between-two-sessions")
+            else 0.05
+        )
 
 
 @pytest.mark.parametrize("timing", TIMINGS, ids=[t.name for t in TIMINGS])
-def test_an_interrupted_run_stops_everything_keeps_what_finished_and_says_so_in_one_line(tmp_path: Path, timing: Timing) -> None:
-    hold, marker, pids, tmpdir = tmp_path / "hold", tmp_path / "reached", tmp_path / "pids", tmp_path / "tmp"
+def test_an_interrupted_run_stops_everything_keeps_what_finished_and_says_so_in_one_line(
+    tmp_path: Path, timing: Timing
+) -> None:
+    hold, marker, pids, tmpdir = (
+        tmp_path / "hold",
+        tmp_path / "reached",
+        tmp_path / "pids",
+        tmp_path / "tmp",
+    )
     tmpdir.mkdir()
     pages = {f"{kind}.md": page(kind, tmp_path) for kind in timing.pages}
-    conf = f"jaxcheck_cache = {timing.cache}\njaxcheck_workers = 1\n" + HOOKS.format(hold=str(hold), marker=str(marker))
+    conf = f"jaxcheck_cache = {timing.cache}\njaxcheck_workers = 1\n" + HOOKS.format(
+        hold=str(hold), marker=str(marker)
+    )
     root = write_project(tmp_path / "docs", pages, conf=conf)
     cmd = command(timing, root, tmp_path)
     if timing.warm:
-        warm_up = [*cmd[:-1], str(tmp_path / "warm")] if timing.command.startswith("build") else [*cmd[:-2], "check", str(root)]
-        subprocess.run(warm_up, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmpdir)}, check=False)
+        warm_up = (
+            [*cmd[:-1], str(tmp_path / "warm")]
+            if timing.command.startswith("build")
+            else [*cmd[:-2], "check", str(root)]
+        )
+        subprocess.run(
+            warm_up,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "TMPDIR": str(tmpdir)},
+            check=False,
+        )
         assert entries(root), "the warm-up run cached nothing"
     before = {path.name for path in entries(root)}
     if timing.hold:
         hold.write_text(timing.hold)
 
-    stamps = {root / f"{kind}.md": (root / f"{kind}.md").stat().st_mtime_ns for kind in timing.pages}
-    run = Run(start(cmd, tmp_path, tmpdir, subprocess.PIPE), root, tmpdir, marker, pids, tmp_path / "stderr", stamps=stamps)
+    stamps = {
+        root / f"{kind}.md": (root / f"{kind}.md").stat().st_mtime_ns for kind in timing.pages
+    }
+    run = Run(
+        start(cmd, tmp_path, tmpdir, subprocess.PIPE),
+        root,
+        tmpdir,
+        marker,
+        pids,
+        tmp_path / "stderr",
+        stamps=stamps,
+    )
     wait_until(lambda: timing.reached(run), run.process, timing.name)
     seen = descendants(run.process.pid) | {run.process.pid}
     if timing.warm and timing.hold == "read" and timing.command == "build":
-        assert not any("worker.zygote" in cmdline(pid) for pid in seen)  # a warm cache: no worker starts early
+        assert not any(
+            "worker.zygote" in cmdline(pid) for pid in seen
+        )  # a warm cache: no worker starts early
     if pids.exists():
         seen |= {int(pid) for pid in pids.read_text().split()}
-        assert len(seen) >= 6  # the build, the zygote, the block's process, its child, grandchild and apart
+        assert (
+            len(seen) >= 6
+        )  # the build, the zygote, the block's process, its child, grandchild and apart
     send = os.killpg if timing.to_group else os.kill
     send(run.process.pid, timing.signum)
     if timing.again:  # a second Ctrl-C, as soon as the first one is acknowledged
-        wait_until(lambda: "interrupted by" in run.err.read_text(), run.process, "the interruption line")
+        wait_until(
+            lambda: "interrupted by" in run.err.read_text(), run.process, "the interruption line"
+        )
         os.killpg(run.process.pid, timing.signum)
     rest = run.process.communicate(timeout=300)[0] or ""
     err = run.err.read_text()
     if timing.reached is report_started:
-        assert len(run.out + rest) >= 65536  # it filled the pipe: the signal found it writing its report
+        assert (
+            len(run.out + rest) >= 65536
+        )  # it filled the pipe: the signal found it writing its report
 
     assert run.process.returncode == 128 + timing.signum, err
-    assert [line for line in err.splitlines() if "interrupted" in line] == [message(timing.signum)], err
-    assert "Traceback" not in err and "report this error" not in err and "Exception ignored" not in err, err
+    assert [line for line in err.splitlines() if "interrupted" in line] == [
+        message(timing.signum)
+    ], err
+    assert (
+        "Traceback" not in err and "report this error" not in err and "Exception ignored" not in err
+    ), err
     assert [pid for pid in seen if alive(pid)] == []
     assert with_tmpdir(tmpdir) == []
     assert list(tmpdir.iterdir()) == []  # no jaxcheck-xla-*, no jaxcheck-package-*
@@ -316,20 +497,29 @@ def test_an_interrupted_run_stops_everything_keeps_what_finished_and_says_so_in_
     if timing.command == "update":
         for kind in timing.pages:  # each page whole: as it was, or entirely rewritten
             text = (root / f"{kind}.md").read_text()
-            assert text in (page(kind, tmp_path), page(kind, tmp_path).replace("# stale", f"# {kind[5:]}"))
+            assert text in (
+                page(kind, tmp_path),
+                page(kind, tmp_path).replace("# stale", f"# {kind[5:]}"),
+            )
 
 
 def test_the_workers_clean_up_even_when_the_build_process_is_killed(tmp_path: Path) -> None:
     """SIGKILL cannot be caught: the zygote learns of its parent's death and stops what the blocks started."""
     pages = {f"{kind}.md": page(kind, tmp_path) for kind in (*QUICKS, "waiting")}
-    root = write_project(tmp_path / "docs", pages, conf="jaxcheck_cache = True\njaxcheck_workers = 1\n")
+    root = write_project(
+        tmp_path / "docs", pages, conf="jaxcheck_cache = True\njaxcheck_workers = 1\n"
+    )
     (tmp_path / "tmp").mkdir()
-    process = start(command(TIMINGS[0], root, tmp_path), tmp_path, tmp_path / "tmp", subprocess.DEVNULL)
+    process = start(
+        command(TIMINGS[0], root, tmp_path), tmp_path, tmp_path / "tmp", subprocess.DEVNULL
+    )
     wait_until(lambda: (tmp_path / "pids").exists(), process, "the waiting block")
     seen = descendants(process.pid) | {int(pid) for pid in (tmp_path / "pids").read_text().split()}
     process.kill()
     assert process.wait(timeout=60) == -signal.SIGKILL
     deadline = time.monotonic() + 30
-    while (with_tmpdir(tmp_path / "tmp") or [pid for pid in seen if alive(pid)]) and time.monotonic() < deadline:
+    while (
+        with_tmpdir(tmp_path / "tmp") or [pid for pid in seen if alive(pid)]
+    ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in seen if alive(pid)] == [] and with_tmpdir(tmp_path / "tmp") == []

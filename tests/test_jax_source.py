@@ -33,9 +33,7 @@ def test_check_carry_type_links_to_its_lines_at_the_pinned_commit(index: SourceI
     assert installed().version == "0.10.2", "these expectations are for the pinned jax 0.10.2"
     citation = check_citation("loops.py::_check_carry_type", Pin("0.10.2", COMMIT), index=index)
     assert citation.ok
-    assert citation.url == (
-        f"https://github.com/jax-ml/jax/blob/{COMMIT}/{LOOPS}#L537-L621"
-    )
+    assert citation.url == (f"https://github.com/jax-ml/jax/blob/{COMMIT}/{LOOPS}#L537-L621")
     assert (citation.start, citation.end) == _def_lines(index, LOOPS, "_check_carry_type")
     lines = index.source(LOOPS).lines
     assert lines[536].startswith("def _check_carry_type(")

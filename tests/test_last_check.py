@@ -33,7 +33,9 @@ version = open({version!r}).read().strip()
 """
 
 
-def check(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def check(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return jaxcheck("check", ".", *args, cwd=root, env={**os.environ, **(env or {})})
 
 
@@ -52,7 +54,9 @@ class Project:
         self.version = tmp / "version.txt"
         self.version.write_text("1.0\n")
         conf = CONF.format(site=str(self.site), version=str(self.version))
-        self.root = write_project(tmp / "docs", {"page.md": BLOCK.format(ran=str(self.ran))}, conf=conf)
+        self.root = write_project(
+            tmp / "docs", {"page.md": BLOCK.format(ran=str(self.ran))}, conf=conf
+        )
 
     def settled(self) -> subprocess.CompletedProcess[str]:
         """Check until a check is replayed (at most twice more): the state every test starts from."""
@@ -81,7 +85,9 @@ def test_an_unchanged_project_is_replayed_with_the_same_report(project: Project)
 
 
 def add_page(project: Project) -> None:
-    (project.root / "second.md").write_text(BLOCK.format(ran=str(project.ran)).replace("hello", "second"))
+    (project.root / "second.md").write_text(
+        BLOCK.format(ran=str(project.ran)).replace("hello", "second")
+    )
 
 
 def edit_page(project: Project) -> None:
@@ -115,7 +121,9 @@ CHANGES: dict[str, tuple[Callable[[Project], None], bool]] = {
 
 
 @pytest.mark.parametrize("change", CHANGES)
-def test_any_change_to_what_the_check_depended_on_checks_again(project: Project, change: str) -> None:
+def test_any_change_to_what_the_check_depended_on_checks_again(
+    project: Project, change: str
+) -> None:
     make, reruns = CHANGES[change]
     project.settled()
     before = runs(project.ran)
@@ -157,7 +165,9 @@ def test_another_environment_checks_again(project: Project) -> None:
     assert REPLAYED in check(project.root, env={"SOME_VARIABLE": "1"}).stderr
 
 
-def test_a_new_module_where_the_process_imports_from_checks_again(project: Project, tmp_path: Path) -> None:
+def test_a_new_module_where_the_process_imports_from_checks_again(
+    project: Project, tmp_path: Path
+) -> None:
     extra = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
     check(project.root, env=extra)
     assert REPLAYED in check(project.root, env=extra).stderr
@@ -173,16 +183,24 @@ def test_a_new_module_where_the_process_imports_from_checks_again(project: Proje
     ],
     ids=["process", "object"],
 )
-def test_checks_whose_inputs_cannot_all_be_compared_are_never_replayed(tmp_path: Path, conf: str, why: str) -> None:
+def test_checks_whose_inputs_cannot_all_be_compared_are_never_replayed(
+    tmp_path: Path, conf: str, why: str
+) -> None:
     ran = tmp_path / "ran.txt"
-    root = write_project(tmp_path / "docs", {"page.md": BLOCK.format(ran=str(ran))}, conf="jaxcheck_cache = True\n" + conf)
+    root = write_project(
+        tmp_path / "docs",
+        {"page.md": BLOCK.format(ran=str(ran))},
+        conf="jaxcheck_cache = True\n" + conf,
+    )
     for _ in range(2):
         done = check(root)
         assert done.returncode == 0 and REPLAYED not in done.stderr, why
     assert runs(ran) == 1  # the session itself came from the cache
 
 
-def checked_twice(tmp_path: Path, old: str, new: str) -> tuple[subprocess.CompletedProcess[str], ...]:
+def checked_twice(
+    tmp_path: Path, old: str, new: str
+) -> tuple[subprocess.CompletedProcess[str], ...]:
     """A cached one-page project whose block has ``old`` replaced by ``new``: two checks."""
     page = BLOCK.format(ran=str(tmp_path / "ran.txt")).replace(old, new)
     root = write_project(tmp_path / "docs", {"page.md": page}, conf="jaxcheck_cache = True\n")
@@ -199,5 +217,7 @@ def test_a_check_that_ran_a_failing_session_is_not_replayed(tmp_path: Path) -> N
 def test_drift_is_replayed_as_drift(tmp_path: Path) -> None:
     first, second = checked_twice(tmp_path, "# hello", "# hello, world")
     assert first.returncode == second.returncode == 1
-    assert REPLAYED in second.stderr and second.stdout == first.stdout and "page.md:" in second.stdout
+    assert (
+        REPLAYED in second.stderr and second.stdout == first.stdout and "page.md:" in second.stdout
+    )
     assert runs(tmp_path / "ran.txt") == 1

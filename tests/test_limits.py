@@ -19,7 +19,9 @@ from sphinx_jaxcheck.model import Limits
 VERSIONS = ["0.4.30", "0.4.35", "0.5.0", "0.6.1", "0.7.0", "0.8.0rc1", "0.9.9", "0.10.2"]
 
 
-@pytest.mark.parametrize("written", ["<0.5", ">=0.7,<0.9", " >=0.7 , <0.9 ", "==0.4.*", "~=0.4.30", "!=0.6.1", "0.10.2"])
+@pytest.mark.parametrize(
+    "written", ["<0.5", ">=0.7,<0.9", " >=0.7 , <0.9 ", "==0.4.*", "~=0.4.30", "!=0.6.1", "0.10.2"]
+)
 def test_a_block_applies_exactly_where_packaging_says_the_specifier_holds(written: str) -> None:
     spec = specifier(written)
     oracle = SpecifierSet(written.strip() if written.strip()[0] in "<>=!~" else f"=={written}")
@@ -59,11 +61,21 @@ def test_comment_directives() -> None:
     assert comment_limit(">>> # jaxcheck: platforms gpu") == ("platforms", "gpu")
     assert comment_limit("# just a comment") is None
     assert comment_limit("x = 1  # jaxcheck: platforms gpu") is None
-    found, problems = limits_from_comments(["# jaxcheck: jax-version >=0.7,<0.9", "x = 1", "# jaxcheck: platforms gpu"])
+    found, problems = limits_from_comments(
+        ["# jaxcheck: jax-version >=0.7,<0.9", "x = 1", "# jaxcheck: platforms gpu"]
+    )
     assert found == Limits(">=0.7,<0.9", ("gpu",)) and problems == []
-    _, problems = limits_from_comments(["# jaxcheck: jax-version soon", "# jaxcheck: backend gpu", "# jaxcheck: platforms npu"])
+    _, problems = limits_from_comments(
+        ["# jaxcheck: jax-version soon", "# jaxcheck: backend gpu", "# jaxcheck: platforms npu"]
+    )
     assert problems == [
-        (1, "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"),
-        (2, "unknown directive '# jaxcheck: backend gpu'; expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`"),
+        (
+            1,
+            "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9",
+        ),
+        (
+            2,
+            "unknown directive '# jaxcheck: backend gpu'; expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`",
+        ),
         (3, "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"),
     ]

@@ -40,7 +40,9 @@ def test_tolerance_compares_numbers_relatively() -> None:
     assert not texts_match(["2.71828"], ["2.718281828459045"], TEXT)
     assert texts_match(["[1.0 2.0]"], ["[1.00001 1.99999]"], rules)
     # Array column padding follows the digits; with a tolerance it does not count.
-    assert texts_match(["[ 1.        2.7182817 7.389056 ]"], ["[1.        2.718282  7.3890557]"], rules)
+    assert texts_match(
+        ["[ 1.        2.7182817 7.389056 ]"], ["[1.        2.718282  7.3890557]"], rules
+    )
     assert not texts_match(["[1. 2.7182817]"], ["[1. 2.7182817 7.3]"], rules)
 
 
@@ -48,13 +50,22 @@ def test_jaxpr_comparison_is_up_to_consistent_renaming_and_whitespace() -> None:
     rules = MatchRules(CompareMode.JAXPR)
     actual = ["{ lambda ; a:f32[] b:f32[]. let c:f32[] = mul a b; d:f32[] = add c a in (d,) }"]
     assert texts_match(
-        ["{ lambda ; x:f32[] y:f32[]. let t:f32[] = mul x y; u:f32[] = add t x in (u,) }"], actual, rules
+        ["{ lambda ; x:f32[] y:f32[]. let t:f32[] = mul x y; u:f32[] = add t x in (u,) }"],
+        actual,
+        rules,
     )
-    multi = ["{ lambda ; x:f32[] y:f32[]. let", "    t:f32[] = mul x y", "    u:f32[] = add t x", "  in (u,) }"]
+    multi = [
+        "{ lambda ; x:f32[] y:f32[]. let",
+        "    t:f32[] = mul x y",
+        "    u:f32[] = add t x",
+        "  in (u,) }",
+    ]
     assert texts_match(multi, actual, rules)
     # Not consistent: y used where a would be.
     assert not texts_match(
-        ["{ lambda ; x:f32[] y:f32[]. let t:f32[] = mul y x; u:f32[] = add t x in (u,) }"], actual, rules
+        ["{ lambda ; x:f32[] y:f32[]. let t:f32[] = mul y x; u:f32[] = add t x in (u,) }"],
+        actual,
+        rules,
     )
     assert canonical_jaxpr("{ lambda a:f32[]; b:f32[]. let  in (a,) }") != canonical_jaxpr(
         "{ lambda ; a:f32[] b:f32[]. let  in (a,) }"
@@ -112,7 +123,16 @@ def test_jaxpr_variables_may_be_called_like_keywords_and_primitives() -> None:
     assert texts_match(JAXPR.splitlines(), tricky.splitlines(), rules)
     assert texts_match(tricky.splitlines(), JAXPR.splitlines(), rules)
     canonical = canonical_jaxpr(tricky)
-    assert canonical.count("=sin ") == 1 and canonical.count("=mul ") == 1 and "let" in canonical and "in(" in canonical
-    for changed in (tricky.replace("= sin in", "= cos in"), tricky.replace("= mul mul", "= add mul"), tricky.replace("in (lambda, sin)", "in (sin, lambda)")):
+    assert (
+        canonical.count("=sin ") == 1
+        and canonical.count("=mul ") == 1
+        and "let" in canonical
+        and "in(" in canonical
+    )
+    for changed in (
+        tricky.replace("= sin in", "= cos in"),
+        tricky.replace("= mul mul", "= add mul"),
+        tricky.replace("in (lambda, sin)", "in (sin, lambda)"),
+    ):
         assert changed != tricky
         assert not texts_match(tricky.splitlines(), changed.splitlines(), rules)

@@ -87,7 +87,9 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Build:
 
 
 def test_examples_and_blocks_share_the_page_session_in_page_order(checked: Build) -> None:
-    assert [(r.file, r.line, r.subtype) for r in checked.reported if r.file.startswith("session")] == [
+    assert [
+        (r.file, r.line, r.subtype) for r in checked.reported if r.file.startswith("session")
+    ] == [
         ("session_rst.rst", 24, "drift"),
     ]
     stale = next(r for r in checked.reported if r.file == "session_rst.rst")
@@ -114,7 +116,9 @@ def test_checked_examples_show_their_verdict_where_they_are_rendered(checked: Bu
 def test_report_counts_unchecked_examples_and_off_says_nothing(tmp_path: Path, mode: str) -> None:
     mark = tmp_path / "ran"
     page = f"# Page\n\n```python\n>>> {RAN.format(mark=str(mark))}\n>>> 1 + 1\n2\n\n```\n\n    >>> 3\n    3\n"
-    root = write_project(tmp_path / "docs", {"page.md": page}, conf=f"jaxcheck_doctests = {mode!r}\n")
+    root = write_project(
+        tmp_path / "docs", {"page.md": page}, conf=f"jaxcheck_doctests = {mode!r}\n"
+    )
     result = build(root, "dummy")
     assert result.status == 0
     assert not mark.exists()
@@ -131,20 +135,31 @@ def test_a_failing_setup_fails_every_block_of_its_session_and_says_why(tmp_path:
     result = build(root, "dummy")
     assert result.status == 1
     assert [(r.line, r.subtype) for r in result.reported] == [(4, "error"), (8, "error")]
-    assert all("jaxcheck_setup (in conf.py) failed" in r.message and "no setup today" in r.message for r in result.reported)
+    assert all(
+        "jaxcheck_setup (in conf.py) failed" in r.message and "no setup today" in r.message
+        for r in result.reported
+    )
 
 
 @pytest.mark.parametrize(
     ("line", "words"),
     [
-        ("jaxcheck_doctest_flags = ['NUMBERS']", ["'NUMBERS' is not a doctest option flag", "NUMBER"]),
+        (
+            "jaxcheck_doctest_flags = ['NUMBERS']",
+            ["'NUMBERS' is not a doctest option flag", "NUMBER"],
+        ),
         ("jaxcheck_doctest_flags = 'NUMBER'", []),
         ("jaxcheck_doctests = 'yes'", ["jaxcheck_doctests = 'yes'", "check, report, off"]),
         ("jaxcheck_setup = 'import ('", ["jaxcheck_setup is not valid Python", "line 1"]),
-        ("jaxcheck_setup = ['import jax']", ["jaxcheck_setup = ['import jax'] (list) is not Python source text"]),
+        (
+            "jaxcheck_setup = ['import jax']",
+            ["jaxcheck_setup = ['import jax'] (list) is not Python source text"],
+        ),
     ],
 )
-def test_bad_doctest_settings_stop_the_build_with_exit_2(tmp_path: Path, line: str, words: list[str]) -> None:
+def test_bad_doctest_settings_stop_the_build_with_exit_2(
+    tmp_path: Path, line: str, words: list[str]
+) -> None:
     root = write_project(tmp_path / "docs", {"page.md": "# Page\n\n>>> 1\n1\n"}, conf=line + "\n")
     done = sphinx_build(*HTML, root, tmp_path / "out")
     if not words:  # a single name as a string is accepted, as from -D

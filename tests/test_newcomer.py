@@ -61,15 +61,25 @@ class Venv:
 
     @property
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NO_COLOR")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NO_COLOR")
+        }
         env["PATH"] = f"{self.root / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         env["VIRTUAL_ENV"] = str(self.root)
         return env
 
     def run(self, command: str | list[str], cwd: Path) -> Ran:
         done = subprocess.run(
-            command, cwd=cwd, env=self.env, shell=isinstance(command, str),
-            capture_output=True, text=True, timeout=1800, check=False,
+            command,
+            cwd=cwd,
+            env=self.env,
+            shell=isinstance(command, str),
+            capture_output=True,
+            text=True,
+            timeout=1800,
+            check=False,
         )
         return Ran(done.returncode, done.stdout, done.stderr)
 
@@ -77,10 +87,21 @@ class Venv:
 def _checkout_copy(target: Path) -> Path:
     """The files a clone has (no build output, no caches)."""
     shutil.copytree(
-        REPO, target,
+        REPO,
+        target,
         ignore=shutil.ignore_patterns(
-            ".git", "_build", "build", "dist", "*.egg-info", "__pycache__", ".tox", ".jaxcheck_cache",
-            ".mypy_cache", ".ruff_cache", ".hypothesis", ".pytest_cache",
+            ".git",
+            "_build",
+            "build",
+            "dist",
+            "*.egg-info",
+            "__pycache__",
+            ".tox",
+            ".jaxcheck_cache",
+            ".mypy_cache",
+            ".ruff_cache",
+            ".hypothesis",
+            ".pytest_cache",
         ),
     )
     return target
@@ -88,18 +109,26 @@ def _checkout_copy(target: Path) -> Path:
 
 def quickstart(venv: Venv, where: Path, pages: dict[str, str]) -> Path:
     """A ``sphinx-quickstart --sep`` project with the README's conf lines and these pages, committed."""
-    made = venv.run(["sphinx-quickstart", "-q", "--sep", "-p", "notes", "-a", "me", str(where)], where.parent)
+    made = venv.run(
+        ["sphinx-quickstart", "-q", "--sep", "-p", "notes", "-a", "me", str(where)], where.parent
+    )
     assert made.returncode == 0, made.stderr
     source = where / "source"
     with open(source / "conf.py", "a", encoding="utf-8") as conf:
         conf.write("\n" + CONF_LINES)
     index = (source / "index.rst").read_text("utf-8")
     toctree = "".join(f"   {name.rsplit('.', 1)[0]}\n" for name in pages)
-    (source / "index.rst").write_text(index.replace("   :caption: Contents:\n", f"   :caption: Contents:\n\n{toctree}"), "utf-8")
+    (source / "index.rst").write_text(
+        index.replace("   :caption: Contents:\n", f"   :caption: Contents:\n\n{toctree}"), "utf-8"
+    )
     for name, text in pages.items():
         (source / name).write_text(text, "utf-8")
     author = ["-c", "user.name=n", "-c", "user.email=n@example.org"]
-    for git in (["git", "init", "-q"], ["git", "add", "-A"], ["git", *author, "commit", "-qm", "start"]):
+    for git in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", *author, "commit", "-qm", "start"],
+    ):
         subprocess.run(git, cwd=where, check=True, capture_output=True)
     return where
 
@@ -115,7 +144,10 @@ def walk(shared: Path) -> dict[str, Ran]:
     checkout = _checkout_copy(shared / "sphinx-jaxcheck")
     built = subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(shared / "dist"), str(checkout)],
-        capture_output=True, text=True, timeout=900, check=False,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
     assert built.returncode == 0, built.stdout + built.stderr
     (wheel,) = (shared / "dist").glob("sphinx_jaxcheck-*.whl")
@@ -128,7 +160,9 @@ def walk(shared: Path) -> dict[str, Ran]:
     ran["install without jax"] = venv.run(["pip", "install", "-q", str(wheel)], shared)
     ran["import jax"] = venv.run(["python", "-c", "import jax"], shared)
     pinned = quickstart(venv, shared / "pinned", {"good.md": GOOD})
-    unpinned = quickstart(venv, shared / "unpinned", {"good.md": GOOD, "more.md": GOOD.replace("Good", "More")})
+    unpinned = quickstart(
+        venv, shared / "unpinned", {"good.md": GOOD, "more.md": GOOD.replace("Good", "More")}
+    )
     conf = unpinned / "source" / "conf.py"
     conf.write_text(re.sub(r"(?m)^jaxcheck_jax_version.*$", "", conf.read_text("utf-8")), "utf-8")
     ran["make html"] = venv.run(["make", "html"], pinned)
@@ -154,13 +188,19 @@ def walk(shared: Path) -> dict[str, Ran]:
     ran["cache after clear"] = Ran(len(_cached_files(cache)), "\n".join(_cached_files(cache)), "")
     ran["git status"] = venv.run(["git", "status", "--porcelain", "--untracked-files=all"], project)
     ran["html written"] = Ran(int((project / "build" / "jaxcheck" / "index.html").exists()), "", "")
-    ran["doctrees kept"] = Ran(int((project / "source" / "_build" / "jaxcheck" / "doctrees").is_dir()), "", "")
+    ran["doctrees kept"] = Ran(
+        int((project / "source" / "_build" / "jaxcheck" / "doctrees").is_dir()), "", ""
+    )
     return ran
 
 
 def _cached_files(cache: Path) -> list[str]:
     """Files the cache holds, less the .gitignore that keeps it out of version control."""
-    return sorted(str(f.relative_to(cache)) for f in cache.rglob("*") if f.is_file() and f.name != ".gitignore")
+    return sorted(
+        str(f.relative_to(cache))
+        for f in cache.rglob("*")
+        if f.is_file() and f.name != ".gitignore"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -180,13 +220,19 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
 
 def test_readme_names_the_lines_this_test_follows() -> None:
     assert INSTALL_LINE == 'pip install "./sphinx-jaxcheck[jax]"'
-    assert "sphinx_jaxcheck" in CONF_LINES and "```{jaxcheck}" in FIRST_BLOCK and "# [0 2 4 6]" in FIRST_BLOCK
+    assert (
+        "sphinx_jaxcheck" in CONF_LINES
+        and "```{jaxcheck}" in FIRST_BLOCK
+        and "# [0 2 4 6]" in FIRST_BLOCK
+    )
 
 
 def test_the_wheel_holds_the_package_data(path: dict[str, Ran]) -> None:
     wheel = path["wheel"]
     assert wheel.stdout == f"sphinx_jaxcheck-{__version__}-py3-none-any.whl"
-    assert {"sphinx_jaxcheck/py.typed", "sphinx_jaxcheck/static/jaxcheck.css"} <= set(wheel.stderr.split())
+    assert {"sphinx_jaxcheck/py.typed", "sphinx_jaxcheck/static/jaxcheck.css"} <= set(
+        wheel.stderr.split()
+    )
 
 
 ENTRIES = ["make html", "make jaxcheck", "sphinx-build", "jaxcheck check", "jaxcheck update"]
@@ -194,7 +240,9 @@ UNPINNED = ["unpinned make html", "unpinned make jaxcheck", "unpinned jaxcheck c
 
 
 @pytest.mark.parametrize("entry", ENTRIES + UNPINNED)
-def test_missing_jax_is_one_clear_message_and_exit_status_2(path: dict[str, Ran], entry: str) -> None:
+def test_missing_jax_is_one_clear_message_and_exit_status_2(
+    path: dict[str, Ran], entry: str
+) -> None:
     assert path["install without jax"].returncode == 0, path["install without jax"].output
     assert path["import jax"].returncode != 0  # really without jax
     done = path[entry]
@@ -234,7 +282,9 @@ def test_version_is_the_installed_one(path: dict[str, Ran]) -> None:
 
 
 def test_nothing_new_shows_in_the_source_folder(path: dict[str, Ran]) -> None:
-    changed = [line for line in path["git status"].stdout.splitlines() if line[3:].startswith("source/")]
+    changed = [
+        line for line in path["git status"].stdout.splitlines() if line[3:].startswith("source/")
+    ]
     assert changed == []
     assert path["doctrees kept"].returncode == 1  # written, and ignored
 

@@ -41,8 +41,12 @@ def test_installed_does_not_import_jax() -> None:
 
 
 def test_link_uses_commit_else_tag() -> None:
-    assert Pin("0.10.2", COMMIT, REPO).link("jax/x.py", 3, 9) == f"{REPO}/blob/{COMMIT}/jax/x.py#L3-L9"
-    assert Pin("0.10.2", None, REPO).link("jax/x.py", 3, 3) == f"{REPO}/blob/jax-v0.10.2/jax/x.py#L3"
+    assert (
+        Pin("0.10.2", COMMIT, REPO).link("jax/x.py", 3, 9) == f"{REPO}/blob/{COMMIT}/jax/x.py#L3-L9"
+    )
+    assert (
+        Pin("0.10.2", None, REPO).link("jax/x.py", 3, 3) == f"{REPO}/blob/jax-v0.10.2/jax/x.py#L3"
+    )
     assert Pin("0.10.2", None, REPO + "/").link("jax/x.py") == f"{REPO}/blob/jax-v0.10.2/jax/x.py"
 
 

@@ -24,7 +24,7 @@ from processes import alive, ended_within
 
 from sphinx_jaxcheck.worker import portability
 
-AUDIT_HOOK = '''
+AUDIT_HOOK = """
 import json, os, sys
 
 _LOG = os.environ.get("JAXCHECK_TEST_AUDIT_LOG")
@@ -45,7 +45,7 @@ def _record(event, args):
 
 if _LOG:
     sys.addaudithook(_record)
-'''
+"""
 
 CASES = [
     Case("verified", "import jax.numpy as jnp\nprint(jnp.arange(3))\n\n# [0 1 2]", "verified"),
@@ -77,16 +77,24 @@ def _build(root: Path, portable: bool) -> tuple[object, list[str], list[int]]:
         (root / "conf.py").read_text().split("jaxcheck_env")[0] + f"jaxcheck_env = {env!r}\n"
     )
     result = build(root, fresh=True)
-    calls = sorted({json.loads(line)[1] for line in audit.read_text().splitlines()}) if audit.exists() else []
+    calls = (
+        sorted({json.loads(line)[1] for line in audit.read_text().splitlines()})
+        if audit.exists()
+        else []
+    )
     pids = [int(line) for line in sleepers.read_text().split()]
     return result, calls, pids
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, tuple[object, list[str], list[int]]]:
+def builds(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[bool, tuple[object, list[str], list[int]]]:
     found = {}
     for portable in (True, False):
-        root = write_project(tmp_path_factory.mktemp("portable" if portable else "linux"), documents(CASES))
+        root = write_project(
+            tmp_path_factory.mktemp("portable" if portable else "linux"), documents(CASES)
+        )
         (root / "hook").mkdir()
         (root / "hook" / "sitecustomize.py").write_text(AUDIT_HOOK)
         found[portable] = _build(root, portable)
@@ -102,11 +110,15 @@ def test_portable_workers_make_no_linux_only_call(builds) -> None:  # type: igno
 
 @pytest.mark.parametrize("portable", [True, False], ids=["portable", "linux"])
 @pytest.mark.parametrize("suffix", ["-rst", "-md"])
-def test_portable_and_linux_workers_give_the_same_verdicts(builds, portable: bool, suffix: str) -> None:  # type: ignore[no-untyped-def]
+def test_portable_and_linux_workers_give_the_same_verdicts(
+    builds, portable: bool, suffix: str
+) -> None:  # type: ignore[no-untyped-def]
     result, _, _ = builds[portable]
     assert result.status == 1
     found = statuses(result.app)
-    assert {case.name: found[case.name + suffix] for case in CASES} == {case.name: case.status for case in CASES}
+    assert {case.name: found[case.name + suffix] for case in CASES} == {
+        case.name: case.status for case in CASES
+    }
 
 
 def test_portable_workers_leave_no_process_behind(builds) -> None:  # type: ignore[no-untyped-def]
@@ -126,7 +138,11 @@ def test_portable_watch_ends_a_process_whose_parent_died(tmp_path: Path) -> None
         time.sleep(300)
     """)
     parent = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {child!r}])\ntime.sleep(300)\n"
-    env = {**os.environ, portability.PORTABLE_VARIABLE: "1", "PYTHONPATH": str(Path(__file__).parents[1])}
+    env = {
+        **os.environ,
+        portability.PORTABLE_VARIABLE: "1",
+        "PYTHONPATH": str(Path(__file__).parents[1]),
+    }
     process = subprocess.Popen([sys.executable, "-c", parent], env=env)
     for _ in range(600):
         if pidfile.exists() and pidfile.read_text():

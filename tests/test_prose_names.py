@@ -66,7 +66,9 @@ def test_names_follow_on_drift_and_are_off_by_default(tmp_path: Path) -> None:
 def test_marking_a_name_that_exists_as_removed_is_reported(tmp_path: Path) -> None:
     srcdir = copy_root("names", tmp_path, NAMES_CONF)
     page = srcdir / "names_rst.rst"
-    page.write_text(page.read_text() + "\nOnce upon a time\nthere was :jaxremoved:`jax.lax.scan`.\n")
+    page.write_text(
+        page.read_text() + "\nOnce upon a time\nthere was :jaxremoved:`jax.lax.scan`.\n"
+    )
     named = [r for r in build(srcdir).reported if r.subtype == "name" and r.file == "names_rst.rst"]
     assert sorted(r.line for r in named) == [6, 19]
     marked = next(r for r in named if r.line == 19)
@@ -90,13 +92,32 @@ def _exists_in_python(name: str) -> bool:
 
 
 NAMES = [
-    "jax.lax.scan", "jax.jit", "jax.numpy.where", "jax.debug.print", "jax.debug.check",
-    "jax.numpy.no_such_function", "jax.nunpy.sum", "jax.config.update", "jax.config.updat",
-    "jax.Array.at", "jax.numpy.ndarray.at", "jax.tree.map", "jax.tree_util.tree_map",
-    "jax.experimental.checkify.check", "jax.errors.ConcretizationTypeError",
-    "jax.lax.while_loop", "jax.lax.fori_loop", "jax.eval_shape", "jax.disable_jit",
-    "jax.stages.Lowered.as_text", "jax.random.key", "jax.lax.scann", "jax.numpy.linalg.norm",
-    "jax.jacfwd", "jax.lax.select_n", "jax.lax.cond_p",
+    "jax.lax.scan",
+    "jax.jit",
+    "jax.numpy.where",
+    "jax.debug.print",
+    "jax.debug.check",
+    "jax.numpy.no_such_function",
+    "jax.nunpy.sum",
+    "jax.config.update",
+    "jax.config.updat",
+    "jax.Array.at",
+    "jax.numpy.ndarray.at",
+    "jax.tree.map",
+    "jax.tree_util.tree_map",
+    "jax.experimental.checkify.check",
+    "jax.errors.ConcretizationTypeError",
+    "jax.lax.while_loop",
+    "jax.lax.fori_loop",
+    "jax.eval_shape",
+    "jax.disable_jit",
+    "jax.stages.Lowered.as_text",
+    "jax.random.key",
+    "jax.lax.scann",
+    "jax.numpy.linalg.norm",
+    "jax.jacfwd",
+    "jax.lax.select_n",
+    "jax.lax.cond_p",
 ]
 
 

@@ -15,7 +15,7 @@ from buildkit import ROOTS, copy_root, jaxcheck
 from corpus import STALE
 
 # Records every report (and which xdist worker ran it) as the user's pytest sees it.
-RECORDER = '''
+RECORDER = """
 import json, os, sys
 
 WORKER = False
@@ -39,19 +39,20 @@ def pytest_sessionfinish(session):
     if not hasattr(session.config, "workerinput"):
         with open("sphinx-imported", "w") as out:
             out.write(str("sphinx.application" in sys.modules))
-'''
+"""
 # Every process started as the jaxcheck zygote leaves a line here.
-ZYGOTE_SPY = '''
+ZYGOTE_SPY = """
 import os, sys
 if "sphinx_jaxcheck.worker.zygote" in sys.orig_argv:
     with open(os.environ["ZYGOTE_LOG"], "a") as out:
         out.write(f"{os.getpid()}\\n")
-'''
+"""
 
 
 def entry_point_registered() -> bool:
     return any(
-        ep.value == "sphinx_jaxcheck.pytest_plugin" for ep in importlib.metadata.entry_points(group="pytest11")
+        ep.value == "sphinx_jaxcheck.pytest_plugin"
+        for ep in importlib.metadata.entry_points(group="pytest11")
     )
 
 
@@ -66,16 +67,28 @@ class Run:
         spy.mkdir(exist_ok=True)
         (spy / "sitecustomize.py").write_text(ZYGOTE_SPY, "utf-8")
         # Not the xdist worker running this test: the run is a user's own pytest.
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST_", "PYTEST_CURRENT"))}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("PYTEST_XDIST_", "PYTEST_CURRENT"))
+        }
         env["ZYGOTE_LOG"] = str(root / "zygotes.log")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(spy), env.get("PYTHONPATH")]))
         # Installed, the plugin loads through its entry point, as for users.
         plugin = [] if entry_point_registered() else ["-p", "sphinx_jaxcheck.pytest_plugin"]
         self.result = subprocess.run(
-            [sys.executable, "-m", "pytest", *plugin, *args], cwd=root, capture_output=True, text=True, env=env
+            [sys.executable, "-m", "pytest", *plugin, *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env=env,
         )
         reports = root / "reports.jsonl"
-        self.reports = [json.loads(line) for line in reports.read_text().splitlines()] if reports.exists() else []
+        self.reports = (
+            [json.loads(line) for line in reports.read_text().splitlines()]
+            if reports.exists()
+            else []
+        )
         log = root / "zygotes.log"
         self.zygotes = len(log.read_text().splitlines()) if log.exists() else 0
         imported = root / "sphinx-imported"
@@ -86,7 +99,9 @@ class Run:
         return {r["nodeid"]: r["outcome"] for r in self.reports}
 
     def text(self, nodeid: str) -> str:
-        return next(r["text"] for r in self.reports if r["nodeid"] == nodeid and r["outcome"] == "failed")
+        return next(
+            r["text"] for r in self.reports if r["nodeid"] == nodeid and r["outcome"] == "failed"
+        )
 
 
 def stale_project(tmp: Path) -> Path:
@@ -114,7 +129,9 @@ def distributed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
 
 
 def test_the_plugin_is_registered_through_the_pytest11_entry_point() -> None:
-    assert entry_point_registered(), "reinstall the package (pip install -e .) to register the entry point"
+    assert entry_point_registered(), (
+        "reinstall the package (pip install -e .) to register the entry point"
+    )
 
 
 def test_stale_corpus_fails_exactly_the_six_drifted_blocks(single: Run) -> None:
@@ -123,7 +140,10 @@ def test_stale_corpus_fails_exactly_the_six_drifted_blocks(single: Run) -> None:
     assert len(outcomes) == 18
     assert {nodeid for nodeid, outcome in outcomes.items() if outcome == "failed"} == DRIFTED
     assert list(outcomes.values()).count("skipped") == 1  # its :output: skip
-    assert "docs/forms_md.md::md-doctest" in outcomes and outcomes["docs/forms_md.md::md-doctest"] == "passed"
+    assert (
+        "docs/forms_md.md::md-doctest" in outcomes
+        and outcomes["docs/forms_md.md::md-doctest"] == "passed"
+    )
     assert single.zygotes == 1  # one jaxcheck worker pool for the whole run
 
 
@@ -150,7 +170,9 @@ def test_under_xdist_verdicts_equal_one_process_and_a_document_stays_on_one_work
     assert all(len(ids) == 1 and None not in ids for ids in workers.values()), workers
 
 
-def test_jaxcheck_update_rewrites_the_drift_and_the_next_run_passes(distributed: tuple[Path, Run]) -> None:
+def test_jaxcheck_update_rewrites_the_drift_and_the_next_run_passes(
+    distributed: tuple[Path, Run],
+) -> None:
     root, _ = distributed
     update = Run(root, "--jaxcheck", "docs", "-n", "2", "--jaxcheck-update")
     assert update.result.returncode == 0, update.result.stdout[-3000:]
@@ -158,7 +180,9 @@ def test_jaxcheck_update_rewrites_the_drift_and_the_next_run_passes(distributed:
     assert "docs/forms_md.md: rewritten" in update.result.stdout
     assert "docs/forms_rst.rst: rewritten" in update.result.stdout
     for name in ("forms_md.md", "forms_rst.rst"):
-        assert (root / "docs" / name).read_bytes() == (ROOTS / "test-conformance-fresh" / name).read_bytes()
+        assert (root / "docs" / name).read_bytes() == (
+            ROOTS / "test-conformance-fresh" / name
+        ).read_bytes()
     again = Run(root, "--jaxcheck", "docs")
     assert again.result.returncode == 0
     assert sorted(again.outcomes.values()) == ["passed"] * 17 + ["skipped"]
@@ -206,11 +230,11 @@ def test_a_configuration_problem_is_one_collection_error(tmp_path: Path) -> None
     conf.write_text(conf.read_text() + "jaxcheck_on_drift = 'sometimes'\n", "utf-8")
     run = Run(root, "--jaxcheck", "docs")
     assert run.result.returncode == 2  # pytest: errors during collection
-    assert "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in run.result.stdout
+    assert (
+        "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in run.result.stdout
+    )
     assert "Traceback" not in run.result.stdout
     assert run.zygotes == 0
-
-
 
 
 NATIVE_PAGE = """\
@@ -239,14 +263,18 @@ def test_each_group_of_a_pages_own_examples_is_an_item(tmp_path: Path) -> None:
     docs.mkdir(parents=True)
     (docs / "conf.py").write_text(
         'extensions = ["myst_parser", "sphinx_jaxcheck"]\nexclude_patterns = ["_build"]\n'
-        'jaxcheck_doctests = "check"\njaxcheck_cache = False\n', "utf-8"
+        'jaxcheck_doctests = "check"\njaxcheck_cache = False\n',
+        "utf-8",
     )
     (docs / "index.md").write_text(NATIVE_PAGE, "utf-8")
     check = jaxcheck("check", "docs", "--format", "json", cwd=root)
     findings = json.loads(check.stdout)["findings"]
     assert len(findings) == 1 and findings[0]["subtype"] == "drift"
     run = Run(root, "--jaxcheck", "docs")
-    assert run.outcomes == {"docs/index.md::index.md:4": "passed", "docs/index.md::index.md:12": "failed"}
+    assert run.outcomes == {
+        "docs/index.md::index.md:4": "passed",
+        "docs/index.md::index.md:12": "failed",
+    }
     expected = findings[0]
     assert run.text("docs/index.md::index.md:12") == (
         f"{expected['path']}:{expected['line']}: drift: {expected['message']}"

@@ -51,7 +51,8 @@ def test_cards_are_ref_targets_and_listed_by_the_index(html_app: SphinxTestApp) 
     assert only_md.count("<li>") == 1 and "cards_md.html#qa-while-grad" in only_md
     cards = html_app.env.get_domain("jaxcheck").per_document("cards")  # type: ignore[attr-defined]
     assert [c.anchor for c in cards["cards_rst"] if isinstance(c, Card)] == [
-        "qa-carry", "qa-why-does-scan-check-the-carry-type"
+        "qa-carry",
+        "qa-why-does-scan-check-the-carry-type",
     ]
 
 
@@ -63,7 +64,10 @@ def test_pages_with_cards_carry_faq_json_ld(html_app: SphinxTestApp) -> None:
     assert data["@type"] == "FAQPage"
     names = [q["name"] for q in data["mainEntity"]]
     assert names == ["What does scan check about the carry?", "Why does scan check the carry type?"]
-    assert "Because a loop carry must keep one type." in data["mainEntity"][1]["acceptedAnswer"]["text"]
+    assert (
+        "Because a loop carry must keep one type."
+        in data["mainEntity"][1]["acceptedAnswer"]["text"]
+    )
     assert "ld+json" not in (html_app.outdir / "index.html").read_text()  # no cards there
     assert (html_app.outdir / "_static" / "jaxcheck-qa.css").exists()
     assert "jaxcheck-qa.css" in html
@@ -75,12 +79,15 @@ def test_json_ld_cannot_close_its_script_element() -> None:
     assert json.loads(text)["mainEntity"][0]["name"] == "Q</script><script>alert(1)"
 
 
-@pytest.mark.parametrize("builder", ["text", "latex", "man", "epub", "dummy", "singlehtml", "texinfo"])
+@pytest.mark.parametrize(
+    "builder", ["text", "latex", "man", "epub", "dummy", "singlehtml", "texinfo"]
+)
 def test_other_builders_render_question_answer_and_sources(tmp_path: Path, builder: str) -> None:
     app = build(copy_root("cards", tmp_path), builder).app
     output = "\n".join(
-        p.read_text(errors="replace") for p in app.outdir.rglob("*") if p.suffix in
-        {".txt", ".tex", ".1", ".xhtml", ".html", ".texi"}
+        p.read_text(errors="replace")
+        for p in app.outdir.rglob("*")
+        if p.suffix in {".txt", ".tex", ".1", ".xhtml", ".html", ".texi"}
     )
     if builder == "dummy":
         assert output == ""

@@ -19,6 +19,7 @@ def fresh_reader() -> Iterator[None]:
     _reader_stream.cache_clear()
     yield
 
+
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 SCAN_QUOTE = (
     "scan body function carry input and carry output must have the same pytree "
@@ -94,7 +95,9 @@ def test_scan_quote_verifies_inside_check_carry_type_of_installed_jax() -> None:
     assert citation.ok, citation.problem
     assert citation.location is not None and citation.start is not None and citation.end is not None
     assert citation.location.start <= citation.start <= citation.end <= (citation.location.end or 0)
-    lines = installed_index().source(citation.location.path).lines[citation.start - 1 : citation.end]
+    lines = (
+        installed_index().source(citation.location.path).lines[citation.start - 1 : citation.end]
+    )
     assert "function carry input and carry output must have the same" in lines[0]
     assert citation.url and citation.url.endswith(f"#L{citation.start}-L{citation.end}")
 
@@ -108,7 +111,9 @@ def test_quote_not_in_the_file_is_drift_with_a_diff() -> None:
     # The closest passage of the pinned file, as added lines under the header.
     assert citation.diff.splitlines()[1].startswith("+++ jax/_src/lax/control_flow/loops.py#L")
     added = [line[1:] for line in citation.diff.splitlines()[2:] if line.startswith("+")]
-    assert any("carry input and carry output must have the same" in line for line in added), citation.diff
+    assert any("carry input and carry output must have the same" in line for line in added), (
+        citation.diff
+    )
 
 
 LITERALS = """x = 1
@@ -135,8 +140,18 @@ def test_the_reader_stream_reads_literals_as_printed_with_their_lines() -> None:
     for c in stream:
         lines[c.line] = lines.get(c.line, "") + (c.char or "*")
     assert lines == {
-        1: "x=1", 2: "msg=(", 3: "raw\\nstays", 4: "tabhere\\x41\\qs", 5: "{braces}*end", 6: "bytes",
-        7: ")", 8: "commenthere", 9: "s=doc", 10: "string", 11: "t=a*", 12: "b",
+        1: "x=1",
+        2: "msg=(",
+        3: "raw\\nstays",
+        4: "tabhere\\x41\\qs",
+        5: "{braces}*end",
+        6: "bytes",
+        7: ")",
+        8: "commenthere",
+        9: "s=doc",
+        10: "string",
+        11: "t=a*",
+        12: "b",
     }
 
 
@@ -176,7 +191,10 @@ def test_the_closest_passage_starts_where_most_of_the_quote_does() -> None:
     assert not result.found
     # From its first line, enough lines to hold the quote, and one more.
     assert (result.start, result.end) == (2, 5)
-    assert result.passage.text == "b = 'the quick brown'\nc = 'fox jumps over'\nd = 'the lazy dog'\ne = 2"
+    assert (
+        result.passage.text
+        == "b = 'the quick brown'\nc = 'fox jumps over'\nd = 'the lazy dog'\ne = 2"
+    )
     assert round(result.similarity, 4) == round(32 / 35, 4)
 
 

@@ -65,7 +65,9 @@ def test_the_reader_text_drops_comment_markers_spaces_and_quotes_only() -> None:
 
 
 NAMES = sorted(name for name in dir(builtins) if name.isalpha())[:100]
-LONG = "".join(f'{name} = "{name[::-1]} spelled backwards, {len(name)} letters"\n' for name in NAMES)
+LONG = "".join(
+    f'{name} = "{name[::-1]} spelled backwards, {len(name)} letters"\n' for name in NAMES
+)
 
 
 @pytest.mark.parametrize("line", [4, 95])
@@ -75,7 +77,11 @@ def test_the_closest_passage_is_found_among_many_lines(line: int) -> None:
     quote = f'{name} = "{name[::-1]} spelt backwards, {len(name)} letters"'
     result = find_quote(source, quote)
     # The two lines ending with it: the line before also reaches the quote's length, and ties go to the first.
-    assert result == QuoteResult(False, Passage(line - 1, line, "\n".join(source.splitlines()[line - 2 : line])), result.similarity)
+    assert result == QuoteResult(
+        False,
+        Passage(line - 1, line, "\n".join(source.splitlines()[line - 2 : line])),
+        result.similarity,
+    )
     assert result.similarity > 0.9
 
 

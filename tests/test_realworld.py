@@ -29,10 +29,16 @@ from corpus import CONF, PAGES, REALWORLD
 
 REPO = Path(__file__).resolve().parents[1]
 
-INDEX = "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES) + "   status\n"
+INDEX = (
+    "Index\n=====\n\n.. toctree::\n\n"
+    + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES)
+    + "   status\n"
+)
 STATUS = "Status\n======\n\n.. jaxcheck-status::\n"
 
-pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository")
+pytestmark = pytest.mark.skipif(
+    not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository"
+)
 
 
 @dataclass(frozen=True)
@@ -73,13 +79,19 @@ def digests(root: Path) -> dict[str, str]:
 
 def readme_table() -> dict[str, tuple[int, int, int, int]]:
     """page -> (examples, pass, skipped, fail), as JAX's pytest run counted them."""
-    rows = re.findall(r"^\| (\S+\.(?:md|rst)) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", (REALWORLD / "README.md").read_text("utf-8"), re.M)
+    rows = re.findall(
+        r"^\| (\S+\.(?:md|rst)) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$",
+        (REALWORLD / "README.md").read_text("utf-8"),
+        re.M,
+    )
     assert len(rows) == len(PAGES)
     return {page: (int(a), int(b), int(c), int(d)) for page, a, b, c, d in rows}
 
 
 def parsed_examples(text: str) -> list[doctest.Example]:
-    return [piece for piece in doctest.DocTestParser().parse(text) if isinstance(piece, doctest.Example)]
+    return [
+        piece for piece in doctest.DocTestParser().parse(text) if isinstance(piece, doctest.Example)
+    ]
 
 
 def skipped_lines(text: str) -> set[int]:
@@ -101,7 +113,9 @@ def native(workspace: Path) -> tuple[Path, Run, dict[str, str], dict[str, str]]:
     return root, run, before, digests(root)
 
 
-def test_unchanged_pages_pass_with_pytests_verdicts(native: tuple[Path, Run, dict[str, str], dict[str, str]]) -> None:
+def test_unchanged_pages_pass_with_pytests_verdicts(
+    native: tuple[Path, Run, dict[str, str], dict[str, str]],
+) -> None:
     root, run, before, after = native
     assert run.status == 0, run.report["findings"]
     assert run.report["findings"] == []
@@ -110,13 +124,23 @@ def test_unchanged_pages_pass_with_pytests_verdicts(native: tuple[Path, Run, dic
     assert Counter(e["status"] for e in examples) == {"verified": 54, "skipped": 8}
     for page, (total, passed, skipped, failed) in readme_table().items():
         mine = Counter(e["status"] for e in examples if e["path"].endswith(page))
-        assert (sum(mine.values()), mine["verified"], mine["skipped"], mine["stale"] + mine["failed"]) == (
-            total, passed, skipped, failed,
+        assert (
+            sum(mine.values()),
+            mine["verified"],
+            mine["skipped"],
+            mine["stale"] + mine["failed"],
+        ) == (
+            total,
+            passed,
+            skipped,
+            failed,
         ), page
         text = (root / page).read_text("utf-8")
         lines = {e["line"] for e in examples if e["path"].endswith(page)}
         assert lines == {e.lineno + 1 for e in parsed_examples(text)}, page
-        assert {e["line"] for e in examples if e["path"].endswith(page) and e["status"] == "skipped"} == skipped_lines(text)
+        assert {
+            e["line"] for e in examples if e["path"].endswith(page) and e["status"] == "skipped"
+        } == skipped_lines(text)
     assert after == before  # checking never writes a page
 
 
@@ -127,7 +151,10 @@ def test_html_shows_a_verdict_on_each_code_block_with_examples(
     out = workspace / "html"
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root), str(out)],
-        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, check=False,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     page = (out / "faq.html").read_text("utf-8")
@@ -188,7 +215,7 @@ def drift_lines(run: Run, page: str) -> set[int]:
 def test_corrupting_an_expected_line_fails_at_that_example(
     pick: str, native: tuple[Path, Run, dict[str, str], dict[str, str]], workspace: Path
 ) -> None:
-    """"all": every passing example spoilt at once; otherwise one example per page per build."""
+    """ "all": every passing example spoilt at once; otherwise one example per page per build."""
     root = workspace / f"corrupt-{pick}"
     shutil.copytree(native[0], root, ignore=shutil.ignore_patterns("_build"))
     expected: dict[str, set[int]] = {}
@@ -196,7 +223,9 @@ def test_corrupting_an_expected_line_fails_at_that_example(
         text = (root / page).read_text("utf-8")
         candidates = passing(text)
         chosen = {
-            "all": candidates, "first": candidates[:1], "middle": candidates[len(candidates) // 2 :][:1],
+            "all": candidates,
+            "first": candidates[:1],
+            "middle": candidates[len(candidates) // 2 :][:1],
             "last": candidates[-1:],
         }[pick]
         new, expected[page] = corrupt(text, set(chosen))
@@ -232,6 +261,13 @@ def assert_update_restores(root: Path, original: Path) -> None:
     for page in PAGES:
         before = (original / page).read_text("utf-8")
         after = (root / page).read_text("utf-8")
-        matcher = difflib.SequenceMatcher(None, before.split("\n"), after.split("\n"), autojunk=False)
-        changed = {i for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal" for i in range(i1, i2)}
+        matcher = difflib.SequenceMatcher(
+            None, before.split("\n"), after.split("\n"), autojunk=False
+        )
+        changed = {
+            i
+            for tag, i1, i2, _, _ in matcher.get_opcodes()
+            if tag != "equal"
+            for i in range(i1, i2)
+        }
         assert changed <= want_lines(before), (page, sorted(changed - want_lines(before)))

@@ -36,7 +36,9 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize("style", ["text", "github", "json"])
-def test_reports_show_control_characters_escaped(hostile: Path, style: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_reports_show_control_characters_escaped(
+    hostile: Path, style: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert cli.main(["check", str(hostile), "--format", style]) == 1
     out = capsys.readouterr().out
     for raw in ("\x1b", "\x00", "\r", "\x07", "\x9b", "\ud800"):

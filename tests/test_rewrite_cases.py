@@ -62,11 +62,16 @@ def test_a_bare_cr_line_and_an_empty_line_brought_together_stay_two_lines() -> N
 
 def test_the_bom_and_the_encoding_are_kept() -> None:
     assert edited(b"\xef\xbb\xbfa\nb\n", Edit(1, 2, ("\u00e9",))) == b"\xef\xbb\xbfa\n\xc3\xa9\n"
-    assert edited("a\nb\n".encode("latin-1"), Edit(1, 2, ("\u00e9",)), encoding="latin-1") == b"a\n\xe9\n"
+    assert (
+        edited("a\nb\n".encode("latin-1"), Edit(1, 2, ("\u00e9",)), encoding="latin-1")
+        == b"a\n\xe9\n"
+    )
     assert parse_source(b"a\n", "latin-1").encoding == "latin-1"
 
 
-def test_the_new_text_goes_into_a_temporary_file_beside_the_page_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_new_text_goes_into_a_temporary_file_beside_the_page_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Interrupted updates leave only ".jaxcheck-*.tmp" files beside pages, which the cache prune removes.
     path = tmp_path / "page.md"
     path.write_bytes(b"old\n")
@@ -83,11 +88,17 @@ def test_the_new_text_goes_into_a_temporary_file_beside_the_page_first(tmp_path:
     monkeypatch.chdir(elsewhere)
     write_atomically(path, b"new\n", digest(b"old\n"))
     monkeypatch.chdir(tmp_path)
-    write_atomically("page.md", b"newer\n", digest(b"new\n"))  # a path relative to where update runs
+    write_atomically(
+        "page.md", b"newer\n", digest(b"new\n")
+    )  # a path relative to where update runs
     assert path.read_bytes() == b"newer\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "page.md"] and not list(elsewhere.iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "page.md"] and not list(
+        elsewhere.iterdir()
+    )
     # Each write: its data is flushed while the temporary file is there, then the folder.
-    temporaries = [[name for name in listing if name not in ("page.md", "elsewhere")] for listing in seen]
+    temporaries = [
+        [name for name in listing if name not in ("page.md", "elsewhere")] for listing in seen
+    ]
     assert [len(names) for names in temporaries] == [1, 0, 1, 0]
     for (temporary,) in (temporaries[0], temporaries[2]):
         assert temporary.startswith(".jaxcheck-") and temporary.endswith(".tmp")

@@ -40,15 +40,26 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for name in ("alpha", "beta", "gamma"):
         (docs / f"{name}.rst").write_text(LOGGED.format(name=name, log=str(log)), "utf-8")
     docs.rename(root / "docs")
-    full = jaxcheck("check", "docs", "--no-cache", "--format", "json", "--junit", "full.xml", cwd=root)
+    full = jaxcheck(
+        "check", "docs", "--no-cache", "--format", "json", "--junit", "full.xml", cwd=root
+    )
     logged_full = log.read_text().splitlines()
     log.unlink()
     shards = []
     for k in (1, 2, 3):
-        shards.append(jaxcheck("check", "docs", "--no-cache", "--shard", f"{k}/3", "--format", "json", cwd=root))
+        shards.append(
+            jaxcheck(
+                "check", "docs", "--no-cache", "--shard", f"{k}/3", "--format", "json", cwd=root
+            )
+        )
         (root / f"shard{k}.json").write_text(shards[-1].stdout, "utf-8")
-    return {"root": root, "full": full, "shards": shards, "logged_full": logged_full,
-            "logged_shards": log.read_text().splitlines()}
+    return {
+        "root": root,
+        "full": full,
+        "shards": shards,
+        "logged_full": logged_full,
+        "logged_shards": log.read_text().splitlines(),
+    }
 
 
 def test_three_shards_run_every_session_exactly_once(runs: dict[str, Any]) -> None:
@@ -67,8 +78,17 @@ def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) ->
     root = runs["root"]
     full = json.loads(runs["full"].stdout)
     assert runs["full"].returncode == 1 and len(full["findings"]) == 6
-    merged_json = jaxcheck("merge", "shard1.json", "shard2.json", "shard3.json", "--format", "json",
-                           "--junit", "merged.xml", cwd=root)
+    merged_json = jaxcheck(
+        "merge",
+        "shard1.json",
+        "shard2.json",
+        "shard3.json",
+        "--format",
+        "json",
+        "--junit",
+        "merged.xml",
+        cwd=root,
+    )
     assert merged_json.returncode == runs["full"].returncode, merged_json.stderr
     merged = json.loads(merged_json.stdout)
     assert [(b["document"], b["name"], b["status"]) for b in merged["blocks"]] == [
@@ -79,10 +99,15 @@ def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) ->
     assert merged["summary"] == full["summary"]
     assert merged["run"] == full["run"]
     assert "other-shard" not in {b["status"] for b in merged["blocks"]}
-    durations = jaxcheck("merge", "shard1.json", "shard2.json", "shard3.json", "--durations", "cache", cwd=root)
+    durations = jaxcheck(
+        "merge", "shard1.json", "shard2.json", "shard3.json", "--durations", "cache", cwd=root
+    )
     assert durations.returncode == 1
     assert set(load_durations(root / "cache")) == {
-        "forms_md", "forms_md::other", "forms_rst", *(f"{n}{s}" for n in ("alpha", "beta", "gamma") for s in ("", "::second"))
+        "forms_md",
+        "forms_md::other",
+        "forms_rst",
+        *(f"{n}{s}" for n in ("alpha", "beta", "gamma") for s in ("", "::second")),
     }
 
     def cases(name: str) -> list[tuple[str | None, ...]]:
@@ -94,7 +119,9 @@ def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) ->
     assert cases("merged.xml") == cases("full.xml")
     # The text a full run prints, from the shards (in another order too).
     for style in ("text", "github"):
-        text = jaxcheck("merge", "shard3.json", "shard1.json", "shard2.json", "--format", style, cwd=root)
+        text = jaxcheck(
+            "merge", "shard3.json", "shard1.json", "shard2.json", "--format", style, cwd=root
+        )
         again = jaxcheck("check", "docs", "--format", style, cwd=root)
         assert text.stdout == again.stdout and text.returncode == again.returncode == 1
 
@@ -129,9 +156,15 @@ def test_merge_refuses_reports_that_do_not_belong_together(
         return target
 
     assert "different JAX versions" in refuse(capsys, one, two, edited("jax.json", jax="0.4.30"))
-    assert "different documents" in refuse(capsys, one, two, edited("docs.json", documents="0" * 16))
-    assert "different configurations" in refuse(capsys, one, two, edited("conf.json", configuration="x"))
-    assert "split the sessions differently" in refuse(capsys, one, two, edited("split.json", split="y"))
+    assert "different documents" in refuse(
+        capsys, one, two, edited("docs.json", documents="0" * 16)
+    )
+    assert "different configurations" in refuse(
+        capsys, one, two, edited("conf.json", configuration="x")
+    )
+    assert "split the sessions differently" in refuse(
+        capsys, one, two, edited("split.json", split="y")
+    )
     assert "shard 3/3 is missing" in refuse(capsys, one, two)
     assert "are both shard 2/3" in refuse(capsys, one, two, two)
     assert "not the report of a shard" in refuse(capsys, one, two, edited("full.json", shard=None))
@@ -146,7 +179,15 @@ def test_split_is_deterministic_and_balances_remembered_durations() -> None:
     by_count = split(sessions, {}, 3)
     assert sorted(Counter(by_count.values()).values()) == [2, 2, 3]
     assert split(list(reversed(sessions)), {}, 3) == by_count
-    slow = {"doc0": 10.0, "doc1": 1.0, "doc2": 1.0, "doc3": 1.0, "doc4": 1.0, "doc5": 1.0, "doc6": 1.0}
+    slow = {
+        "doc0": 10.0,
+        "doc1": 1.0,
+        "doc2": 1.0,
+        "doc3": 1.0,
+        "doc4": 1.0,
+        "doc5": 1.0,
+        "doc6": 1.0,
+    }
     timed = split(sessions, slow, 2)
     assert [key for key, shard in timed.items() if shard == timed[("doc0", "")]] == [("doc0", "")]
     # Unknown sessions weigh the mean of the known ones.
@@ -169,7 +210,9 @@ def test_bad_shards_are_refused_with_the_expected_form(text: str) -> None:
         Shard.parse(text)
 
 
-def test_bad_shard_option_exits_with_status_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_shard_option_exits_with_status_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["check", str(tmp_path), "--shard", "3/2"])
     assert exit_.value.code == 2
@@ -183,7 +226,10 @@ def test_a_sharded_html_build_marks_the_blocks_of_other_shards(tmp_path: Path) -
     result = build(srcdir, jaxcheck_shard="2/2", jaxcheck_cache=False)
     assert result.status == 0, result.warnings
     assert "on other shards" in result.log
-    pages = [(srcdir / "_build" / "html" / f"{name}.html").read_text("utf-8") for name in ("forms_md", "forms_rst")]
+    pages = [
+        (srcdir / "_build" / "html" / f"{name}.html").read_text("utf-8")
+        for name in ("forms_md", "forms_rst")
+    ]
     assert sum(page.count("checked on another shard") for page in pages) > 0
     assert sum(page.count("jaxcheck-other-shard") for page in pages) > 0
     assert sum(page.count("jaxcheck-status-verified") for page in pages) > 0

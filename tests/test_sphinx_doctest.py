@@ -102,7 +102,9 @@ SKIPPED = {64}
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
 
 
 def project(root: Path, extensions: str) -> Path:
@@ -126,13 +128,24 @@ def sphinx_doctest(root: Path) -> tuple[int, int]:
 
 
 def jaxcheck(root: Path, command: str = "check") -> tuple[int, dict[str, Any]]:
-    done = run(["-m", "sphinx_jaxcheck", command, ".", *(["--format", "json"] if command == "check" else [])], root)
+    done = run(
+        [
+            "-m",
+            "sphinx_jaxcheck",
+            command,
+            ".",
+            *(["--format", "json"] if command == "check" else []),
+        ],
+        root,
+    )
     return done.returncode, json.loads(done.stdout) if command == "check" else {}
 
 
 @pytest.fixture(scope="module")
 def with_extension(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return project(tmp_path_factory.mktemp("sd") / "with", '["sphinx.ext.doctest", "sphinx_jaxcheck"]')
+    return project(
+        tmp_path_factory.mktemp("sd") / "with", '["sphinx.ext.doctest", "sphinx_jaxcheck"]'
+    )
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +153,9 @@ def checked(with_extension: Path) -> tuple[int, dict[str, Any]]:
     return jaxcheck(with_extension)
 
 
-def test_the_same_tests_fail_as_with_sphinx_doctest(with_extension: Path, checked: tuple[int, dict[str, Any]]) -> None:
+def test_the_same_tests_fail_as_with_sphinx_doctest(
+    with_extension: Path, checked: tuple[int, dict[str, Any]]
+) -> None:
     status, report = checked
     tests, failures = sphinx_doctest(with_extension)
     examples = report["examples"]
@@ -169,7 +184,9 @@ def test_update_rewrites_the_stale_outputs_and_then_both_pass(tmp_path: Path) ->
     root = project(tmp_path / "update", '["sphinx.ext.doctest", "sphinx_jaxcheck"]')
     assert run(["-m", "sphinx_jaxcheck", "update", "."], root).returncode == 0
     text = (root / "index.rst").read_text("utf-8")
-    assert "\n   12\n\n   after an empty line\n" in text  # an empty line stays empty in a testoutput
+    assert (
+        "\n   12\n\n   after an empty line\n" in text
+    )  # an empty line stays empty in a testoutput
     assert "\n   30\n" in text and "\n   True\n" in text
     assert "\n   31\n" in text  # the skipped example keeps its output
     status, report = jaxcheck(root)
@@ -227,7 +244,11 @@ def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path
         ("__init__.py", 13, "stale"),
     }
     (finding,) = report["findings"]
-    assert (Path(finding["path"]).name, finding["line"], finding["subtype"]) == ("__init__.py", 13, "drift")
+    assert (Path(finding["path"]).name, finding["line"], finding["subtype"]) == (
+        "__init__.py",
+        13,
+        "drift",
+    )
     assert "jaxcheck update does not rewrite Python files" in finding["message"]
     before = (root / "mypkg" / "__init__.py").read_bytes()
     done = run(["-m", "sphinx_jaxcheck", "update", "."], root)

@@ -62,7 +62,9 @@ EVERY = "1 verified, 1 stale, 1 failed, 1 not compared, 1 skipped"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    root = write_project(tmp_path_factory.mktemp("states"), {"page.md": PAGE}, conf="jaxcheck_cache = True\n")
+    root = write_project(
+        tmp_path_factory.mktemp("states"), {"page.md": PAGE}, conf="jaxcheck_cache = True\n"
+    )
     return root, build(root)
 
 
@@ -99,13 +101,17 @@ def test_json_report_uses_the_words_and_text_colour_follows_the_environment(
     }
     monkeypatch.setenv("FORCE_COLOR", "1")
     assert cli.main(["check", str(root)]) == 1
-    assert "\x1b[32m+printed, but no comment" in capsys.readouterr().out  # green, though no terminal
+    assert (
+        "\x1b[32m+printed, but no comment" in capsys.readouterr().out
+    )  # green, though no terminal
     monkeypatch.setenv("NO_COLOR", "1")
     assert cli.main(["check", str(root)]) == 1
     assert "\x1b[" not in capsys.readouterr().out
 
 
-def test_colour_follows_no_color_then_force_color_then_the_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_colour_follows_no_color_then_force_color_then_the_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     leader, follower = os.openpty()
     with open(follower, "w") as terminal, open(os.devnull, "w") as plain:
         monkeypatch.delenv("NO_COLOR", raising=False)
@@ -125,7 +131,7 @@ def test_drift_warning_ends_its_diff_before_the_warning_tag(built) -> None:  # t
     assert len(tagged) == 1
     assert tagged[0].startswith("(") and ") [jaxcheck.drift]" in tagged[0]
     before = warnings[warnings.index(tagged[0]) - 1]
-    assert before == '+printed, but no comment expects it'
+    assert before == "+printed, but no comment expects it"
 
 
 def test_progress_counts_up_to_the_blocks_it_announced(built) -> None:  # type: ignore[no-untyped-def]

@@ -22,16 +22,29 @@ def to_every_pipe(data: bytes) -> str:
         "        pass\n"
     )
 
+
 CASES = [
     # A fork that does not end its child: both processes go on through the session.
     Case("fork", "import os\nos.fork()\nprint('once')\n\n# once", "verified"),
-    Case("fork-again", "import os\nfor _ in range(3):\n    os.fork()\nprint('still once')\n\n# still once", "verified"),
+    Case(
+        "fork-again",
+        "import os\nfor _ in range(3):\n    os.fork()\nprint('still once')\n\n# still once",
+        "verified",
+    ),
     Case("after-forks", "print('next')\n\n# next", "verified"),
     Case("garbage", to_every_pipe(b"{not json\n") + "print('x')\n\n# x", "failed"),
-    Case("fake-event", to_every_pipe(b'{"event": "block", "index": 99, "outcome": {}}\n') + "print(1)\n\n# 1", "failed"),
+    Case(
+        "fake-event",
+        to_every_pipe(b'{"event": "block", "index": 99, "outcome": {}}\n') + "print(1)\n\n# 1",
+        "failed",
+    ),
     Case("partial-write", to_every_pipe(b'{"event": "block", "ind') + "os._exit(0)", "failed"),
     Case("after-garbage", "print('fine')\n\n# fine", "verified"),
-    Case("stdout-buffer", "import sys\nsys.stdout.buffer.write('héllo\\n'.encode())\nsys.stdout.flush()\n\n# héllo", "verified"),
+    Case(
+        "stdout-buffer",
+        "import sys\nsys.stdout.buffer.write('héllo\\n'.encode())\nsys.stdout.flush()\n\n# héllo",
+        "verified",
+    ),
     Case(
         "late-thread",
         "import threading, time\n"
@@ -39,7 +52,9 @@ CASES = [
         "threading.Thread(target=tick).start()\nprint('started')\n\n# started",
         "failed",
     ),
-    Case("while-thread-prints", "import time\ntime.sleep(1.5)\nprint('mine')\n\n# mine", "verified"),
+    Case(
+        "while-thread-prints", "import time\ntime.sleep(1.5)\nprint('mine')\n\n# mine", "verified"
+    ),
 ]
 
 SYNTAX = {
@@ -114,43 +129,64 @@ def messages(result: Build, name: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("suffix", ["-md", "-rst"])
-def test_every_block_gets_its_own_verdict_whatever_others_write_on_the_channel(supervised: Build, suffix: str) -> None:
+def test_every_block_gets_its_own_verdict_whatever_others_write_on_the_channel(
+    supervised: Build, suffix: str
+) -> None:
     found = statuses(supervised.app)
     for case in CASES:
-        assert found[case.name + suffix] == case.status, (case.name, messages(supervised, case.name + suffix))
+        assert found[case.name + suffix] == case.status, (
+            case.name,
+            messages(supervised, case.name + suffix),
+        )
 
 
 @pytest.mark.parametrize("name", ["garbage", "fake-event", "partial-write"])
-def test_anything_but_an_event_on_the_channel_is_a_crash_of_the_block_that_wrote_it(supervised: Build, name: str) -> None:
+def test_anything_but_an_event_on_the_channel_is_a_crash_of_the_block_that_wrote_it(
+    supervised: Build, name: str
+) -> None:
     [(subtype, message)] = messages(supervised, name + "-md")
     assert subtype == "crash"
     assert "result channel" in message and "forked" in message
 
 
-def test_output_of_a_thread_that_outlives_its_block_is_reported_on_that_block_as_such(supervised: Build) -> None:
+def test_output_of_a_thread_that_outlives_its_block_is_reported_on_that_block_as_such(
+    supervised: Build,
+) -> None:
     [(subtype, message)] = messages(supervised, "late-thread-md")
     assert subtype == "output"
     assert "a thread this block started printed 'tick\\n'" in message and "thread.join()" in message
     assert messages(supervised, "while-thread-prints-md") == []
 
 
-def test_a_thread_left_running_at_the_end_of_its_session_is_waited_for_as_a_script_would(supervised: Build) -> None:
+def test_a_thread_left_running_at_the_end_of_its_session_is_waited_for_as_a_script_would(
+    supervised: Build,
+) -> None:
     """Non-daemon threads are joined (up to their block's timeout) and what they print is reported; daemon ones are not waited for."""
     found = statuses(supervised.app)
     [(subtype, message)] = messages(supervised, "prints-after-the-session")
     assert subtype == "output"
-    assert "a thread this block started printed 'late\\n' after the last block of its session ended" in message
+    assert (
+        "a thread this block started printed 'late\\n' after the last block of its session ended"
+        in message
+    )
     assert found["daemon-after-the-session"] == "verified"
-    assert found["idle-executor"] == "verified"  # the executor's exit hook ends its idle threads, as at interpreter exit
+    assert (
+        found["idle-executor"] == "verified"
+    )  # the executor's exit hook ends its idle threads, as at interpreter exit
     [(subtype, message)] = messages(supervised, "never-ends")
     assert subtype == "output" and found["never-ends"] == "failed"
-    assert "a thread this block started was still running 2 s after the last block of its session ended" in message
+    assert (
+        "a thread this block started was still running 2 s after the last block of its session ended"
+        in message
+    )
     assert "daemon=True" in message
 
 
 @pytest.mark.parametrize("name", list(SYNTAX))
 @pytest.mark.parametrize("file", ["cases_md.md", "cases_rst.rst"])
-def test_return_yield_and_await_outside_a_function_are_syntax_errors_at_their_line(supervised: Build, name: str, file: str) -> None:
+def test_return_yield_and_await_outside_a_function_are_syntax_errors_at_their_line(
+    supervised: Build, name: str, file: str
+) -> None:
     body, line, words = SYNTAX[name]
     [reported] = [r for r in supervised.reported if r.file == file and words in r.message]
     assert reported.subtype == "syntax"

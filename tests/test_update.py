@@ -21,8 +21,13 @@ def to_crlf(folder: Path) -> None:
 
 
 @pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
-def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(tmp_path: Path, crlf: bool) -> None:
-    stale, fresh = copy_root("conformance-stale", tmp_path), copy_root("conformance-fresh", tmp_path)
+def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(
+    tmp_path: Path, crlf: bool
+) -> None:
+    stale, fresh = (
+        copy_root("conformance-stale", tmp_path),
+        copy_root("conformance-fresh", tmp_path),
+    )
     if crlf:
         to_crlf(stale)
         to_crlf(fresh)
@@ -51,7 +56,10 @@ def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(tmp_path
 
 
 def test_sphinx_build_with_update_flag_rewrites_and_passes(tmp_path: Path) -> None:
-    stale, fresh = copy_root("conformance-stale", tmp_path), copy_root("conformance-fresh", tmp_path)
+    stale, fresh = (
+        copy_root("conformance-stale", tmp_path),
+        copy_root("conformance-fresh", tmp_path),
+    )
     result = build(stale, jaxcheck_update=True)
     assert result.status == 0, result.warnings
     assert "jaxcheck update: rewrote 6 expectation(s) in 2 file(s)" in result.log
@@ -82,7 +90,9 @@ def test_update_follows_included_files_to_their_real_path(tmp_path: Path) -> Non
     )
     result = jaxcheck("update", str(root))
     assert result.returncode == 0, result.stderr
-    assert (root / "snippets" / "part.rst.txt").read_text() == ".. jaxcheck::\n\n   print(3 * 3)\n\n   # 9\n"
+    assert (
+        root / "snippets" / "part.rst.txt"
+    ).read_text() == ".. jaxcheck::\n\n   print(3 * 3)\n\n   # 9\n"
 
 
 def test_inline_print_that_became_multiline_is_refused_with_a_message(tmp_path: Path) -> None:
@@ -95,9 +105,7 @@ def test_inline_print_that_became_multiline_is_refused_with_a_message(tmp_path: 
 
 
 def test_quotes_are_never_rewritten(tmp_path: Path) -> None:
-    page = (
-        "Q\n=\n\n:jaxquote:`this text is not in the file <jax/_src/lax/control_flow/loops.py::_check_carry_type>`\n"
-    )
+    page = "Q\n=\n\n:jaxquote:`this text is not in the file <jax/_src/lax/control_flow/loops.py::_check_carry_type>`\n"
     root = write_project(tmp_path, {"q.rst": page}, conf='jaxcheck_jax_version = "0.10.2"\n')
     result = jaxcheck("update", str(root))
     assert result.returncode == 1

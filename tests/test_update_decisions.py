@@ -47,13 +47,26 @@ def block_in(
     data = path.read_bytes()
     lines = [line.rstrip("\r") for line in data.decode().split("\n")]
     if not body:
-        end = next(n for n in range(body_line - 1, len(lines)) if re.fullmatch(r"\s*(`{3,}|~{3,})", lines[n]))
+        end = next(
+            n
+            for n in range(body_line - 1, len(lines))
+            if re.fullmatch(r"\s*(`{3,}|~{3,})", lines[n])
+        )
         body = tuple(line.removeprefix(indent) for line in lines[body_line - 1 : end])
     parsed = parse_body(body, doctest_only=native)
     chosen = BlockOptions(**options)  # type: ignore[arg-type]
     return Block(
-        docname, index, str(path), body_line, body, chosen,
-        parsed.expectations, parsed.program(f"<{docname}>", chosen), parsed.error, digest(data), native=native,
+        docname,
+        index,
+        str(path),
+        body_line,
+        body,
+        chosen,
+        parsed.expectations,
+        parsed.program(f"<{docname}>", chosen),
+        parsed.error,
+        digest(data),
+        native=native,
     )
 
 
@@ -63,12 +76,17 @@ def replay(outcomes: Outcomes, calls: list[Sequence[str]] | None = None):  # typ
     def rerun(documents: Mapping[str, Sequence[Block]]) -> Mapping[str, Sequence[Verdict]]:
         if calls is not None:
             calls.append(sorted(documents))
-        return {doc: [judge(b, outcomes[doc, b.index]) for b in blocks] for doc, blocks in documents.items()}
+        return {
+            doc: [judge(b, outcomes[doc, b.index]) for b in blocks]
+            for doc, blocks in documents.items()
+        }
 
     return rerun
 
 
-def update(blocks: Sequence[Block], outcomes: Outcomes, second: Outcomes | None = None, **options: object) -> UpdateReport:
+def update(
+    blocks: Sequence[Block], outcomes: Outcomes, second: Outcomes | None = None, **options: object
+) -> UpdateReport:
     """Judge each block on its outcome, then update (the second run replays ``second`` or the same outcomes)."""
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
     return update_sources(checked, rerun=replay(outcomes if second is None else second), **options)  # type: ignore[arg-type]
@@ -86,9 +104,16 @@ def page(tmp_path: Path, text: str, name: str = "doc.md") -> Path:
 def test_update_writes_by_default_and_reports_the_place(tmp_path: Path) -> None:
     path = page(tmp_path, "```\nprint(1)\n\n# 2\n```\n")
     block = block_in(path, 2)
-    report = update_sources([(block, judge(block, Outcome(stdout="1\n")))], rerun=replay({("doc", 0): Outcome(stdout="1\n")}))
+    report = update_sources(
+        [(block, judge(block, Outcome(stdout="1\n")))],
+        rerun=replay({("doc", 0): Outcome(stdout="1\n")}),
+    )
     assert path.read_text() == "```\nprint(1)\n\n# 1\n```\n"
-    assert report.written == [str(path)] and report.rewritten == 1 and report.rewritten_at == {(str(path), 4)}
+    assert (
+        report.written == [str(path)]
+        and report.rewritten == 1
+        and report.rewritten_at == {(str(path), 4)}
+    )
 
 
 def test_output_no_expectation_covers_is_refused_with_the_note(tmp_path: Path) -> None:
@@ -98,7 +123,8 @@ def test_output_no_expectation_covers_is_refused_with_the_note(tmp_path: Path) -
     assert path.read_text() == text
     assert report.refused == [
         (
-            str(path), 2,
+            str(path),
+            2,
             "block 'doc[1]': the block printed output that no expectation covers; add a trailing block "
             "of `# ` comments for it (jaxcheck update does not guess where it goes)",
         )
@@ -119,11 +145,15 @@ def test_an_example_that_is_not_python_is_refused_and_nothing_runs_again(tmp_pat
     path = page(tmp_path, text)
     calls: list[Sequence[str]] = []
     block = block_in(path, 2)
-    report = update_sources([(block, judge(block, Outcome(examples=("1\n",))))], rerun=replay({}, calls))
+    report = update_sources(
+        [(block, judge(block, Outcome(examples=("1\n",))))], rerun=replay({}, calls)
+    )
     assert path.read_text() == text and calls == []
     ((_, line, why),) = report.refused
     assert line == 3
-    assert why.startswith("block 'doc[1]': the example '%time x' is not Python (invalid syntax; an IPython command")
+    assert why.startswith(
+        "block 'doc[1]': the example '%time x' is not Python (invalid syntax; an IPython command"
+    )
 
 
 def test_skipped_examples_are_listed_at_their_statement_line(tmp_path: Path) -> None:
@@ -136,10 +166,16 @@ def test_skipped_examples_are_listed_at_their_statement_line(tmp_path: Path) -> 
     )
     assert report.skipped == [(str(path), 3, why)]
     assert path.read_text() == text.replace("# 2\n```", "# 1\n```")
-    assert describe(report) == [f"{path}:3: not checked: {why}", "jaxcheck update: rewrote 1 expectation(s) in 1 file(s)"]
+    assert describe(report) == [
+        f"{path}:3: not checked: {why}",
+        "jaxcheck update: rewrote 1 expectation(s) in 1 file(s)",
+    ]
     # Both kinds of lines, skipped first.
     report.refused.append((str(path), 9, "why not"))
-    assert describe(report)[:2] == [f"{path}:3: not checked: {why}", f"{path}:9: cannot update: why not"]
+    assert describe(report)[:2] == [
+        f"{path}:3: not checked: {why}",
+        f"{path}:9: cannot update: why not",
+    ]
 
 
 def test_workers_that_cannot_run_again_refuse_every_drift(tmp_path: Path) -> None:
@@ -154,7 +190,8 @@ def test_workers_that_cannot_run_again_refuse_every_drift(tmp_path: Path) -> Non
     assert path.read_text() == text
     assert report.refused == [
         (
-            str(path), 4,
+            str(path),
+            4,
             "block 'doc[1]': the sessions could not run a second time (the jaxcheck worker (python) did "
             "not start: boom), so no new output is proven",
         )
@@ -174,7 +211,8 @@ def test_one_unproven_drift_does_not_stop_the_next(tmp_path: Path) -> None:
     assert first.read_text().endswith("# 2\n```\n") and second.read_text().endswith("# 3\n```\n")
     assert report.refused == [
         (
-            str(first), 4,
+            str(first),
+            4,
             "block 'a[1]': the output differs between two runs (output line 1: '1', then '7'); update writes "
             "only output that reproduces exactly. Write the varying part as `...`",
         )
@@ -188,9 +226,15 @@ def test_one_unproven_drift_does_not_stop_the_next(tmp_path: Path) -> None:
 def test_a_session_the_second_run_does_not_report_is_not_proven(tmp_path: Path) -> None:
     path = page(tmp_path, "```\nprint(1)\n\n# 2\n```\n")
     block = block_in(path, 2)
-    report = update_sources([(block, judge(block, Outcome(stdout="1\n")))], rerun=lambda documents: {})
+    report = update_sources(
+        [(block, judge(block, Outcome(stdout="1\n")))], rerun=lambda documents: {}
+    )
     assert report.refused == [
-        (str(path), 4, "block 'doc[1]': the block did not run a second time, so its new output is not proven; run the update again")
+        (
+            str(path),
+            4,
+            "block 'doc[1]': the block did not run a second time, so its new output is not proven; run the update again",
+        )
     ]
 
 
@@ -208,7 +252,8 @@ def test_files_outside_the_source_folder_are_written_only_when_allowed(tmp_path:
     assert outside.read_text() == text and inside.read_text() == text.replace("# 2", "# 1")
     assert report.refused == [
         (
-            str(root / "far.md"), 4,
+            str(root / "far.md"),
+            4,
             f"block 'far[1]': the file ({root / 'far.md'}, which is {outside}) is outside the source folder "
             f"{root}; update writes there only when asked: pass --allow-outside (or set "
             "jaxcheck_update_allow_outside = True)",
@@ -231,7 +276,9 @@ def test_a_file_that_is_not_utf8_is_refused_at_its_first_line(tmp_path: Path) ->
     report = update([block], {("doc", 0): Outcome(stdout="1\n")})
     ((where, line, why),) = report.refused
     assert (where, line) == (str(path), 1)
-    assert why.startswith("not UTF-8 ('utf-8' codec can't decode byte 0xff in position 0") and why.endswith("; cannot rewrite it safely")
+    assert why.startswith(
+        "not UTF-8 ('utf-8' codec can't decode byte 0xff in position 0"
+    ) and why.endswith("; cannot rewrite it safely")
 
 
 def test_an_alignment_past_the_step_limit_is_refused_with_the_sizes(tmp_path: Path) -> None:
@@ -256,7 +303,8 @@ def test_control_characters_in_new_output_are_refused_by_name(tmp_path: Path) ->
     assert path.read_text() == text
     assert report.refused == [
         (
-            str(path), 5,
+            str(path),
+            5,
             "block 'doc[1]': the new output holds control characters a page cannot keep as text: "
             "'\\x1b' (ESC, which starts an ANSI escape sequence), on output line 1 ('\\x1b[1my'); update "
             "writes none of it. Make the block print plain text (e.g. without progress bars or colours)",
@@ -270,7 +318,9 @@ def test_a_block_longer_than_its_file_is_refused(tmp_path: Path) -> None:
     path.write_text("```\nprint(1)\n")
     block = replace(block, file_digest=digest(path.read_bytes()))
     report = update([block], {("doc", 0): Outcome(stdout="1\n")})
-    assert report.refused == [(str(path), 4, "block 'doc[1]': block 'doc[1]' extends past the end of the file")]
+    assert report.refused == [
+        (str(path), 4, "block 'doc[1]': block 'doc[1]' extends past the end of the file")
+    ]
 
 
 def test_lines_changed_by_the_reader_are_refused_naming_the_characters(tmp_path: Path) -> None:
@@ -279,7 +329,8 @@ def test_lines_changed_by_the_reader_are_refused_naming_the_characters(tmp_path:
     report = update([block], {("doc", 0): Outcome(inline=((1, "1\n"),))})
     assert report.refused == [
         (
-            str(path), 2,
+            str(path),
+            2,
             "block 'doc[1]': line 2 holds '\\x0b', '\\x0c', which the reader turns into spaces, so jaxcheck "
             "cannot rewrite the block byte for byte; rewrite this expectation by hand",
         )
@@ -307,7 +358,11 @@ def test_output_that_would_close_the_fence_is_refused(tmp_path: Path) -> None:
     report = update([block], {("doc", 0): Outcome(examples=("~~~~~\n",))})
     assert path.read_text() == text
     assert report.refused == [
-        (str(path), 6, "block 'fenced': the new output line '~~~~~' would close the Markdown fence '~~~~' of the block")
+        (
+            str(path),
+            6,
+            "block 'fenced': the new output line '~~~~~' would close the Markdown fence '~~~~' of the block",
+        )
     ]
     # A shorter run of the fence's character does not close it: written.
     report = update([block], {("doc", 0): Outcome(examples=("~~~\n",))})
@@ -324,7 +379,9 @@ def test_a_fence_right_above_the_body_or_one_option_away_is_found(tmp_path: Path
         report = update([block_in(path, body_line)], {("doc", 0): Outcome(examples=("~~~~\n",))})
         assert path.read_text() == text
         ((_, _, why),) = report.refused
-        assert why.endswith("the new output line '~~~~' would close the Markdown fence '~~~~' of the block")
+        assert why.endswith(
+            "the new output line '~~~~' would close the Markdown fence '~~~~' of the block"
+        )
 
 
 def test_printed_prompts_that_would_read_as_new_examples_are_refused(tmp_path: Path) -> None:
@@ -333,7 +390,11 @@ def test_printed_prompts_that_would_read_as_new_examples_are_refused(tmp_path: P
     report = update([block_in(path, 2)], {("doc", 0): Outcome(examples=("1\n>>> 5\n",))})
     assert path.read_text() == text
     assert report.refused == [
-        (str(path), 3, "block 'doc[1]': with the new output written, the block would read differently (new or lost examples)")
+        (
+            str(path),
+            3,
+            "block 'doc[1]': with the new output written, the block would read differently (new or lost examples)",
+        )
     ]
 
 
@@ -345,17 +406,23 @@ def test_each_doctest_example_keeps_its_own_indentation(tmp_path: Path) -> None:
     assert path.read_text() == text.replace("  2\n", "  1\n")
 
 
-def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(tmp_path: Path) -> None:
+def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
+    tmp_path: Path,
+) -> None:
     text = "Text\n\n>>> print('a\\nb\\nc')  # doctest: +ELLIPSIS\na\n...\nd\n\nMore\n"
     path = page(tmp_path, text)
     lines = tuple(path.read_text().split("\n")[2:6])
-    report = update([block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))})
+    report = update(
+        [block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))}
+    )
     assert report.refused == []
     assert path.read_text() == text.replace("...\nd\n", "...\n")
     plain = text.replace("  # doctest: +ELLIPSIS", "")
     path = page(tmp_path, plain)
     lines = tuple(path.read_text().split("\n")[2:6])
-    report = update([block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))})
+    report = update(
+        [block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))}
+    )
     assert report.refused == []
     assert path.read_text() == plain.replace("...\nd\n", "b\nc\n")
     # Without ELLIPSIS, a line holding "..." stands for one line, even where doctest's
@@ -363,7 +430,10 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     spaced = "Text\n\n>>> print('a\\n...\\nb\\nc')  # doctest: +NORMALIZE_WHITESPACE\na ... b\nd\n\nMore\n"
     path = page(tmp_path, spaced)
     lines = tuple(path.read_text().split("\n")[2:5])
-    report = update([block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\n...\nb\nc\n",))})
+    report = update(
+        [block_in(path, 3, body=lines, native=True)],
+        {("doc", 0): Outcome(examples=("a\n...\nb\nc\n",))},
+    )
     assert report.refused == []
     assert path.read_text() == spaced.replace("a ... b\nd\n", "a\n...\nb\nc\n")
 
@@ -379,17 +449,38 @@ def included(tmp_path: Path, documents: Sequence[str]) -> list[Block]:
     return [block_in(path, 2, docname=doc) for doc in documents]
 
 
-def test_documents_that_need_different_output_are_each_refused_naming_the_other(tmp_path: Path) -> None:
+def test_documents_that_need_different_output_are_each_refused_naming_the_other(
+    tmp_path: Path,
+) -> None:
     blocks = included(tmp_path, ["a", "b", "c"])
-    outcomes = {("a", 0): Outcome(stdout="2\n"), ("b", 0): Outcome(stdout="2\n"), ("c", 0): Outcome(stdout="3\n")}
+    outcomes = {
+        ("a", 0): Outcome(stdout="2\n"),
+        ("b", 0): Outcome(stdout="2\n"),
+        ("c", 0): Outcome(stdout="3\n"),
+    }
     report = update(blocks, outcomes)
     assert (tmp_path / "snippet.md").read_text() == SNIPPET
     path = str(tmp_path / "snippet.md")
     tail = "; update writes neither: make the documents agree, or rewrite the expectation by hand"
     assert report.refused == [
-        (path, 4, "block 'a[1]' is included by more than one document, which disagree: document 'a' needs ['2'], document 'c' needs ['3']" + tail),
-        (path, 4, "block 'b[1]' is included by more than one document, which disagree: document 'b' needs ['2'], document 'c' needs ['3']" + tail),
-        (path, 4, "block 'c[1]' is included by more than one document, which disagree: document 'c' needs ['3'], document 'a' needs ['2']" + tail),
+        (
+            path,
+            4,
+            "block 'a[1]' is included by more than one document, which disagree: document 'a' needs ['2'], document 'c' needs ['3']"
+            + tail,
+        ),
+        (
+            path,
+            4,
+            "block 'b[1]' is included by more than one document, which disagree: document 'b' needs ['2'], document 'c' needs ['3']"
+            + tail,
+        ),
+        (
+            path,
+            4,
+            "block 'c[1]' is included by more than one document, which disagree: document 'c' needs ['3'], document 'a' needs ['2']"
+            + tail,
+        ),
     ]
     assert report.rewritten == 0 and report.rewritten_at == set()
 
@@ -398,8 +489,13 @@ def test_a_long_output_is_shown_by_its_first_three_lines(tmp_path: Path) -> None
     blocks = included(tmp_path, ["a", "b"])
     outcomes = {("a", 0): Outcome(stdout="2\n3\n4\n5\n"), ("b", 0): Outcome(stdout="2\n3\n4\n")}
     (first, second) = update(blocks, outcomes).refused
-    assert "document 'a' needs ['2', '3', '4', '...'], document 'b' needs ['2', '3', '4'];" in first[2]
-    assert "document 'b' needs ['2', '3', '4'], document 'a' needs ['2', '3', '4', '...'];" in second[2]
+    assert (
+        "document 'a' needs ['2', '3', '4', '...'], document 'b' needs ['2', '3', '4'];" in first[2]
+    )
+    assert (
+        "document 'b' needs ['2', '3', '4'], document 'a' needs ['2', '3', '4', '...'];"
+        in second[2]
+    )
 
 
 def test_a_document_that_needs_no_change_holds_the_edit_back(tmp_path: Path) -> None:
@@ -408,7 +504,8 @@ def test_a_document_that_needs_no_change_holds_the_edit_back(tmp_path: Path) -> 
     assert (tmp_path / "snippet.md").read_text() == SNIPPET
     assert report.refused == [
         (
-            str(tmp_path / "snippet.md"), 4,
+            str(tmp_path / "snippet.md"),
+            4,
             "block 'a[1]' is included by more than one document, which disagree: document 'a' needs ['2'], "
             "document 'b' includes it too and there it needs no such change (its output matches the current "
             "text, or could not be updated); update writes neither: make the documents agree, or rewrite "
@@ -424,15 +521,23 @@ def test_documents_that_agree_get_the_edit_once(tmp_path: Path) -> None:
     assert report.refused == [] and report.rewritten == 1
 
 
-def test_edits_of_one_file_in_any_order_and_on_adjacent_lines_are_all_written(tmp_path: Path) -> None:
+def test_edits_of_one_file_in_any_order_and_on_adjacent_lines_are_all_written(
+    tmp_path: Path,
+) -> None:
     text = "```\nprint(1)  # 2\nprint(3)  # 4\n```\n\n```\nprint(5)\n\n# 6\n# 7\n```\n"
     path = page(tmp_path, text)
     first, second = block_in(path, 2, index=0), block_in(path, 7, index=1)
-    outcomes = {("doc", 0): Outcome(inline=((1, "1\n"), (2, "3\n"))), ("doc", 1): Outcome(stdout="5\n7\n")}
+    outcomes = {
+        ("doc", 0): Outcome(inline=((1, "1\n"), (2, "3\n"))),
+        ("doc", 1): Outcome(stdout="5\n7\n"),
+    }
     checked = [(b, judge(b, outcomes["doc", b.index])) for b in (second, first)]
     report = update_sources(checked, rerun=replay(outcomes))
     assert report.refused == []
-    assert path.read_text() == "```\nprint(1)  # 1\nprint(3)  # 3\n```\n\n```\nprint(5)\n\n# 5\n# 7\n```\n"
+    assert (
+        path.read_text()
+        == "```\nprint(1)  # 1\nprint(3)  # 3\n```\n\n```\nprint(5)\n\n# 5\n# 7\n```\n"
+    )
     assert report.rewritten == 3
     assert report.rewritten_at == {(str(path), 2), (str(path), 3), (str(path), 9)}
 
@@ -441,15 +546,34 @@ def test_the_report_adds_up_over_files_including_those_already_right(tmp_path: P
     stale = page(tmp_path, "```\nprint(1)\n\n# 2\n```\n", "a.md")
     same = page(tmp_path, "```\nprint(3)\n\n# 3\n```\n", "b.md")
     later = page(tmp_path, "```\nprint(4)\n\n# 5\n```\n", "c.md")
-    blocks = [block_in(stale, 2, docname="a"), block_in(same, 2, docname="b"), block_in(later, 2, docname="c")]
-    outcomes = {("a", 0): Outcome(stdout="1\n"), ("b", 0): Outcome(stdout="3\n"), ("c", 0): Outcome(stdout="4\n")}
+    blocks = [
+        block_in(stale, 2, docname="a"),
+        block_in(same, 2, docname="b"),
+        block_in(later, 2, docname="c"),
+    ]
+    outcomes = {
+        ("a", 0): Outcome(stdout="1\n"),
+        ("b", 0): Outcome(stdout="3\n"),
+        ("c", 0): Outcome(stdout="4\n"),
+    }
     # b's drift is made up: its text already says what the block prints (update writes nothing there).
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
-    fake = replace(judge(blocks[0], outcomes["a", 0]).drifts[0], expectation=blocks[1].expectations[0], actual=("3",))
+    fake = replace(
+        judge(blocks[0], outcomes["a", 0]).drifts[0],
+        expectation=blocks[1].expectations[0],
+        actual=("3",),
+    )
     checked[1] = (blocks[1], replace(checked[0][1], drifts=(fake,)))
-    report = update_sources(checked, rerun=lambda documents: {
-        doc: [replace(checked[1][1]) if doc == "b" else judge(b, outcomes[doc, b.index]) for b in bs] for doc, bs in documents.items()
-    })
+    report = update_sources(
+        checked,
+        rerun=lambda documents: {
+            doc: [
+                replace(checked[1][1]) if doc == "b" else judge(b, outcomes[doc, b.index])
+                for b in bs
+            ]
+            for doc, bs in documents.items()
+        },
+    )
     assert report.written == [str(stale), str(later)] and report.rewritten == 2
     assert report.rewritten_at == {(str(stale), 4), (str(same), 4), (str(later), 4)}
     assert describe(report) == ["jaxcheck update: rewrote 2 expectation(s) in 2 file(s)"]
@@ -466,7 +590,9 @@ def test_a_kept_line_after_a_changed_one_keeps_its_own_bytes(tmp_path: Path) -> 
     assert path.read_bytes() == b"```\nprint('a'); print('b')\n\n# a\n# b   \n```\n"
 
 
-def test_an_inline_comment_inside_an_indented_statement_keeps_its_indentation(tmp_path: Path) -> None:
+def test_an_inline_comment_inside_an_indented_statement_keeps_its_indentation(
+    tmp_path: Path,
+) -> None:
     text = "Text\n\n   ```\n   for n in [1]:\n       print(n)  # 2\n   ```\n"
     path = page(tmp_path, text)
     report = update([block_in(path, 4, indent="   ")], {("doc", 0): Outcome(inline=((2, "1\n"),))})
@@ -474,7 +600,9 @@ def test_an_inline_comment_inside_an_indented_statement_keeps_its_indentation(tm
     assert path.read_text() == text.replace("# 2", "# 1")
 
 
-def test_output_of_the_last_statement_goes_below_it_with_the_block_indentation(tmp_path: Path) -> None:
+def test_output_of_the_last_statement_goes_below_it_with_the_block_indentation(
+    tmp_path: Path,
+) -> None:
     text = "- item\n\n  ```\n  # >>> 1 + 1\n  ```\n"
     path = page(tmp_path, text)
     report = update([block_in(path, 4, indent="  ")], {("doc", 0): Outcome(examples=("2\n",))})
@@ -482,9 +610,14 @@ def test_output_of_the_last_statement_goes_below_it_with_the_block_indentation(t
     assert path.read_text() == "- item\n\n  ```\n  # >>> 1 + 1\n  # 2\n  ```\n"
     text = "- item\n\n  ```\n  x = 1\n  # >>> x\n  # >>> x + 1\n  ```\n"
     path = page(tmp_path, text)
-    report = update([block_in(path, 4, indent="  ")], {("doc", 0): Outcome(examples=("1\n", "2\n"))})
+    report = update(
+        [block_in(path, 4, indent="  ")], {("doc", 0): Outcome(examples=("1\n", "2\n"))}
+    )
     assert report.refused == []
-    assert path.read_text() == "- item\n\n  ```\n  x = 1\n  # >>> x\n  # 1\n  # >>> x + 1\n  # 2\n  ```\n"
+    assert (
+        path.read_text()
+        == "- item\n\n  ```\n  x = 1\n  # >>> x\n  # 1\n  # >>> x + 1\n  # 2\n  ```\n"
+    )
 
 
 def test_output_inserted_at_a_blank_line_takes_the_block_indentation(tmp_path: Path) -> None:
@@ -515,14 +648,25 @@ def test_trailing_output_before_statements_that_is_now_empty_goes_away(tmp_path:
     assert path.read_text() == "```\nprint('gone')\nx = 1\n\n# >>> x\n# 1\n```\n"
 
 
-def test_testoutput_keeps_blank_lines_blank_and_runs_the_snippet_as_statements(tmp_path: Path) -> None:
+def test_testoutput_keeps_blank_lines_blank_and_runs_the_snippet_as_statements(
+    tmp_path: Path,
+) -> None:
     text = "Text\n\n.. testcode::\n\n   x = 1\n   print(x)\n   print()\n   print(x)\n\n.. testoutput::\n\n   2\n"
     path = page(tmp_path, text, "doc.rst")
     items = [
-        doctest_directives.TestItem("testcode", ("default",), 5, ("   x = 1", "   print(x)", "   print()", "   print(x)")),
+        doctest_directives.TestItem(
+            "testcode", ("default",), 5, ("   x = 1", "   print(x)", "   print()", "   print(x)")
+        ),
         doctest_directives.TestItem("testoutput", ("default",), 12, ("   2",)),
     ]
-    (placed,) = doctest_directives.blocks_of(items, docname="doc", path=str(path), flags=0, timeout=60.0, digest=digest(path.read_bytes()))
+    (placed,) = doctest_directives.blocks_of(
+        items,
+        docname="doc",
+        path=str(path),
+        flags=0,
+        timeout=60.0,
+        digest=digest(path.read_bytes()),
+    )
     block = replace(placed.block, index=0)
     report = update([block], {("doc", 0): Outcome(examples=("1\n\n1\n",))})
     assert report.refused == []
@@ -539,10 +683,20 @@ def test_update_follows_the_real_path_of_a_symlinked_page(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
-def test_the_diff_names_the_file_relative_to_where_update_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dry_run: bool) -> None:
+def test_the_diff_names_the_file_relative_to_where_update_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dry_run: bool
+) -> None:
     path = page(tmp_path, "```\nprint('é')\n\n# e\n```\n")
     monkeypatch.chdir(tmp_path)
     report = update([block_in(path, 2)], {("doc", 0): Outcome(stdout="é\n")}, dry_run=dry_run)
     assert report.diffs[str(path)].splitlines() == [
-        "--- a/doc.md", "+++ b/doc.md", "@@ -1,5 +1,5 @@", " ```", " print('é')", " ", "-# e", "+# é", " ```",
+        "--- a/doc.md",
+        "+++ b/doc.md",
+        "@@ -1,5 +1,5 @@",
+        " ```",
+        " print('é')",
+        " ",
+        "-# e",
+        "+# é",
+        " ```",
     ]

@@ -40,7 +40,9 @@ def page(outputs: list[bytes]) -> str:
     """A MyST page whose blocks print these bytes (decoded as Python would), each expecting 'stale'."""
     lines = ["# Bytes", ""]
     for n, data in enumerate(outputs):
-        write = f'sys.stdout.write(bytes.fromhex("{data.hex()}").decode("utf-8", "surrogateescape"))'
+        write = (
+            f'sys.stdout.write(bytes.fromhex("{data.hex()}").decode("utf-8", "surrogateescape"))'
+        )
         if n % 2:
             lines += [FENCE, ">>> import sys", f">>> _ = {write}", "stale", "```", ""]
         else:
@@ -60,7 +62,18 @@ def blocks_in(path: Path) -> list[Block]:
             body = tuple(textwrap.dedent("\n".join(lines[start:n])).split("\n"))
             parsed = parse_body(body)
             found.append(
-                Block("bytes", len(found), str(path), start + 1, body, BlockOptions(), parsed.expectations, parsed.program(f"<b{len(found)}>"), parsed.error, digest(data))
+                Block(
+                    "bytes",
+                    len(found),
+                    str(path),
+                    start + 1,
+                    body,
+                    BlockOptions(),
+                    parsed.expectations,
+                    parsed.program(f"<b{len(found)}>"),
+                    parsed.error,
+                    digest(data),
+                )
             )
             start = None
     return found
@@ -73,14 +86,31 @@ def check(path: Path) -> list[tuple[Block, object]]:
 
 
 NASTY = st.sampled_from(
-    [b"\r50%\r100%\n", b"\x1b[31mred\x1b[0m\n", b"a\x00b\n", b"```\n", b"x\n>>> y\n", b"# >>> z\n", b"\xe2\x80\xa8\n", b"\xff\xfe\n", b"ok\n", b"\t\n"]
+    [
+        b"\r50%\r100%\n",
+        b"\x1b[31mred\x1b[0m\n",
+        b"a\x00b\n",
+        b"```\n",
+        b"x\n>>> y\n",
+        b"# >>> z\n",
+        b"\xe2\x80\xa8\n",
+        b"\xff\xfe\n",
+        b"ok\n",
+        b"\t\n",
+    ]
 )
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(st.one_of(st.binary(max_size=12), NASTY), min_size=2, max_size=3))
 @example([b"fine\n", b"```\n", b"progress\r\n"])
-def test_after_update_every_block_reads_back_and_verifies_or_is_untouched(tmp_path: Path, outputs: list[bytes]) -> None:
+def test_after_update_every_block_reads_back_and_verifies_or_is_untouched(
+    tmp_path: Path, outputs: list[bytes]
+) -> None:
     path = tmp_path / "bytes.md"
     path.write_text(page(outputs), encoding="utf-8")
     before = blocks_in(path)
@@ -98,7 +128,9 @@ def test_after_update_every_block_reads_back_and_verifies_or_is_untouched(tmp_pa
 
 def test_control_characters_are_refused_by_name_and_block(tmp_path: Path) -> None:
     path = tmp_path / "bytes.md"
-    path.write_text(page([b"\r50%\r100%\n", b"a\x00b\n", b"\x1b[31mred\x1b[0m\n"]), encoding="utf-8")
+    path.write_text(
+        page([b"\r50%\r100%\n", b"a\x00b\n", b"\x1b[31mred\x1b[0m\n"]), encoding="utf-8"
+    )
     data = path.read_bytes()
     report = update_sources(check(path), rerun=rerun)
     assert path.read_bytes() == data
@@ -110,7 +142,9 @@ def test_control_characters_are_refused_by_name_and_block(tmp_path: Path) -> Non
     assert "'\\x1b' (ESC, which starts an ANSI escape sequence)" in reasons[2]
 
 
-def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "page.md"
     path.write_bytes(b"old\n")
     real_fsync = os.fsync
@@ -134,7 +168,16 @@ def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(tmp_pat
 
 def test_mlir_locations_name_the_block_and_never_the_worker(tmp_path: Path) -> None:
     code = "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2).lower(1.0).as_text(debug_info=True))\n"
-    block = Block("mlir", 0, str(tmp_path / "m.md"), 1, tuple(code.splitlines()), BlockOptions(), (), Program(code, "<mlir[1]>"))
+    block = Block(
+        "mlir",
+        0,
+        str(tmp_path / "m.md"),
+        1,
+        tuple(code.splitlines()),
+        BlockOptions(),
+        (),
+        Program(code, "<mlir[1]>"),
+    )
     outcome = run_sessions({"s": [block.program]}, WORKERS)["s"][0]
     assert '"<mlir[1]>":2:' in outcome.stdout
     assert "sphinx_jaxcheck" not in outcome.stdout and "<frozen" not in outcome.stdout
@@ -146,11 +189,26 @@ def test_an_alignment_past_its_step_limit_is_refused_with_the_reason(tmp_path: P
     text = "\n".join(["```{jaxcheck}", *body, "```", ""])
     path.write_text(text)
     parsed = parse_body(body)
-    block = Block("long", 0, str(path), 2, body, BlockOptions(), parsed.expectations, parsed.program("<long>"), file_digest=digest(text.encode()))
+    block = Block(
+        "long",
+        0,
+        str(path),
+        2,
+        body,
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<long>"),
+        file_digest=digest(text.encode()),
+    )
     printed = Outcome(stdout="".join(f"x{n}\n" for n in range(300)))
     verdict = judge(block, printed)
-    report = update_sources([(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000)
+    report = update_sources(
+        [(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000
+    )
     assert path.read_text() == text
-    (_, line, why), = report.refused
+    ((_, line, why),) = report.refused
     assert line == 5
-    assert "needs more than 10,000 steps (300 expected lines with `...` against 300 actual ones)" in why
+    assert (
+        "needs more than 10,000 steps (300 expected lines with `...` against 300 actual ones)"
+        in why
+    )

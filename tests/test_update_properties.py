@@ -31,7 +31,9 @@ def RERUN(documents):  # type: ignore[no-untyped-def]
 
 # Printable text: control characters (C1 ones too) are refused by update, tested on their own.
 TEXT = st.text(
-    st.characters(min_codepoint=32, max_codepoint=0x24F, exclude_characters="\\#`", exclude_categories=["Cc"]),
+    st.characters(
+        min_codepoint=32, max_codepoint=0x24F, exclude_characters="\\#`", exclude_categories=["Cc"]
+    ),
     max_size=12,
 ).map(str.strip)
 
@@ -57,7 +59,9 @@ def documents(draw: st.DrawFn) -> tuple[bytes, list[tuple[int, int]]]:
             expected[0] = "..."
         lines += [f"Paragraph {n}.", "", "```{jaxcheck}"]
         start = len(lines)
-        body = [f"for line in {printed!r}:", "    print(line)", ""] + [f"# {e}".rstrip() for e in expected]
+        body = [f"for line in {printed!r}:", "    print(line)", ""] + [
+            f"# {e}".rstrip() for e in expected
+        ]
         lines += [indent + b if b else b for b in body]
         blocks.append((start, len(body)))
         lines += ["```", ""]
@@ -78,7 +82,18 @@ def blocks_of(path: Path, spans: list[tuple[int, int]]) -> list[Block]:
         body = tuple(textwrap.dedent("\n".join(lines[start : start + length])).split("\n"))
         parsed = parse_body(body)
         found.append(
-            Block("doc", index, str(path), start + 1, body, BlockOptions(), parsed.expectations, parsed.program(f"<b{index}>"), parsed.error, digest(data))
+            Block(
+                "doc",
+                index,
+                str(path),
+                start + 1,
+                body,
+                BlockOptions(),
+                parsed.expectations,
+                parsed.program(f"<b{index}>"),
+                parsed.error,
+                digest(data),
+            )
         )
     return found
 
@@ -93,12 +108,16 @@ def outside_expectations(data: bytes, spans: list[tuple[int, int]]) -> list[byte
     """Every line that is not an expectation comment."""
     lines = data.split(b"\n")
     inside = {n for start, length in spans for n in range(start, start + length)}
-    return [line for n, line in enumerate(lines) if n not in inside or not line.strip().startswith(b"#")]
+    return [
+        line for n, line in enumerate(lines) if n not in inside or not line.strip().startswith(b"#")
+    ]
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
-def test_update_makes_check_pass_is_idempotent_and_touches_only_expectations(tmp_path_factory, document) -> None:  # type: ignore[no-untyped-def]
+def test_update_makes_check_pass_is_idempotent_and_touches_only_expectations(
+    tmp_path_factory, document
+) -> None:  # type: ignore[no-untyped-def]
     data, spans = document
     path = tmp_path_factory.mktemp("doc") / "doc.md"
     path.write_bytes(data)
@@ -159,7 +178,9 @@ print('done', flush=True)
 """
 
 
-def test_killing_the_process_during_the_write_leaves_the_old_or_the_new_file(tmp_path: Path) -> None:
+def test_killing_the_process_during_the_write_leaves_the_old_or_the_new_file(
+    tmp_path: Path,
+) -> None:
     outcomes = set()
     old, new = b"old content\n" * 1000, b"new content\n" * 20000
     for delay in (0.0, 0.05, 0.1, 0.2, 0.25, 0.35, 0.5, 0.8, None):
@@ -168,7 +189,9 @@ def test_killing_the_process_during_the_write_leaves_the_old_or_the_new_file(tmp
         path = folder / "doc.md"
         path.write_bytes(old)
         process = subprocess.Popen(
-            [sys.executable, "-c", KILLER, str(path), "new content\n"], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", KILLER, str(path), "new content\n"],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         assert process.stdout is not None and process.stdout.readline() == "ready\n"
         if delay is None:
@@ -185,5 +208,7 @@ def test_killing_the_process_during_the_write_leaves_the_old_or_the_new_file(tmp
         assert data in (old, new)
         outcomes.add("old" if data == old else "new")
         # A kill may leave the temporary file; it is never mistaken for a source.
-        assert all(re.fullmatch(r"\.jaxcheck-\w+\.tmp", p.name) for p in folder.iterdir() if p != path)
+        assert all(
+            re.fullmatch(r"\.jaxcheck-\w+\.tmp", p.name) for p in folder.iterdir() if p != path
+        )
     assert "old" in outcomes  # some kills really landed mid-write

@@ -22,7 +22,9 @@ from corpus import CONF, PAGES
 from corpus import REALWORLD as SHARED
 
 REALWORLD = SHARED / "jax-docs-jaxcheck"  # the pages as jaxcheck blocks
-pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository")
+pytestmark = pytest.mark.skipif(
+    not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository"
+)
 
 # JAX's root conftest.py: every doctest sees jax, lax, jnp and np.
 CONFTEST = """\
@@ -42,26 +44,64 @@ PYTEST_INI = "[pytest]\ndoctest_optionflags = NUMBER NORMALIZE_WHITESPACE\n"
 BARE = "TypeError: Argument types differ from the types for which this computation was compiled. The mismatches are:\n"
 # (page, text of a passing example's expected output, the corrupted text)
 CORRUPTIONS = (
-    ("aot.md", BARE + "Argument 'x' compiled with int32[] and called with int32[3]", "ValueError" + BARE[9:] + "Argument 'x' compiled with int32[] and called with int32[3]"),
-    ("aot.md", BARE + "Argument 'x' compiled with int32[] and called with float32[]", "KeyError" + BARE[9:] + "Argument 'x' compiled with int32[] and called with float32[]"),
-    ("faq.rst", "   >>> print(jit(f)(x))\n   0.5723649\n", "   >>> print(jit(f)(x))\n   0.9723649\n"),
+    (
+        "aot.md",
+        BARE + "Argument 'x' compiled with int32[] and called with int32[3]",
+        "ValueError" + BARE[9:] + "Argument 'x' compiled with int32[] and called with int32[3]",
+    ),
+    (
+        "aot.md",
+        BARE + "Argument 'x' compiled with int32[] and called with float32[]",
+        "KeyError" + BARE[9:] + "Argument 'x' compiled with int32[] and called with float32[]",
+    ),
+    (
+        "faq.rst",
+        "   >>> print(jit(f)(x))\n   0.5723649\n",
+        "   >>> print(jit(f)(x))\n   0.9723649\n",
+    ),
     ("faq.rst", "   >>> print(f(x))\n   inf\n", "   >>> print(f(x))\n   nan\n"),
-    ("type_promotion.rst", "   >>> jnp.int32(2) * x\n   Array([0, 2, 4, 6, 8], dtype=int32)", "   >>> jnp.int32(2) * x\n   Array([0, 2, 4, 6, 8], dtype=int16)"),
+    (
+        "type_promotion.rst",
+        "   >>> jnp.int32(2) * x\n   Array([0, 2, 4, 6, 8], dtype=int32)",
+        "   >>> jnp.int32(2) * x\n   Array([0, 2, 4, 6, 8], dtype=int16)",
+    ),
     ("type_promotion.rst", "  >>> print(z)\n  2.0\n", "  >>> print(z)\n  3.0\n"),
 )
 
 
 def jax_doctests(root: Path) -> subprocess.CompletedProcess[str]:
     """JAX's own check of the pages: pytest's doctest runner, as JAX's CI runs it."""
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    env = {
+        **os.environ,
+        "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
+        "JAX_PLATFORMS": "cpu",
+    }
     return subprocess.run(
         [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-            "-c", str(root / "pytest.ini"), "--rootdir", str(root), "--ignore", str(root / "_build"),
-            "--doctest-glob=*.md", "--doctest-glob=*.rst", "--doctest-continue-on-failure",
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-c",
+            str(root / "pytest.ini"),
+            "--rootdir",
+            str(root),
+            "--ignore",
+            str(root / "_build"),
+            "--doctest-glob=*.md",
+            "--doctest-glob=*.rst",
+            "--doctest-continue-on-failure",
             *(str(root / page) for page in PAGES),
         ],
-        capture_output=True, text=True, env=env, cwd=root, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        check=False,
     )
 
 
@@ -75,14 +115,20 @@ def corrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert text.count(good) == 1, (page, good)
         (root / page).write_text(text.replace(good, bad), "utf-8")
     # As the pages' own check configures them (the same flags as JAX's pytest), caching inside the project.
-    (root / "conf.py").write_text(CONF.replace("CACHE", repr(str(root / ".jaxcheck_cache"))), "utf-8")
+    (root / "conf.py").write_text(
+        CONF.replace("CACHE", repr(str(root / ".jaxcheck_cache"))), "utf-8"
+    )
     (root / "conftest.py").write_text(CONFTEST, "utf-8")
     (root / "pytest.ini").write_text(PYTEST_INI, "utf-8")
-    (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES))
+    (root / "index.rst").write_text(
+        "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES)
+    )
     return root
 
 
-def test_update_repairs_exactly_the_corrupted_examples_and_jax_doctests_pass(corrupted: Path) -> None:
+def test_update_repairs_exactly_the_corrupted_examples_and_jax_doctests_pass(
+    corrupted: Path,
+) -> None:
     before = jax_doctests(corrupted)
     assert before.returncode == 1 and "3 failed" in before.stdout, before.stdout[-2000:]
 
@@ -99,7 +145,10 @@ def test_update_repairs_exactly_the_corrupted_examples_and_jax_doctests_pass(cor
             # The types are repaired; the message is the one JAX 0.10.2 raises, on one line,
             # and the lines under it that still match are kept.
             assert [a for a, _ in changed] == [BARE.rstrip("\n")] * 2
-            assert all(b.startswith("TypeError: Argument types differ") and "Perhaps" in b for _, b in changed)
+            assert all(
+                b.startswith("TypeError: Argument types differ") and "Perhaps" in b
+                for _, b in changed
+            )
         else:
             assert changed == [], page  # the other repairs restore the page byte for byte
 
@@ -107,4 +156,7 @@ def test_update_repairs_exactly_the_corrupted_examples_and_jax_doctests_pass(cor
     assert after.returncode == 0, after.stdout[-3000:]
 
     again = jaxcheck("update", str(corrupted))
-    assert again.returncode == 0 and "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)" in again.stderr
+    assert (
+        again.returncode == 0
+        and "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)" in again.stderr
+    )

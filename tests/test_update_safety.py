@@ -50,19 +50,26 @@ print(f"{time.perf_counter_ns()} ns")
 """
 
 
-def test_outputs_that_cannot_be_proven_leave_the_page_byte_identical_with_a_reason_each(tmp_path: Path) -> None:
+def test_outputs_that_cannot_be_proven_leave_the_page_byte_identical_with_a_reason_each(
+    tmp_path: Path,
+) -> None:
     root = write_project(tmp_path, {"unstable.md": UNSTABLE})
     result = jaxcheck("update", str(root))
     assert result.returncode == 1, result.stderr
     assert (root / "unstable.md").read_text() == UNSTABLE
     reasons = {
         int(found["line"]): (found["what"], found["why"])
-        for found in re.finditer(r"unstable\.md:(?P<line>\d+): (?P<what>cannot update|not updated|not checked): (?P<why>.*)", result.stderr)
+        for found in re.finditer(
+            r"unstable\.md:(?P<line>\d+): (?P<what>cannot update|not updated|not checked): (?P<why>.*)",
+            result.stderr,
+        )
     }
     assert sorted(reasons) == [7, 15, 21, 28], result.stderr
     differs = r"the output differs between two runs \(output line 1: '\d+', then '\d+'\)"
     assert reasons[7][0] == "cannot update" and re.match("block 'an-id': " + differs, reasons[7][1])
-    assert reasons[15][0] == "cannot update" and re.match("block 'a-timing': " + differs, reasons[15][1])
+    assert reasons[15][0] == "cannot update" and re.match(
+        "block 'a-timing': " + differs, reasons[15][1]
+    )
     assert reasons[21][0] == "not updated" and "`%time` is an IPython magic" in reasons[21][1]
     assert reasons[28] == (
         "not checked",
@@ -110,28 +117,43 @@ after
 """
 
 
-def test_tracebacks_are_written_as_doctest_expects_them_and_bare_continuations_stay(tmp_path: Path) -> None:
+def test_tracebacks_are_written_as_doctest_expects_them_and_bare_continuations_stay(
+    tmp_path: Path,
+) -> None:
     root = write_project(tmp_path, {"tb_rst.rst": TRACEBACKS_RST, "tb_md.md": TRACEBACKS_MD})
     result = jaxcheck("update", str(root))
     assert result.returncode == 0, result.stderr
     assert (root / "tb_rst.rst").read_text() == (
-        TRACEBACKS_RST.replace("ValueError: not this message", "ZeroDivisionError: division by zero")
+        TRACEBACKS_RST.replace(
+            "ValueError: not this message", "ZeroDivisionError: division by zero"
+        )
         .replace("   3\n", "   2\n")
         .replace("ValueError: wrong", "ValueError: invalid literal for int() with base 10: 'x'")
     )
-    assert (root / "tb_md.md").read_text() == TRACEBACKS_MD.replace("ValueError: wrong", "ValueError: math domain error")
+    assert (root / "tb_md.md").read_text() == TRACEBACKS_MD.replace(
+        "ValueError: wrong", "ValueError: math domain error"
+    )
     again = jaxcheck("update", str(root))
     assert again.returncode == 0 and "0 expectation(s)" in again.stderr
 
 
 def test_a_bare_continuation_line_belongs_to_the_example_source() -> None:
-    body = (">>> f()  # doctest: +SKIP", "...", "Traceback (most recent call last):", "TypeError: x", ">>> 2", "2")
+    body = (
+        ">>> f()  # doctest: +SKIP",
+        "...",
+        "Traceback (most recent call last):",
+        "TypeError: x",
+        ">>> 2",
+        "2",
+    )
     traceback, two = parse_body(body).expectations
     assert (traceback.first, traceback.stop) == (2, 4)
     assert (two.first, two.stop) == (5, 6)
 
 
-def test_lines_that_end_in_spaces_are_rewritten_and_tabs_are_refused_by_name(tmp_path: Path) -> None:
+def test_lines_that_end_in_spaces_are_rewritten_and_tabs_are_refused_by_name(
+    tmp_path: Path,
+) -> None:
     spaces = "Spaces\n======\n\n.. jaxcheck::\n\n   >>> print('a ')  \n   a \n   >>> 1 + 1\n   3\n"
     tabs = "Tabs\n====\n\n.. jaxcheck::\n\n   >>> 1 + 1\t# two\n   3\n"
     root = write_project(tmp_path, {"spaces.rst": spaces, "tabs.rst": tabs})
@@ -146,18 +168,25 @@ def test_lines_that_end_in_spaces_are_rewritten_and_tabs_are_refused_by_name(tmp
 STALE = "```{jaxcheck}\nprint(2 + 2)\n# 5\n```\n"
 
 
-def test_symlinked_pages_are_written_through_and_outside_files_only_when_allowed(tmp_path: Path) -> None:
+def test_symlinked_pages_are_written_through_and_outside_files_only_when_allowed(
+    tmp_path: Path,
+) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "far.md").write_text("# Far\n\n" + STALE)
     (outside / "part.rst.txt").write_text(".. jaxcheck::\n\n   print(3 * 3)\n\n   # 10\n")
     root = write_project(
         tmp_path / "docs",
-        {"real/near.md.txt": "# Near\n\n" + STALE, "included.rst": "Included\n========\n\n.. include:: ../elsewhere/part.rst.txt\n"},
+        {
+            "real/near.md.txt": "# Near\n\n" + STALE,
+            "included.rst": "Included\n========\n\n.. include:: ../elsewhere/part.rst.txt\n",
+        },
     )
     (root / "near.md").symlink_to(root / "real" / "near.md.txt")
     (root / "far.md").symlink_to(outside / "far.md")
-    (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   near\n   far\n   included\n")
+    (root / "index.rst").write_text(
+        "Index\n=====\n\n.. toctree::\n\n   near\n   far\n   included\n"
+    )
 
     refused = jaxcheck("update", str(root))
     assert refused.returncode == 1
@@ -171,13 +200,17 @@ def test_symlinked_pages_are_written_through_and_outside_files_only_when_allowed
 
     allowed = jaxcheck("update", str(root), "--allow-outside")
     assert allowed.returncode == 0, allowed.stderr
-    assert (root / "far.md").is_symlink() and os.readlink(root / "far.md") == str(outside / "far.md")
+    assert (root / "far.md").is_symlink() and os.readlink(root / "far.md") == str(
+        outside / "far.md"
+    )
     assert (outside / "far.md").read_text() == "# Far\n\n" + STALE.replace("# 5", "# 4")
     assert (outside / "part.rst.txt").read_text().endswith("# 9\n")
     assert not [p for p in tmp_path.rglob(".jaxcheck-*")]
 
 
-def test_a_snippet_included_twice_is_edited_once_or_refused_naming_both_documents(tmp_path: Path) -> None:
+def test_a_snippet_included_twice_is_edited_once_or_refused_naming_both_documents(
+    tmp_path: Path,
+) -> None:
     snippet = ".. jaxcheck::\n\n   print(value * 2)\n\n   # 0\n"
     setup = ".. jaxcheck::\n   :hide:\n\n   value = {}\n\n"
     root = write_project(
@@ -185,8 +218,12 @@ def test_a_snippet_included_twice_is_edited_once_or_refused_naming_both_document
         {
             "snippets/double.rst.txt": snippet,
             "snippets/same.rst.txt": ".. jaxcheck::\n\n   print(21 * 2)\n\n   # 0\n",
-            "a.rst": "A\n=\n\n" + setup.format(1) + ".. include:: snippets/double.rst.txt\n\n.. include:: snippets/same.rst.txt\n",
-            "b.rst": "B\n=\n\n" + setup.format(2) + ".. include:: snippets/double.rst.txt\n\n.. include:: snippets/same.rst.txt\n",
+            "a.rst": "A\n=\n\n"
+            + setup.format(1)
+            + ".. include:: snippets/double.rst.txt\n\n.. include:: snippets/same.rst.txt\n",
+            "b.rst": "B\n=\n\n"
+            + setup.format(2)
+            + ".. include:: snippets/double.rst.txt\n\n.. include:: snippets/same.rst.txt\n",
             "z.md": "# Z, read after the snippets\n\n" + STALE,
         },
     )
@@ -194,7 +231,9 @@ def test_a_snippet_included_twice_is_edited_once_or_refused_naming_both_document
     assert result.returncode == 1, result.stderr
     assert (root / "snippets" / "same.rst.txt").read_text().endswith("   # 42\n")
     assert (root / "snippets" / "double.rst.txt").read_text() == snippet
-    refusals = [line for line in result.stderr.splitlines() if "double.rst.txt:5: cannot update" in line]
+    refusals = [
+        line for line in result.stderr.splitlines() if "double.rst.txt:5: cannot update" in line
+    ]
     assert len(refusals) == 2
     for line in refusals:
         assert "included by more than one document, which disagree" in line

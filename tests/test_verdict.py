@@ -29,8 +29,16 @@ def block(*body: str, **options: object) -> Block:
     parsed = parse_body(body)
     given = BlockOptions(**options)  # type: ignore[arg-type]
     return Block(
-        "doc", 0, "/docs/doc.md", BODY_LINE, body, given,
-        parsed.expectations, parsed.program("<b>", given), parsed.error, error_line=parsed.error_line,
+        "doc",
+        0,
+        "/docs/doc.md",
+        BODY_LINE,
+        body,
+        given,
+        parsed.expectations,
+        parsed.program("<b>", given),
+        parsed.error,
+        error_line=parsed.error_line,
     )
 
 
@@ -75,9 +83,13 @@ def test_output_no_expectation_covers_is_drift() -> None:
     (drift,) = verdict.drifts
     assert drift.actual == ("2",) and drift.line == BODY_LINE + 1  # the last line of the block
     assert drift.note.startswith("the block printed output that no expectation covers")
-    assert drift.expectation.expected == () and drift.expectation.first == drift.expectation.stop == 2
+    assert (
+        drift.expectation.expected == () and drift.expectation.first == drift.expectation.stop == 2
+    )
     # Blank output is no output.
-    assert judge(inline_only, Outcome(stdout="\n \n", inline=((1, "1\n"),))).status is Status.VERIFIED
+    assert (
+        judge(inline_only, Outcome(stdout="\n \n", inline=((1, "1\n"),))).status is Status.VERIFIED
+    )
 
 
 def test_repl_output_does_not_count_as_uncovered() -> None:
@@ -102,8 +114,10 @@ def test_an_inline_print_that_now_writes_two_lines_says_so() -> None:
         "the print now writes 2 lines, which an inline comment cannot hold; "
         "move its expected output into the trailing comment block by hand"
     )
-    assert judge(block("print('a')  # a"), Outcome(inline=((1, "\n"),))).drifts[0].note.startswith(
-        "the print now writes 0 lines"
+    assert (
+        judge(block("print('a')  # a"), Outcome(inline=((1, "\n"),)))
+        .drifts[0]
+        .note.startswith("the print now writes 0 lines")
     )
 
 
@@ -116,7 +130,9 @@ def test_trailing_drift_points_at_the_first_expected_line() -> None:
 
 
 def test_no_expectation_and_no_output_or_ignored_output_is_unchecked() -> None:
-    assert judge(block("x = 1"), Outcome(stdout="\n", seconds=2.0)) == Verdict(Status.UNCHECKED, seconds=2.0)
+    assert judge(block("x = 1"), Outcome(stdout="\n", seconds=2.0)) == Verdict(
+        Status.UNCHECKED, seconds=2.0
+    )
     # Output with no expectation at all is drift: nothing may print unchecked.
     assert judge(block("print(1)"), Outcome(stdout="1\n")).status is Status.DRIFT
     ignored = block("print(1)", "", "# 2", output=OutputMode.IGNORE)
@@ -124,7 +140,9 @@ def test_no_expectation_and_no_output_or_ignored_output_is_unchecked() -> None:
 
 
 def test_skipped_and_not_run_blocks_are_skipped() -> None:
-    assert judge(block("print(1)", "", "# 2", output=OutputMode.SKIP), Outcome(stdout="1\n")) == Verdict(Status.SKIPPED)
+    assert judge(
+        block("print(1)", "", "# 2", output=OutputMode.SKIP), Outcome(stdout="1\n")
+    ) == Verdict(Status.SKIPPED)
     assert judge(block("print(1)", "", "# 2"), None) == Verdict(Status.SKIPPED)
 
 
@@ -147,19 +165,35 @@ def test_each_failure_kind_has_its_subtype() -> None:
         FailureKind.NOT_RUN: Subtype.ERROR,
     }
     for kind, subtype in expected.items():
-        verdict = judge(block("print(1)", "", "# 1"), Outcome(stdout="1\n", failure=kind, message="what", seconds=1.0))
-        what = "the block raised an exception it does not expect:\nwhat" if kind is FailureKind.EXCEPTION else "what"
-        assert verdict == Verdict(Status.ERROR, problems=(Problem(subtype, what, BODY_LINE),), seconds=1.0)
+        verdict = judge(
+            block("print(1)", "", "# 1"),
+            Outcome(stdout="1\n", failure=kind, message="what", seconds=1.0),
+        )
+        what = (
+            "the block raised an exception it does not expect:\nwhat"
+            if kind is FailureKind.EXCEPTION
+            else "what"
+        )
+        assert verdict == Verdict(
+            Status.ERROR, problems=(Problem(subtype, what, BODY_LINE),), seconds=1.0
+        )
 
 
 def raised(matches: bool | None = True, problem: str | None = None) -> RaisedException:
-    return RaisedException("ValueError", "ValueError: no", "Traceback ...\nValueError: no", matches, problem)
+    return RaisedException(
+        "ValueError", "ValueError: no", "Traceback ...\nValueError: no", matches, problem
+    )
 
 
 def test_raises_compares_the_output_then_the_exception_line() -> None:
-    expects = block("print(1)", "raise ValueError('no')", "", "# 1", "# ValueError: no", raises="ValueError")
+    expects = block(
+        "print(1)", "raise ValueError('no')", "", "# 1", "# ValueError: no", raises="ValueError"
+    )
     assert judge(expects, Outcome(stdout="1\n", exception=raised())).status is Status.VERIFIED
-    other = judge(expects, Outcome(stdout="1\n", exception=RaisedException("ValueError", "ValueError: yes", "", True)))
+    other = judge(
+        expects,
+        Outcome(stdout="1\n", exception=RaisedException("ValueError", "ValueError: yes", "", True)),
+    )
     assert other.drifts[0].actual == ("1", "ValueError: yes")
 
 
@@ -167,7 +201,11 @@ def test_raises_fails_when_nothing_or_something_else_was_raised() -> None:
     expects = block("print(1)", "", "# 1", raises="ValueError")
     none = judge(expects, Outcome(stdout="1\n"))
     assert none.problems == (
-        Problem(Subtype.RAISES, ":raises: ValueError expects an exception, but the block raised none", BODY_LINE),
+        Problem(
+            Subtype.RAISES,
+            ":raises: ValueError expects an exception, but the block raised none",
+            BODY_LINE,
+        ),
     )
     wrong = judge(expects, Outcome(stdout="1\n", exception=raised(matches=False)))
     assert wrong.problems == (
@@ -178,7 +216,9 @@ def test_raises_fails_when_nothing_or_something_else_was_raised() -> None:
             BODY_LINE,
         ),
     )
-    unresolved = judge(expects, Outcome(stdout="1\n", exception=raised(matches=None, problem="no such class")))
+    unresolved = judge(
+        expects, Outcome(stdout="1\n", exception=raised(matches=None, problem="no such class"))
+    )
     assert unresolved.problems == (Problem(Subtype.RAISES, "no such class", BODY_LINE),)
     assert unresolved.status is Status.ERROR
 
@@ -189,9 +229,15 @@ def test_rules_follow_the_block_options() -> None:
     # A tolerance changes the verdict: 1.0004 is within 1e-3 of 1.0.
     close = block("print(1.0004)", "", "# 1.0", tolerance=1e-3)
     assert judge(close, Outcome(stdout="1.0004\n")).status is Status.VERIFIED
-    assert judge(block("print(1.0004)", "", "# 1.0"), Outcome(stdout="1.0004\n")).status is Status.DRIFT
+    assert (
+        judge(block("print(1.0004)", "", "# 1.0"), Outcome(stdout="1.0004\n")).status
+        is Status.DRIFT
+    )
 
 
 def test_unified_diff_ignores_trailing_space_and_blank_edges() -> None:
-    assert unified_diff(["", "a  ", "b"], ["a", "c", ""]) == "--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
+    assert (
+        unified_diff(["", "a  ", "b"], ["a", "c", ""])
+        == "--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
+    )
     assert unified_diff(["a"], ["a "]) == ""

@@ -19,7 +19,9 @@ from sphinx_jaxcheck.verdict import judge
 def block(*body: str) -> Block:
     parsed = parse_body(body)
     assert parsed.error is None
-    return Block("d", 0, "/d.md", 10, body, BlockOptions(), parsed.expectations, parsed.program("<b>"))
+    return Block(
+        "d", 0, "/d.md", 10, body, BlockOptions(), parsed.expectations, parsed.program("<b>")
+    )
 
 
 def test_output_no_expectation_covers_is_a_drift_at_the_end_of_the_block() -> None:
@@ -29,7 +31,10 @@ def test_output_no_expectation_covers_is_a_drift_at_the_end_of_the_block() -> No
         Status.DRIFT,
         drifts=(
             Drift(
-                end, ("1",), "--- expected\n+++ actual\n@@ -0,0 +1 @@\n+1", 11,
+                end,
+                ("1",),
+                "--- expected\n+++ actual\n@@ -0,0 +1 @@\n+1",
+                11,
                 "the block printed output that no expectation covers; add a trailing block of `# ` "
                 "comments for it (jaxcheck update does not guess where it goes)",
             ),

@@ -10,7 +10,9 @@ from buildkit import build, write_project
 from sphinx_jaxcheck.worker.pool import ONE_THREAD_XLA_FLAGS, WorkerSettings
 
 
-def test_workers_share_the_cores_unless_the_user_set_xla_flags(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_share_the_cores_unless_the_user_set_xla_flags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("XLA_FLAGS", raising=False)
     assert WorkerSettings(workers=2).process_env()["XLA_FLAGS"] == ONE_THREAD_XLA_FLAGS
     assert "XLA_FLAGS" not in WorkerSettings(workers=1).process_env()

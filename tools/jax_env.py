@@ -37,8 +37,16 @@ def ensure(directory: Path, version: str) -> Path:
         shutil.rmtree(directory, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(directory)], check=True)
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-             f"jax=={version}", f"jaxlib=={version}"],
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                f"jax=={version}",
+                f"jaxlib=={version}",
+            ],
             check=True,
         )
         (directory / MARKER).write_text(f"jax=={version}\n", encoding="utf-8")

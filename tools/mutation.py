@@ -97,7 +97,11 @@ def run_mutmut(options: list[str]) -> bool:
     # Derandomized hypothesis, no example database: the same run gives the same score.
     env = {**os.environ, "CI": "1", "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
-        [sys.executable, "-m", "mutmut", "run", *options, *TARGETS], cwd=ROOT, env=env, capture_output=True, text=True
+        [sys.executable, "-m", "mutmut", "run", *options, *TARGETS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     if run.returncode != 0:
         sys.stdout.write(run.stdout[-4000:] + run.stderr[-4000:])
@@ -127,7 +131,11 @@ def mutants() -> dict[str, tuple[str, str]]:
 def main(argv: list[str]) -> int:
     equivalents = read_equivalents()
     # --max-children N: mutants tested at once (mutmut's default: the CPU count).
-    options = argv[argv.index("--max-children") : argv.index("--max-children") + 2] if "--max-children" in argv else []
+    options = (
+        argv[argv.index("--max-children") : argv.index("--max-children") + 2]
+        if "--max-children" in argv
+        else []
+    )
     if "--report-only" not in argv and not run_mutmut(options):
         print("mutmut run failed; see its output above")
         return 2
@@ -142,8 +150,10 @@ def main(argv: list[str]) -> int:
         removed, added = changed_lines(statuses[name][1])
         match = next(
             (
-                e for e in equivalents
-                if function_of(name).endswith(e.function) and (e.removed, e.added) == (removed, added)
+                e
+                for e in equivalents
+                if function_of(name).endswith(e.function)
+                and (e.removed, e.added) == (removed, added)
             ),
             None,
         )
@@ -166,7 +176,9 @@ def main(argv: list[str]) -> int:
     counted = len(statuses) - len(equivalent)
     killed = counted - len(live)
     score = 100.0 * killed / counted if counted else 100.0
-    print(f"{len(statuses)} mutants: {killed} killed, {len(equivalent)} equivalent, {len(live)} survived")
+    print(
+        f"{len(statuses)} mutants: {killed} killed, {len(equivalent)} equivalent, {len(live)} survived"
+    )
     print(f"mutation score: {killed} killed of {counted} ({score:.1f}%)")
     return 0 if score >= THRESHOLD else 1
 

@@ -23,7 +23,10 @@ JAX_CODE = "import jax.numpy as jnp\nprint(jnp.ones(2).sum())"
 def main(count: int) -> None:
     started = time.perf_counter()
     # As in a build: sessions share compiled programs through a persistent XLA cache.
-    with tempfile.TemporaryDirectory() as xla, ZygoteClient(WorkerSettings(workers=1, xla_cache_dir=xla)) as zygote:
+    with (
+        tempfile.TemporaryDirectory() as xla,
+        ZygoteClient(WorkerSettings(workers=1, xla_cache_dir=xla)) as zygote,
+    ):
         ready = time.perf_counter()
         for code, timed in (("print(1)", True), (JAX_CODE, False), (JAX_CODE, True)):
             sessions = {n: [Program(code, f"<s{n}>")] for n in range(count)}

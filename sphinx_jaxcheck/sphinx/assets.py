@@ -28,7 +28,11 @@ def add_page_script(app: Sphinx, filename: str, wanted: Callable[[nodes.document
     """Load ``static/<filename>`` on the HTML pages whose doctree ``wanted`` accepts."""
 
     def link(
-        app: Sphinx, _pagename: str, _templatename: str, _context: dict[str, Any], doctree: nodes.document | None
+        app: Sphinx,
+        _pagename: str,
+        _templatename: str,
+        _context: dict[str, Any],
+        doctree: nodes.document | None,
     ) -> None:
         if doctree is not None and app.builder.format == "html" and wanted(doctree):
             # Added during html-page-context, a script belongs to this page only.

@@ -92,7 +92,11 @@ class JaxcheckDirective(SphinxDirective):
         if unclosed:
             error, error_line = unclosed, self.lineno - body_line + 1
         elif problems:
-            error, error_line, error_subtype = "not run: fix the options above first", 1, Subtype.OPTION
+            error, error_line, error_subtype = (
+                "not run: fix the options above first",
+                1,
+                Subtype.OPTION,
+            )
         block = Block(
             docname=docname,
             index=index,
@@ -123,7 +127,9 @@ class JaxcheckDirective(SphinxDirective):
             return None
         if any(line.strip() for line in lines[body_line - 1 + len(body) :]):
             return None  # the closing fence (or more document) follows the body
-        opening = lines[self.lineno - 1].strip() if 0 < self.lineno <= len(lines) else "```{jaxcheck}"
+        opening = (
+            lines[self.lineno - 1].strip() if 0 < self.lineno <= len(lines) else "```{jaxcheck}"
+        )
         fence = opening[: len(opening) - len(opening.lstrip("`~:"))] or "```"
         return (
             f"the fence {opening!r} opened at line {self.lineno} is never closed, so "
@@ -136,7 +142,9 @@ class JaxcheckDirective(SphinxDirective):
         source, _ = self.get_source_info()
         if _is_myst(self):
             # MyST: content_offset counts from the line after the opening fence.
-            return _real_path(source, self.env.doc2path(self.env.docname)), self.lineno + 1 + self.content_offset
+            return _real_path(
+                source, self.env.doc2path(self.env.docname)
+            ), self.lineno + 1 + self.content_offset
         if self.content:
             # reStructuredText: every content line knows its file and 0-based
             # offset, also inside an ``include``d file.
@@ -146,7 +154,9 @@ class JaxcheckDirective(SphinxDirective):
         return _real_path(source, self.env.doc2path(self.env.docname)), self.content_offset + 1
 
     def _render(self, block: Block) -> list[nodes.Node]:
-        container = jaxcheck_block(docname=block.docname, index=block.index, hidden=block.options.hide)
+        container = jaxcheck_block(
+            docname=block.docname, index=block.index, hidden=block.options.hide
+        )
         if block.options.hide:
             return [container]
         code = "\n".join(block.body)

@@ -104,7 +104,8 @@ def _recheck_when_environment_changes(
         return sorted(citing - removed)
     # A module of the project that a document's blocks imported (helper.py beside it) changed.
     return sorted(
-        doc for doc, files in domain.imports().items()
+        doc
+        for doc, files in domain.imports().items()
         if doc not in removed and files and file_digests(files) != files
     )
 
@@ -142,7 +143,9 @@ def _start_workers_early(app: Sphinx, env: BuildEnvironment, docnames: list[str]
     sessions are usually hits, and an unused jax import would slow the build.
     """
     settings = settings_of(app.config)
-    if app in _READ_ONLY or (settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()):
+    if app in _READ_ONLY or (
+        settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()
+    ):
         return
     if docnames and app not in _EARLY:
         workers = workers_of(app)
@@ -173,7 +176,9 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
             logger.info("jaxcheck: %s", describe_plan(plan, len(documents), settings.workers))
 
         try:
-            verdicts = run_documents(app, documents, workers, progress=display.advance, announce=announce)
+            verdicts = run_documents(
+                app, documents, workers, progress=display.advance, announce=announce
+            )
         finally:
             display.finish()
         for docname, found in verdicts.items():
@@ -187,7 +192,10 @@ def _check_with(app: Sphinx, env: BuildEnvironment, workers: Workers) -> list[st
         if finding.is_drift and settings.on_drift == "ignore":
             continue
         logger.warning(
-            printable(finding.message), location=finding.location, type="jaxcheck", subtype=finding.subtype.value
+            printable(finding.message),
+            location=finding.location,
+            type="jaxcheck",
+            subtype=finding.subtype.value,
         )
     return []
 
@@ -206,7 +214,10 @@ def run_documents(
     make every block an error that says why; without jax, the build stops.
     """
     settings = settings_of(app.config)
-    documents = {doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc))) for doc, blocks in documents.items()}
+    documents = {
+        doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc)))
+        for doc, blocks in documents.items()
+    }
     cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
     select = _shard_selector(app, settings)
     try:
@@ -223,7 +234,9 @@ def run_documents(
             runtime=runtime_of(app.config, [b for blocks in documents.values() for b in blocks]),
         )
         for path, why in report.discarded:
-            logger.info("jaxcheck: discarded the cache entry %s (%s); its session ran again", path, why)
+            logger.info(
+                "jaxcheck: discarded the cache entry %s (%s); its session ran again", path, why
+            )
         for doc in documents:
             domain_of(app.env).set_imports(doc, report.imports.get(doc, {}))
     except JaxUnavailable as error:
@@ -235,17 +248,23 @@ def run_documents(
     except WorkerStartError as error:
         return {
             doc: [
-                Verdict(Status.ERROR, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),))
+                Verdict(
+                    Status.ERROR, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
+                )
                 for b in blocks
             ]
             for doc, blocks in documents.items()
         }
     if select is None and settings.cache:
-        save_durations(cache_directory(app.confdir, settings), session_durations(documents, report.verdicts))
+        save_durations(
+            cache_directory(app.confdir, settings), session_durations(documents, report.verdicts)
+        )
     return report.verdicts
 
 
-def _shard_selector(app: Sphinx, settings: Settings) -> Callable[[Sequence[SessionKey]], set[SessionKey]] | None:
+def _shard_selector(
+    app: Sphinx, settings: Settings
+) -> Callable[[Sequence[SessionKey]], set[SessionKey]] | None:
     """For ``jaxcheck_shard``: pick this shard's sessions, and remember the split for reports."""
     if settings.shard is None:
         return None
@@ -260,7 +279,9 @@ def _shard_selector(app: Sphinx, settings: Settings) -> Callable[[Sequence[Sessi
     return select
 
 
-def session_durations(documents: Mapping[str, Sequence[Block]], verdicts: Mapping[str, Sequence[Verdict]]) -> dict[str, float]:
+def session_durations(
+    documents: Mapping[str, Sequence[Block]], verdicts: Mapping[str, Sequence[Verdict]]
+) -> dict[str, float]:
     """The seconds each session took (as run, or as the cache remembers it)."""
     durations: dict[str, float] = {}
     for docname, blocks in documents.items():
@@ -282,7 +303,8 @@ def run_description(app: Sphinx) -> dict[str, object]:
     settings = settings_of(app.config)
     blocks = [[b.docname, b.label, b.body_line] for b, _ in domain.checked_blocks()]
     deciding = {
-        key: value for key, value in dataclasses.asdict(settings).items()
+        key: value
+        for key, value in dataclasses.asdict(settings).items()
         if key not in ("workers", "cache", "cache_dir", "cache_max_mb", "update", "shard")
     }
     configuration = [_fingerprint(app), deciding]
@@ -305,7 +327,9 @@ def _bound_cache(directory: str, max_mb: float) -> None:
     if pruned.removed:
         logger.info(
             "jaxcheck: cache over its limit of %s (jaxcheck_cache_max_mb): removed %d least recently used item(s), %s",
-            human_size(int(max_mb * 1024 * 1024)), pruned.removed, human_size(pruned.freed),
+            human_size(int(max_mb * 1024 * 1024)),
+            pruned.removed,
+            human_size(pruned.freed),
         )
 
 
@@ -355,7 +379,9 @@ class ProgressDisplay:
             return  # the same count again (see sessions._without_setups)
         self.shown = done
         if self.display is None:
-            self.display = status_iterator(self._items(), self.summary, "darkgreen", total, self.verbosity)
+            self.display = status_iterator(
+                self._items(), self.summary, "darkgreen", total, self.verbosity
+            )
         self.finished.append(f"{done}/{total}")
         next(self.display, None)
 
@@ -374,7 +400,9 @@ def second_run(app: Sphinx) -> Rerun:
         workers = workers_of(app)
         try:
             setup = settings_of(app.config).setup
-            return check_documents(documents, workers.settings, workers=workers, setup=setup).verdicts
+            return check_documents(
+                documents, workers.settings, workers=workers, setup=setup
+            ).verdicts
         finally:
             workers.close()
 
@@ -391,10 +419,15 @@ def _update_sources(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]
     )
     for path, line, why in report.refused:
         logger.warning(
-            "cannot update this expectation: %s", why,
-            location=f"{path}:{line}", type="jaxcheck", subtype=Subtype.UPDATE.value,
+            "cannot update this expectation: %s",
+            why,
+            location=f"{path}:{line}",
+            type="jaxcheck",
+            subtype=Subtype.UPDATE.value,
         )
-    logger.info(describe(report)[-1] + ("; build again to render the new text" if report.written else ""))
+    logger.info(
+        describe(report)[-1] + ("; build again to render the new text" if report.written else "")
+    )
     return report.rewritten_at
 
 

@@ -66,7 +66,9 @@ def check_and_record(
             message = f"citation {target!r} does not resolve: {citation.problem}"
         domain.add_finding(
             docname,
-            Finding(Subtype.CITATION, message, os.fspath(where), line or 0, docname, citation.is_drift),
+            Finding(
+                Subtype.CITATION, message, os.fspath(where), line or 0, docname, citation.is_drift
+            ),
         )
     return citation
 
@@ -124,12 +126,16 @@ class JaxQuoteRole(SphinxRole):
         return [citation_link(citation, text, classes=["jaxcheck-quote"])], []
 
 
-def record_problem(env: BuildEnvironment, citation: Citation, path: str | None, line: int | None) -> None:
+def record_problem(
+    env: BuildEnvironment, citation: Citation, path: str | None, line: int | None
+) -> None:
     """Record a malformed citation (one that could not even be checked) as a finding."""
     domain = domain_of(env)
     where = os.fspath(path or env.doc2path(env.docname))
     message = f"citation {citation.target!r}: {citation.problem}"
-    domain.add_finding(env.docname, Finding(Subtype.CITATION, message, where, line or 0, env.docname))
+    domain.add_finding(
+        env.docname, Finding(Subtype.CITATION, message, where, line or 0, env.docname)
+    )
 
 
 def lexes_as_python(code: str) -> bool:
@@ -166,7 +172,9 @@ class JaxcheckQuoteDirective(SphinxDirective):
         if citation.location is not None and citation.start is not None and citation.ok:
             assert citation.end is not None
             index = source_index_of(self.env.config)
-            code = textwrap.dedent(source_lines(citation.location, citation.start, citation.end, index))
+            code = textwrap.dedent(
+                source_lines(citation.location, citation.start, citation.end, index)
+            )
             language = "python" if lexes_as_python(code) else "text"
         else:
             code, language = quote, "text"  # unverified: show what was claimed
@@ -175,12 +183,21 @@ class JaxcheckQuoteDirective(SphinxDirective):
         self.set_source_info(block)
         caption_text = link_title(citation)
         caption = nodes.caption(
-            "", "", citation_link(citation, nodes.Text(caption_text), classes=["jaxcheck-quote-link"])
+            "",
+            "",
+            citation_link(citation, nodes.Text(caption_text), classes=["jaxcheck-quote-link"]),
         )
         self.set_source_info(caption)
         wrapper = nodes.container(
-            "", caption, block, literal_block=True,
-            classes=["literal-block-wrapper", "jaxcheck-quote-block", *self.options.get("class", [])],
+            "",
+            caption,
+            block,
+            literal_block=True,
+            classes=[
+                "literal-block-wrapper",
+                "jaxcheck-quote-block",
+                *self.options.get("class", []),
+            ],
         )
         self.set_source_info(wrapper)
         return [wrapper]

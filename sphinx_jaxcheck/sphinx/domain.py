@@ -18,8 +18,15 @@ from ..model import Block, Verdict
 
 # Keys of per-document dictionaries; other features add their own here.
 PER_DOCUMENT = (
-    "blocks", "verdicts", "findings", "citations", "cards", "unchecked_examples", "imports",
-    "jaxcheck-status-pages", "jaxcheck-matrix-pages",
+    "blocks",
+    "verdicts",
+    "findings",
+    "citations",
+    "cards",
+    "unchecked_examples",
+    "imports",
+    "jaxcheck-status-pages",
+    "jaxcheck-matrix-pages",
 )
 
 
@@ -29,9 +36,7 @@ class JaxcheckDomain(Domain):
     name = "jaxcheck"
     label = "jaxcheck"
     data_version = 1
-    initial_data: ClassVar[dict[str, Any]] = {key: {} for key in PER_DOCUMENT} | {
-        "fingerprint": ""
-    }
+    initial_data: ClassVar[dict[str, Any]] = {key: {} for key in PER_DOCUMENT} | {"fingerprint": ""}
     # The documents this build checks and reports on (None: every one). Set by
     # the jaxcheck builder when given files; not kept in the environment.
     scope: frozenset[str] | None = None

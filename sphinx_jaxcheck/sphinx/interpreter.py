@@ -55,4 +55,3 @@ def runtime_of(config: Config, blocks: list[Block]) -> Runtime:
     if platform is None and any(b.options.limits.platforms for b in blocks):
         platform = default_platform(found.python, env)  # JAX picks: ask it (imports jax there)
     return Runtime(found.jax_version, platform)
-

@@ -41,7 +41,9 @@ class jaxcheck_matrix_table(nodes.General, nodes.Element):  # type: ignore[misc]
 
 def setup_matrix_page(app: Sphinx) -> None:
     """Register the directive, its placeholder and the rewrite-every-build rule."""
-    setup_project_table(app, "jaxcheck-matrix", MatrixDirective, jaxcheck_matrix_table, FillMatrixTable)
+    setup_project_table(
+        app, "jaxcheck-matrix", MatrixDirective, jaxcheck_matrix_table, FillMatrixTable
+    )
 
 
 class MatrixDirective(SphinxDirective):
@@ -101,28 +103,45 @@ class FillMatrixTable(SphinxPostTransform):
         }
         for row in rows:
             block = current.pop((row.document, row.name), None)
-            location = f"{block.path if block else row.path}:{block.body_line if block else row.line}"
+            location = (
+                f"{block.path if block else row.path}:{block.body_line if block else row.line}"
+            )
             if block is None or block_digest(block) != row.digest:
-                _warn(f"block {row.name!r} changed since the last `jaxcheck matrix`, which this "
-                      "table shows: run it again", location)
+                _warn(
+                    f"block {row.name!r} changed since the last `jaxcheck matrix`, which this "
+                    "table shows: run it again",
+                    location,
+                )
                 continue
             for version in matrix.versions:
                 if row.status_in(version) in FAILING:
-                    _warn(f"block {row.name!r} is {row.status_in(version)} with jax "
-                          f"{version} in the last `jaxcheck matrix`", location)
+                    _warn(
+                        f"block {row.name!r} is {row.status_in(version)} with jax "
+                        f"{version} in the last `jaxcheck matrix`",
+                        location,
+                    )
         for block in current.values():
-            _warn(f"block {block.label!r} is not in the last `jaxcheck matrix`, which this table "
-                  "shows: run it again", f"{block.path}:{block.body_line}")
+            _warn(
+                f"block {block.label!r} is not in the last `jaxcheck matrix`, which this table "
+                "shows: run it again",
+                f"{block.path}:{block.body_line}",
+            )
 
 
 def _read(path: Path, where: str) -> Matrix | None:
     try:
         return from_json(json.loads(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
-        _warn(f"no compatibility matrix at {path}: run `jaxcheck matrix SOURCEDIR --python PATH` "
-              "before building, to check the docs with another interpreter's JAX", where)
+        _warn(
+            f"no compatibility matrix at {path}: run `jaxcheck matrix SOURCEDIR --python PATH` "
+            "before building, to check the docs with another interpreter's JAX",
+            where,
+        )
     except (OSError, KeyError, TypeError, ValueError) as error:
-        _warn(f"the compatibility matrix {path} cannot be read ({error}): run `jaxcheck matrix` again", where)
+        _warn(
+            f"the compatibility matrix {path} cannot be read ({error}): run `jaxcheck matrix` again",
+            where,
+        )
     return None
 
 

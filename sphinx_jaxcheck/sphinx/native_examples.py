@@ -61,7 +61,9 @@ def _follow_autodoc(app: Sphinx) -> None:
         app.connect("autodoc-process-docstring", _note_docstring)
 
 
-def _note_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+def _note_docstring(
+    app: Sphinx, what: str, name: str, obj: Any, options: Any, lines: list[str]
+) -> None:
     if settings_of(app.config).doctests == "off":
         return
     found = docstring_location(obj)
@@ -72,7 +74,11 @@ def _note_docstring(app: Sphinx, what: str, name: str, obj: Any, options: Any, l
 
 
 def _docstring_blocks(
-    doctree: nodes.document, path: str, noted: dict[str, Docstring], settings: Settings, docname: str
+    doctree: nodes.document,
+    path: str,
+    noted: dict[str, Docstring],
+    settings: Settings,
+    docname: str,
 ) -> list[Placed]:
     """Blocks for the examples of the docstrings autodoc put into this page.
 
@@ -93,12 +99,20 @@ def _docstring_blocks(
         for region in find_regions(doc.text):
             above = doc.text.splitlines()[: region.first - 1]
             block = _block(
-                docname, doc.path, replace(region, first=doc.line + region.first - 1), settings, digest, above
+                docname,
+                doc.path,
+                replace(region, first=doc.line + region.first - 1),
+                settings,
+                digest,
+                above,
             )
-            block = replace(block, update_refusal=(
-                f"this example is in a docstring ({name}); jaxcheck update does not rewrite "
-                "Python files: edit the docstring by hand"
-            ))
+            block = replace(
+                block,
+                update_refusal=(
+                    f"this example is in a docstring ({name}); jaxcheck update does not rewrite "
+                    "Python files: edit the docstring by hand"
+                ),
+            )
             placed.append(Placed(block, IN_PLACE, order=where.get(name, last_line) + 0.5))
     return placed
 
@@ -127,7 +141,11 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         return
     if settings.doctests == "report":
         unchecked = count_examples(regions)
-        unchecked += sum(count_examples(find_regions("\n".join(i.lines))) for i, _ in items if i.kind == "doctest")
+        unchecked += sum(
+            count_examples(find_regions("\n".join(i.lines)))
+            for i, _ in items
+            if i.kind == "doctest"
+        )
         unchecked += sum(1 for i, _ in items if i.kind == "testcode")
         unchecked += sum(count_examples(find_regions(doc.text)) for doc in noted.values())
         domain.per_document(UNCHECKED)[docname] = [unchecked]
@@ -139,8 +157,12 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     ]
     placed += _docstring_blocks(doctree, path, noted, settings, docname)
     placed += blocks_of(
-        [item for item, _ in items], docname=docname, path=path,
-        flags=settings.doctest_optionflags, timeout=settings.timeout, digest=digest,
+        [item for item, _ in items],
+        docname=docname,
+        path=path,
+        flags=settings.doctest_optionflags,
+        timeout=settings.timeout,
+        digest=digest,
     )
     merged = _merge(domain, docname, path, placed)
     shown_nodes = {id(item): node for item, node in items}
@@ -170,13 +192,18 @@ def _test_directives(
             hidden=isinstance(node, nodes.comment),
         )
         if "skipif" in node:
-            domain.add_finding(docname, Finding(
-                Subtype.OPTION,
-                f"{item.kind}: jaxcheck does not evaluate :skipif: (that would run code in the Sphinx "
-                "process), so this directive is not checked; mark its examples "
-                "`# doctest: +SKIP`, or drop the option",
-                path, first, docname,
-            ))
+            domain.add_finding(
+                docname,
+                Finding(
+                    Subtype.OPTION,
+                    f"{item.kind}: jaxcheck does not evaluate :skipif: (that would run code in the Sphinx "
+                    "process), so this directive is not checked; mark its examples "
+                    "`# doctest: +SKIP`, or drop the option",
+                    path,
+                    first,
+                    docname,
+                ),
+            )
             continue
         found.append((item, node))
     return found
@@ -199,7 +226,12 @@ def _content_start(lines: list[str], directive_line: int, content: list[str]) ->
 
 
 def _block(
-    docname: str, path: str, region: Region, settings: Settings, digest: str, above: list[str] | None = None
+    docname: str,
+    path: str,
+    region: Region,
+    settings: Settings,
+    digest: str,
+    above: list[str] | None = None,
 ) -> Block:
     parsed = parse_body(region.lines, doctest_flags=settings.doctest_optionflags, doctest_only=True)
     # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits, as a block's options.
@@ -209,7 +241,11 @@ def _block(
     error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
     if problems:
         error_line, message = problems[0]
-        error, error_line, error_subtype = f"not run: {message}", error_line - len(lead), Subtype.OPTION
+        error, error_line, error_subtype = (
+            f"not run: {message}",
+            error_line - len(lead),
+            Subtype.OPTION,
+        )
     return Block(
         docname=docname,
         index=-1,  # numbered when merged into the document's blocks
@@ -257,10 +293,13 @@ def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed])
     return numbered
 
 
-def _wrap_code_blocks(doctree: nodes.document, placed: list[Placed], shown: dict[int, nodes.Element]) -> None:
+def _wrap_code_blocks(
+    doctree: nodes.document, placed: list[Placed], shown: dict[int, nodes.Element]
+) -> None:
     """Wrap the code block showing each group of examples, so it renders with its verdict."""
     candidates = [
-        node for node in doctree.findall(nodes.literal_block)
+        node
+        for node in doctree.findall(nodes.literal_block)
         if not _inside_jaxcheck_block(node) and "testnodetype" not in node
     ]
     candidates += list(doctree.findall(nodes.doctest_block))
@@ -297,4 +336,3 @@ def _inside_jaxcheck_block(node: nodes.Node) -> bool:
 def unchecked_examples(domain: JaxcheckDomain) -> int:
     """How many examples ``"report"`` found and left unchecked."""
     return sum(sum(counts) for counts in domain.per_document(UNCHECKED).values())
-

@@ -29,7 +29,13 @@ from .pin import pin_of, source_index_of
 from .settings import settings_of, stop
 
 # Inline code inside these is not a claim of its own: citations check theirs.
-_NOT_PROSE = (nodes.literal_block, nodes.raw, nodes.comment, nodes.system_message, nodes.doctest_block)
+_NOT_PROSE = (
+    nodes.literal_block,
+    nodes.raw,
+    nodes.comment,
+    nodes.system_message,
+    nodes.doctest_block,
+)
 _CHECKED_ELSEWHERE = {"jaxcheck-src", "jaxcheck-quote", "jaxcheck-removed"}
 REMOVED_CLASS = "jaxcheck-removed"
 
@@ -97,7 +103,9 @@ def _written_at(env: BuildEnvironment, node: nodes.Node) -> tuple[str, int]:
         holder = holder.parent
     path = (holder.source if holder is not None else None) or str(env.doc2path(env.docname))
     first = holder.line if holder is not None else 0
-    raw = node.parent.rawsource if isinstance(node.parent, addnodes.pending_xref) else node.rawsource
+    raw = (
+        node.parent.rawsource if isinstance(node.parent, addnodes.pending_xref) else node.rawsource
+    )
     return os.fspath(path), own_line(env, path, first, raw or node.astext())
 
 
@@ -137,7 +145,9 @@ class JaxRemovedRole(SphinxRole):
                 where = os.fspath(path or self.env.doc2path(self.env.docname))
                 version = pin_of(self.config).version or "installed"
                 _record(
-                    self.env, where, line,
+                    self.env,
+                    where,
+                    line,
                     f"`{name}` is marked as removed, but jax {version} has it "
                     f"({found.location.label}): write it as plain inline code",
                 )

@@ -179,7 +179,9 @@ class QACardDirective(SphinxDirective):
             location = citation.location
             shown = location.label if location and _is_path(target) else target
             inner: nodes.Node = nodes.Text(title) if title else breakable_literal(shown)
-            paragraph = nodes.paragraph("", "", citation_link(citation, inner, classes=["jaxcheck-src"]))
+            paragraph = nodes.paragraph(
+                "", "", citation_link(citation, inner, classes=["jaxcheck-src"])
+            )
             if citation.start is not None and location and location.qualname:
                 paragraph += nodes.Text(f", lines {citation.start}-{citation.end}")
             items += nodes.list_item("", paragraph)
@@ -264,7 +266,9 @@ class ResolveQAIndex(SphinxPostTransform):
             for docname in docnames:
                 for card in store.get(docname, []):
                     if isinstance(card, Card):
-                        items += nodes.list_item("", nodes.paragraph("", "", _ref(card, self.env.docname)))
+                        items += nodes.list_item(
+                            "", nodes.paragraph("", "", _ref(card, self.env.docname))
+                        )
             if len(items):
                 index.replace_self(items)
             else:

@@ -17,7 +17,13 @@ from sphinx.application import Sphinx
 
 from .qa_nodes import jaxcheck_qa, jaxcheck_qa_answer, jaxcheck_qa_question, renders_details
 
-_LEFT_OUT = (nodes.raw, nodes.comment, nodes.system_message, nodes.target, nodes.substitution_definition)
+_LEFT_OUT = (
+    nodes.raw,
+    nodes.comment,
+    nodes.system_message,
+    nodes.target,
+    nodes.substitution_definition,
+)
 _TAGS: dict[type[nodes.Node], str] = {
     nodes.paragraph: "p",
     nodes.bullet_list: "ul",
@@ -77,7 +83,11 @@ def faq_json_ld(cards: list[tuple[str, str]]) -> str:
 
 
 def _add_faq_json_ld(
-    app: Sphinx, _pagename: str, _templatename: str, _context: dict[str, Any], doctree: nodes.document | None
+    app: Sphinx,
+    _pagename: str,
+    _templatename: str,
+    _context: dict[str, Any],
+    doctree: nodes.document | None,
 ) -> None:
     if doctree is None or not renders_details(app.builder.name, app.builder.format):
         return

@@ -89,7 +89,9 @@ def _depart_answer(self: HTML5Translator, node: jaxcheck_qa_answer) -> None:
 
 
 def _visit_sources(self: HTML5Translator, node: jaxcheck_qa_sources) -> None:
-    self.body.append('<div class="jaxcheck-qa-sources"><p class="jaxcheck-qa-sources-title">Sources</p>\n')
+    self.body.append(
+        '<div class="jaxcheck-qa-sources"><p class="jaxcheck-qa-sources-title">Sources</p>\n'
+    )
 
 
 def _depart_sources(self: HTML5Translator, node: jaxcheck_qa_sources) -> None:

@@ -50,7 +50,9 @@ class RenderVerdicts(SphinxPostTransform):
             if is_html:
                 # Not for the search index: what a block printed is no content of the
                 # page, and indexing a long line of it is slow.
-                container += nodes.raw("", _html_marker(verdict, version), format="html", classes=["no-search"])
+                container += nodes.raw(
+                    "", _html_marker(verdict, version), format="html", classes=["no-search"]
+                )
             elif verdict is not None and status in (Status.DRIFT, Status.ERROR):
                 container.extend(_plain_marker(verdict, version))
             node.replace_self(container)

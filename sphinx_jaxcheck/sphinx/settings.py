@@ -52,7 +52,9 @@ def setup_settings(app: Sphinx) -> None:
     app.connect("config-inited", _validate, priority=100)
     # Before Sphinx creates the output folder, which it would answer with a crash report.
     for what, folder in (("output folder", app.outdir), ("doctree folder", app.doctreedir)):
-        ensure_writable(folder, f"the {what} of this build", "choose a build folder you can write to")
+        ensure_writable(
+            folder, f"the {what} of this build", "choose a build folder you can write to"
+        )
 
 
 def _validate(app: Sphinx, config: Config) -> None:
@@ -84,7 +86,9 @@ def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> N
             os.unlink(probe)
     except OSError as error:
         reason = error.strerror or str(error)
-        stop(f"configuration error: cannot write to {os.fspath(folder)}, {what} ({reason}): {remedy}")
+        stop(
+            f"configuration error: cannot write to {os.fspath(folder)}, {what} ({reason}): {remedy}"
+        )
 
 
 # Where a config keeps its cleaned settings; Sphinx leaves ``_`` names out of the pickled environment.

@@ -30,7 +30,11 @@ def decoding_problem(data: bytes, encoding: str) -> tuple[int, str] | None:
         line = data.count(b"\n", 0, error.start) + 1
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         shown = data[error.start : error.end].hex(" ")
-        name = "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig") else encoding
+        name = (
+            "UTF-8"
+            if encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig")
+            else encoding
+        )
         return line, (
             f"cannot read this file as {name}: found byte(s) {shown} at line {line}, column "
             f"{column}, which are not {name}; the document was left out of the build. "

@@ -29,11 +29,16 @@ class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
 
 def setup_status_page(app: Sphinx) -> None:
     """Register the directive, its placeholder node and the rewrite-every-build rule."""
-    setup_project_table(app, "jaxcheck-status", StatusDirective, jaxcheck_status_table, FillStatusTable)
+    setup_project_table(
+        app, "jaxcheck-status", StatusDirective, jaxcheck_status_table, FillStatusTable
+    )
 
 
 def setup_project_table(
-    app: Sphinx, name: str, directive: type[SphinxDirective], placeholder: type[nodes.Element],
+    app: Sphinx,
+    name: str,
+    directive: type[SphinxDirective],
+    placeholder: type[nodes.Element],
     fill: type[SphinxPostTransform],
 ) -> None:
     """A directive whose table depends on every document: a placeholder filled at
@@ -90,18 +95,33 @@ class FillStatusTable(SphinxPostTransform):
         for block, verdict in checked:
             if block.options.name:
                 target = addnodes.pending_xref(
-                    "", refdomain="std", reftype="ref", reftarget=block.options.name.lower(),
-                    refexplicit=True, refwarn=False, refdoc=here,
+                    "",
+                    refdomain="std",
+                    reftype="ref",
+                    reftarget=block.options.name.lower(),
+                    refexplicit=True,
+                    refwarn=False,
+                    refdoc=here,
                 )
             else:
                 target = addnodes.pending_xref(
-                    "", refdomain="std", reftype="doc", reftarget="/" + block.docname,
-                    refexplicit=True, refwarn=False, refdoc=here,
+                    "",
+                    refdomain="std",
+                    reftype="doc",
+                    reftarget="/" + block.docname,
+                    refexplicit=True,
+                    refwarn=False,
+                    refdoc=here,
                 )
             target += nodes.literal(text=block.label)
             page = addnodes.pending_xref(
-                "", refdomain="std", reftype="doc", reftarget="/" + block.docname,
-                refexplicit=False, refwarn=False, refdoc=here,
+                "",
+                refdomain="std",
+                reftype="doc",
+                reftarget="/" + block.docname,
+                refexplicit=False,
+                refwarn=False,
+                refdoc=here,
             )
             page += nodes.inline(text=block.docname)
             label = MARKS.get(verdict.status, "") + verdict.status.value

@@ -18,12 +18,18 @@ from collections.abc import Iterable
 def installed_folders() -> tuple[str, ...]:
     """Folders of the standard library and of installed distributions, each ending in a separator."""
     paths = sysconfig.get_paths()
-    folders = {paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths}
+    folders = {
+        paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths
+    }
     folders.update(getattr(site, "getsitepackages", list)())
     if site.ENABLE_USER_SITE and isinstance(site.USER_SITE, str):
         folders.add(site.USER_SITE)
     # Debian's dist-packages and any other folder of installed packages on the path.
-    folders.update(p for p in sys.path if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages"))
+    folders.update(
+        p
+        for p in sys.path
+        if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")
+    )
     return tuple(os.path.join(os.path.realpath(folder), "") for folder in folders if folder)
 
 

@@ -47,12 +47,36 @@ class JaxUnavailable(WorkerStartError):
 # credentials, CI settings) stays out of reach of blocks, and so out of outputs,
 # reports and the cache.
 INHERITED = (
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TZ", "TMPDIR", "TEMP", "TMP",
-    "LANG", "LANGUAGE", "LC_*",
-    "PYTHONPATH", "PYTHONHASHSEED", "PYTHONWARNINGS", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV", "CONDA_PREFIX",
-    "JAX_*", "XLA_*", "TF_CPP_*", "LD_LIBRARY_PATH",
-    "CUDA_*", "NVIDIA_*", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "TPU_*",
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "PYTHONDONTWRITEBYTECODE",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "JAX_*",
+    "XLA_*",
+    "TF_CPP_*",
+    "LD_LIBRARY_PATH",
+    "CUDA_*",
+    "NVIDIA_*",
+    "ROCR_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "TPU_*",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
 )
 
 
@@ -64,8 +88,6 @@ def inherited(environ: Mapping[str, str], extra: Sequence[str] = ()) -> dict[str
         for name, value in environ.items()
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
     }
-
-
 
 
 @dataclass(frozen=True)
@@ -104,7 +126,9 @@ class WorkerSettings:
             env.pop("JAXCHECK_MEMORY_LIMIT", None)
         # The zygote must import this very package, wherever it was imported
         # from, whether or not PYTHONPATH is passed on.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_folder(self.python), env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [package_folder(self.python), env.get("PYTHONPATH")])
+        )
         return env
 
     def outcome_env(self) -> dict[str, str]:
@@ -311,11 +335,21 @@ class ZygoteClient:
             elif event.get("event") == "end":
                 running.discard(sid)
                 if finished:
-                    finished(ids[sid], _complete(outcomes[sid], len(sessions[ids[sid]])), tuple(sorted(imported[sid])))
+                    finished(
+                        ids[sid],
+                        _complete(outcomes[sid], len(sessions[ids[sid]])),
+                        tuple(sorted(imported[sid])),
+                    )
         self.idle = True
         return {ids[sid]: _complete(outcomes[sid], len(sessions[ids[sid]])) for sid in ids}
 
-    def _lose(self, running: set[str], outcomes: dict[str, dict[int, Outcome]], sessions: Mapping[Key, Sequence[Program]], ids: dict[str, Key]) -> None:
+    def _lose(
+        self,
+        running: set[str],
+        outcomes: dict[str, dict[int, Outcome]],
+        sessions: Mapping[Key, Sequence[Program]],
+        ids: dict[str, Key],
+    ) -> None:
         message = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
         for sid in running:
             for index in range(len(sessions[ids[sid]])):

@@ -63,7 +63,12 @@ def probe(python: str, env: Mapping[str, str]) -> PackageSet:
     """
     try:
         done = subprocess.run(
-            [python, "-c", QUESTION], env=dict(env), capture_output=True, text=True, timeout=120, check=False
+            [python, "-c", QUESTION],
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         answer = json.loads(done.stdout)
         distributions = tuple((str(n), str(v)) for n, v in answer["distributions"])

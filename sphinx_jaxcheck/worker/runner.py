@@ -159,7 +159,9 @@ class SessionRunner:
         if owner is None:
             return False
         kept = self.late.setdefault(owner, [])
-        if sum(map(_len, kept)) < LATE_KEPT:  # a report quotes the start; a flood must not fill memory
+        if (
+            sum(map(_len, kept)) < LATE_KEPT
+        ):  # a report quotes the start; a flood must not fill memory
             kept.append(text)
         return True
 
@@ -174,7 +176,9 @@ class SessionRunner:
         threads were given (the limit, not the measured wait, which a loaded
         machine stretches).
         """
-        for hook in reversed(getattr(threading, "_threading_atexits", [])):  # private; absent: no executors to end
+        for hook in reversed(
+            getattr(threading, "_threading_atexits", [])
+        ):  # private; absent: no executors to end
             with contextlib.suppress(Exception):
                 hook()
         saved = sys.stdout
@@ -422,7 +426,9 @@ def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseEx
             rest = rest[cut:]
             break
         if found is None:
-            raise LookupError(f":raises: names {name!r}, which is not a builtin, a name of the session or an importable class")
+            raise LookupError(
+                f":raises: names {name!r}, which is not a builtin, a name of the session or an importable class"
+            )
     for part in rest:
         found = getattr(found, part, None)
     if not (isinstance(found, type) and issubclass(found, BaseException)):
@@ -482,15 +488,26 @@ def run_session(
     stuck = runner.wait_for_threads(lambda index: programs[index].timeout)
     _report_late_output(runner, outcomes, None, quiet_before, emit)
     for index, seconds in sorted(stuck.items()):
-        _report_thread_problem(outcomes, index, quiet_before, emit, (
-            f"a thread this block started was still running {seconds:g} s after the last block of its "
-            "session ended (its timeout), so it was stopped and anything it printed later is lost; a script "
-            "would wait for it: join the thread (thread.join()) before the block ends, or start it with "
-            "daemon=True if it may be cut off"
-        ))
+        _report_thread_problem(
+            outcomes,
+            index,
+            quiet_before,
+            emit,
+            (
+                f"a thread this block started was still running {seconds:g} s after the last block of its "
+                "session ended (its timeout), so it was stopped and anything it printed later is lost; a script "
+                "would wait for it: join the thread (thread.join()) before the block ends, or start it with "
+                "daemon=True if it may be cut off"
+            ),
+        )
     # The project's own modules the session imported: their content decides outcomes as much as the code.
     imported = sys.modules.copy()
-    emit({"event": "imports", "files": own_files(m for name, m in imported.items() if name not in preloaded)})
+    emit(
+        {
+            "event": "imports",
+            "files": own_files(m for name, m in imported.items() if name not in preloaded),
+        }
+    )
 
 
 def _report_late_output(
@@ -510,10 +527,16 @@ def _report_late_output(
         else:
             when = f"while block {running + 1} ran" if running != index else "after it ended"
         shown = repr(text) if _len(text) <= 200 else repr(text[:200]) + " ..."
-        _report_thread_problem(outcomes, index, quiet_before, emit, (
-            f"a thread this block started printed {shown} {when}; that output belongs to no "
-            "expectation: join the thread (thread.join()) before the block ends"
-        ))
+        _report_thread_problem(
+            outcomes,
+            index,
+            quiet_before,
+            emit,
+            (
+                f"a thread this block started printed {shown} {when}; that output belongs to no "
+                "expectation: join the thread (thread.join()) before the block ends"
+            ),
+        )
 
 
 def _report_thread_problem(

@@ -138,7 +138,9 @@ class ZygoteServer:
 
     # -- children ---------------------------------------------------------------
 
-    def _fork(self, request: str, programs: list[Program], quiet_before: int, skip: frozenset[int]) -> None:
+    def _fork(
+        self, request: str, programs: list[Program], quiet_before: int, skip: frozenset[int]
+    ) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
@@ -149,7 +151,9 @@ class ZygoteServer:
         self.children[read_fd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, None)
 
-    def _become_child(self, fd: int, programs: list[Program], quiet_before: int, skip: frozenset[int]) -> None:
+    def _become_child(
+        self, fd: int, programs: list[Program], quiet_before: int, skip: frozenset[int]
+    ) -> None:
         status = 0
         try:
             os.setpgid(0, 0)
@@ -175,7 +179,9 @@ class ZygoteServer:
                 while data:
                     data = data[os.write(fd, data) :]
 
-            run_session(programs, emit, quiet_before=quiet_before, skip=skip, output_limit=self.output_limit)
+            run_session(
+                programs, emit, quiet_before=quiet_before, skip=skip, output_limit=self.output_limit
+            )
         except BaseException:  # the zygote reports the silent death of the child
             status = EXIT_LOST
         finally:
@@ -218,14 +224,24 @@ class ZygoteServer:
                 if index == child.current:
                     child.current, child.deadline = None, float("inf")
                 child.reported.add(index)
-                self.send({"id": child.request, "event": "block", "index": index, "outcome": event["outcome"]})
+                self.send(
+                    {
+                        "id": child.request,
+                        "event": "block",
+                        "index": index,
+                        "outcome": event["outcome"],
+                    }
+                )
 
     def _garble(self, child: Child, data: bytes) -> None:
         """Something not ours on the result channel: stop the child, blame the block it ran."""
         child.garbled = data[:120].decode("utf-8", "replace") or "(an incomplete line)"
         if child.current is None:
-            waiting = [i for i in range(child.quiet_before, len(child.programs))
-                       if i not in child.reported and i not in child.skip]
+            waiting = [
+                i
+                for i in range(child.quiet_before, len(child.programs))
+                if i not in child.reported and i not in child.skip
+            ]
             if not waiting:
                 return
             child.current, child.started = waiting[0], time.monotonic()
@@ -261,15 +277,31 @@ class ZygoteServer:
                 # Re-running the earlier blocks failed: the rest cannot run.
                 for index in range(child.quiet_before, len(child.programs)):
                     if index not in child.skip:
-                        lost = Outcome(failure=FailureKind.NOT_RUN, message=(
-                            "not run: re-running the earlier blocks of its session "
-                            f"failed at block {failed + 1}"))
-                        self.send({"id": child.request, "event": "block", "index": index,
-                                   "outcome": outcome_to_wire(lost)})
+                        lost = Outcome(
+                            failure=FailureKind.NOT_RUN,
+                            message=(
+                                "not run: re-running the earlier blocks of its session "
+                                f"failed at block {failed + 1}"
+                            ),
+                        )
+                        self.send(
+                            {
+                                "id": child.request,
+                                "event": "block",
+                                "index": index,
+                                "outcome": outcome_to_wire(lost),
+                            }
+                        )
             else:
                 outcome = self._death(child, status, child.programs[failed])
-                self.send({"id": child.request, "event": "block", "index": failed,
-                           "outcome": outcome_to_wire(outcome)})
+                self.send(
+                    {
+                        "id": child.request,
+                        "event": "block",
+                        "index": failed,
+                        "outcome": outcome_to_wire(outcome),
+                    }
+                )
                 if any(i not in child.skip for i in range(failed + 1, len(child.programs))):
                     self._fork(child.request, child.programs, failed + 1, child.skip | {failed})
                     return
@@ -296,9 +328,18 @@ class ZygoteServer:
             )
         if os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
-            name = signal.Signals(number).name if number in signal.Signals.__members__.values() else str(number)
+            name = (
+                signal.Signals(number).name
+                if number in signal.Signals.__members__.values()
+                else str(number)
+            )
             hint = " (out of memory?)" if number == signal.SIGKILL else ""
-            if self.memory_limit and number in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
+            if self.memory_limit and number in (
+                signal.SIGKILL,
+                signal.SIGSEGV,
+                signal.SIGABRT,
+                signal.SIGBUS,
+            ):
                 hint = (
                     f" (out of memory? each worker may use at most {self.memory_limit // (1024 * 1024)} MB, "
                     "jaxcheck_memory_limit_mb, and XLA may crash rather than raise when it is too small)"
@@ -313,7 +354,9 @@ class ZygoteServer:
             return Outcome(failure=FailureKind.CRASH, message=message, seconds=seconds)
         else:
             what = f"the worker process exited with status {os.WEXITSTATUS(status)} (os._exit?)"
-        return Outcome(failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds)
+        return Outcome(
+            failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds
+        )
 
 
 def _checked_event(line: bytes, count: int) -> dict[str, Any]:
