@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TextIO
 # Only what parsing the command line needs: the rest is imported where it is
 # used, so that a check that is replayed (see ``last_check``) starts fast.
 from .cache_command import add_cache_parser, run_cache_command
-from .formats import MATRIX_FORMATS, REPORT_FORMATS
+from .formats import MATRIX_FORMATS, add_report_options
 from .interrupt import Interrupted, interruptible, message
 from .merging import merge_parser, run_merge
 from .version import __version__
@@ -110,13 +110,7 @@ def parser() -> argparse.ArgumentParser:
             "--no-cache", action="store_true", help="run every session, ignoring cached results"
         )
         add_build_options(command)
-    check.add_argument(
-        "--format",
-        choices=REPORT_FORMATS,
-        default="text",
-        help="how to print problems (default: text)",
-    )
-    check.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    add_report_options(check)
     check.add_argument(
         "--shard",
         metavar="K/N",

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .formats import REPORT_FORMATS
+from .formats import add_report_options
 
 if TYPE_CHECKING:
     from .reports import Report
@@ -24,13 +24,7 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
     command.add_argument(
         "reports", nargs="+", metavar="REPORT.json", help="one JSON report per shard"
     )
-    command.add_argument(
-        "--format",
-        choices=REPORT_FORMATS,
-        default="text",
-        help="how to print problems (default: text)",
-    )
-    command.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    add_report_options(command)
     command.add_argument(
         "--durations",
         metavar="CACHEDIR",
