@@ -193,7 +193,7 @@ class Witness:
         _ACTIVE = self
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         global _ACTIVE
         _ACTIVE = None
 
