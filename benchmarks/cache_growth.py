@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # this checkout's package
 
-from sphinx_jaxcheck.cache_limits import human_size, usage
+from sphinx_jaxcheck.cache.size import human_size, usage
 
 REPO = Path(__file__).parent.parent  # ... also in the builds
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
+from .cite.pin import DEFAULT_REPO
 from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
-from .pin import DEFAULT_REPO
 
 PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
@@ -160,7 +160,7 @@ def _names(name: str, value: Any) -> tuple[str, ...]:
 
 
 def _doctest_flags(name: str, value: Any) -> tuple[str, ...]:
-    from .doctest_flags import flags_from_names
+    from .expect.doctest_flags import flags_from_names
 
     names = value.replace(",", " ").split() if isinstance(value, str) else value
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
@@ -192,7 +192,7 @@ def _setup_code(name: str, value: Any) -> str:
 def _shard(name: str, value: Any) -> str | None:
     if value in (None, ""):
         return None
-    from .sharding import Shard, ShardProblem
+    from .run.shards import Shard, ShardProblem
 
     try:
         return str(Shard.parse(value))
@@ -302,7 +302,7 @@ class Settings:
     @property
     def doctest_optionflags(self) -> int:
         """The bits of ``doctest_flags``."""
-        from .doctest_flags import flags_from_names
+        from .expect.doctest_flags import flags_from_names
 
         return flags_from_names(self.doctest_flags)
 

@@ -217,7 +217,7 @@ class Witness:
             if not args[0]:
                 self.unprovable.append("the workers' interpreter did not answer")
             self.answered.update(args[0])
-        elif event == "sphinx_jaxcheck.cache":
+        elif event == "sphinx_jaxcheck.cache.outcomes":
             what, key, path, digest = args
             if what == "miss":
                 self.missed.add(key)

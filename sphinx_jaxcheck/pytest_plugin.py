@@ -22,11 +22,11 @@ import pytest
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
-    from .findings import Finding
     from .model import Block, Verdict
+    from .report.findings import Finding
+    from .run.pool import Workers
     from .sphinx.citations import CitedAt
     from .sphinx.domain import JaxcheckDomain
-    from .worker.pool import Workers
 
 PLUGIN_NAME = "jaxcheck-docs"
 
@@ -239,7 +239,7 @@ class DocsItem(pytest.Item):
 
     def fail_with(self, findings: Sequence[Finding], notes: Sequence[str] = ()) -> None:
         """Fail with these findings, as ``jaxcheck check`` prints them (and notes after them)."""
-        from .reports import finding_record, format_finding
+        from .report.formats import finding_record, format_finding
 
         if findings:
             text = "\n".join(format_finding(finding_record(f), False) for f in findings)
@@ -259,9 +259,9 @@ class BlockItem(DocsItem):
         self.block = block
 
     def runtest(self) -> None:
-        from .findings import findings_of
         from .model import Status
-        from .reports import relative
+        from .report.findings import findings_of
+        from .report.formats import relative
 
         verdict = self.run.verdict(self.block)
         if verdict.status is Status.SKIPPED:
@@ -388,10 +388,10 @@ class DocsRun:
             self._rewrite(documents, found)
 
     def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
-        from .reports import relative
+        from .report.formats import relative
+        from .rewrite.update import describe, update_sources
         from .sphinx.checking import second_run
         from .sphinx.settings import settings_of
-        from .update import describe, update_sources
 
         checked = [
             pair

@@ -34,15 +34,15 @@ EQUIVALENT = ROOT / "tests" / "mutation" / "equivalent.txt"
 THRESHOLD = 90.0
 # mutmut names a mutant <module>.x_<function>__mutmut_<n> (methods: x<Class>ǁ<method>).
 TARGETS = (
-    "sphinx_jaxcheck.matching.*",
-    "sphinx_jaxcheck.verdict.*",
-    "sphinx_jaxcheck.rewrite.*",
-    "sphinx_jaxcheck.update.*",
-    "sphinx_jaxcheck.grammar.*",
-    "sphinx_jaxcheck.quotes.*",
+    "sphinx_jaxcheck.judge.matching.*",
+    "sphinx_jaxcheck.judge.verdict.*",
+    "sphinx_jaxcheck.rewrite.edits.*",
+    "sphinx_jaxcheck.rewrite.update.*",
+    "sphinx_jaxcheck.expect.grammar.*",
+    "sphinx_jaxcheck.cite.quotes.*",
     # The cache key: the only part of cache.py that decides what a cached run is.
-    "sphinx_jaxcheck.cache.x_session_key__mutmut_*",
-    "sphinx_jaxcheck.cache.x_code_without_expectations__mutmut_*",
+    "sphinx_jaxcheck.cache.outcomes.x_session_key__mutmut_*",
+    "sphinx_jaxcheck.cache.outcomes.x_code_without_expectations__mutmut_*",
 )
 DETECTED = {"killed", "timeout", "segfault", "caught by type check"}
 

@@ -15,7 +15,7 @@ import tempfile
 import time
 
 from sphinx_jaxcheck.model import Program
-from sphinx_jaxcheck.worker.pool import WorkerSettings, ZygoteClient
+from sphinx_jaxcheck.run.pool import WorkerSettings, ZygoteClient
 
 JAX_CODE = "import jax.numpy as jnp\nprint(jnp.ones(2).sum())"
 

@@ -16,10 +16,10 @@ from sphinx.application import Sphinx
 from sphinx.directives.code import container_wrapper
 from sphinx.util.docutils import SphinxDirective
 
-from ..findings import Finding
-from ..grammar import parse_body
+from ..expect.grammar import parse_body
+from ..expect.options import block_option_spec, block_options, problems_in
 from ..model import Block, BlockOptions, Subtype
-from ..options import block_option_spec, block_options, problems_in
+from ..report.findings import Finding
 from .domain import domain_of
 from .lines import file_lines
 from .nodes import jaxcheck_block

@@ -27,18 +27,18 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
-from .. import interrupt
-from ..cache import OutcomeCache, file_digests, fingerprint_of
-from ..cache_limits import human_size, prune
+from ..cache.outcomes import OutcomeCache, file_digests, fingerprint_of
+from ..cache.size import human_size, prune
 from ..config import Settings
-from ..examples import all_examples
+from ..judge.example_verdicts import all_examples
 from ..model import Block, Problem, SessionKey, Status, Subtype, Verdict
-from ..printable import printable
-from ..reports import summary_line
-from ..sessions import CheckPlan, check_documents
-from ..sharding import Shard, load_durations, save_durations, session_name, split, split_digest
-from ..update import Rerun, describe, update_sources
-from ..worker.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
+from ..report.formats import summary_line
+from ..report.printable import printable
+from ..rewrite.update import Rerun, describe, update_sources
+from ..run import interrupt
+from ..run.pool import JaxUnavailable, Workers, WorkerSettings, WorkerStartError
+from ..run.sessions import CheckPlan, check_documents
+from ..run.shards import Shard, load_durations, save_durations, session_name, split, split_digest
 from .domain import JaxcheckDomain, domain_of
 from .interpreter import interpreter_of, runtime_of
 from .native_examples import unchecked_examples

@@ -1,6 +1,6 @@
 """The ``jaxsrc`` and ``jaxquote`` roles and the ``jaxcheck-quote`` directive.
 
-Each checks its citation with :func:`sphinx_jaxcheck.citation.check_citation`,
+Each checks its citation with :func:`sphinx_jaxcheck.cite.citation.check_citation`,
 keeps it in the environment (so incremental and ``-j`` builds still know it),
 records a finding when it does not hold, and renders a link to the pinned lines.
 """
@@ -18,9 +18,9 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ..citation import Citation, check_citation, source_lines, split_title
-from ..findings import Finding
+from ..cite.citation import Citation, check_citation, source_lines, split_title
 from ..model import Subtype
+from ..report.findings import Finding
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
-from ..findings import Finding, findings_of
 from ..model import Block, Verdict
+from ..report.findings import Finding, findings_of
 
 # Keys of per-document dictionaries; other features add their own here.
 PER_DOCUMENT = (

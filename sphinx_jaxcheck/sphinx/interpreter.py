@@ -8,7 +8,9 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..interpreter import (
+from ..expect.conditions import Runtime
+from ..model import Block
+from ..run.interpreter import (
     Interpreter,
     InterpreterProblem,
     default_platform,
@@ -16,9 +18,7 @@ from ..interpreter import (
     locate,
     running_platform,
 )
-from ..limits import Runtime
-from ..model import Block
-from ..worker.pool import WorkerSettings
+from ..run.pool import WorkerSettings
 from .settings import remember_settings, settings_of, stop
 
 

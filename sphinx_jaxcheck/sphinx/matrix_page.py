@@ -20,8 +20,8 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ..matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
 from ..model import Status, Subtype
+from ..report.matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
 from .domain import domain_of
 from .status_page import note_table_page, setup_project_table
 

@@ -19,13 +19,13 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..config import Settings
-from ..docstrings import Docstring, docstring_location, is_own
-from ..doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
-from ..findings import Finding
-from ..grammar import parse_body
-from ..limits import limits_from_comments
+from ..expect.conditions import limits_from_comments
+from ..expect.docstrings import Docstring, docstring_location, is_own
+from ..expect.doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
+from ..expect.grammar import parse_body
+from ..expect.page_examples import Region, count_examples, find_regions
 from ..model import Block, BlockOptions, Subtype
-from ..native import Region, count_examples, find_regions
+from ..report.findings import Finding
 from .block_directive import file_digest
 from .domain import JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block

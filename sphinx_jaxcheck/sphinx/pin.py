@@ -8,8 +8,8 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..jax_source import SourceIndex, index_for
-from ..pin import Installed, Pin, PinMismatch, resolve_pin
+from ..cite.jax_source import SourceIndex, index_for
+from ..cite.pin import Installed, Pin, PinMismatch, resolve_pin
 from .interpreter import interpreter_of
 from .settings import settings_of, stop
 

@@ -19,10 +19,10 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxRole
 
-from ..findings import Finding
-from ..jax_source import SourceIndex
+from ..cite.jax_source import SourceIndex
+from ..cite.names import check_name, dotted_name
 from ..model import Subtype
-from ..names import check_name, dotted_name
+from ..report.findings import Finding
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of

@@ -23,7 +23,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import SEP
 
-from ..citation import split_title
+from ..cite.citation import split_title
 from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .domain import domain_of

@@ -12,8 +12,8 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ..findings import Finding
 from ..model import Subtype
+from ..report.findings import Finding
 from .domain import domain_of
 
 

@@ -15,8 +15,8 @@ from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from ..findings import tally
 from ..model import Status
+from ..report.findings import tally
 from .domain import domain_of
 
 # The status words themselves, with the marks the rendered blocks show.

@@ -1,6 +1,8 @@
-"""Running blocks in worker processes: the only part of the package that runs user code.
+"""The worker processes: the only part of the package that runs user code.
 
-``pool`` (Sphinx side) starts one ``zygote`` process that imports jax once and
-forks a fresh child per session; the child runs ``runner``. They speak the
-JSON-lines protocol of ``protocol``. The Sphinx process never imports jax.
+One ``zygote`` process imports jax once and forks a fresh child per session;
+the child runs ``runner``. The Sphinx side (:mod:`sphinx_jaxcheck.run.pool`)
+speaks to them in the JSON-lines protocol of ``protocol``. Nothing here imports
+more of the package than :mod:`sphinx_jaxcheck.model`, and the Sphinx process
+never imports jax.
 """

@@ -1,0 +1,337 @@
+"""A persistent cache of session outcomes, keyed by everything that can change them.
+
+The key covers the programs a session runs (code, options that reach the
+worker, pseudo file names, the folder they run in), the workers' Python and
+every distribution installed where they import from, the environment the
+workers really get, and this package's version and worker code. Expected outputs are not part
+of it (those comments are blanked out of the code before hashing): verdicts are
+always recomputed from the current comments, so a cached outcome can never hide
+a drift. Sessions with any failure are not stored.
+
+A session may also import the project's own modules (a ``helper.py`` beside
+its page, a package installed in editable mode): the worker names those files,
+each entry keeps their content digests, and an entry whose files changed since
+is a miss. The key cannot hold them: which files a session imports is known
+only once it ran.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import io
+import json
+import os
+import sys
+import tokenize
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..atomic import replace_file
+from ..model import Outcome, Program
+from ..run.pool import WorkerSettings
+from ..stamps import first_changed
+from ..version import __version__
+from ..worker.probe import PackageSet, probe
+from ..worker.protocol import outcome_from_wire, outcome_to_wire, program_to_wire
+from .size import mark_used
+
+
+def _worker_source_digest() -> str:
+    """A digest of the code that runs blocks, so a changed worker invalidates the cache."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).parent.parent / "worker").glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> str:
+    """What, besides the code and its folder, decides a session's outcome.
+
+    ``env`` is the environment the workers really get, ``interpreter`` their
+    Python and every distribution installed where they look for imports.
+    """
+    parts = {
+        "python": interpreter.python,
+        "distributions": [list(d) for d in interpreter.distributions],
+        "jaxcheck": __version__,
+        "worker": _worker_source_digest(),
+        "env": dict(sorted(env.items())),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def fingerprint_of(settings: WorkerSettings, remember: str | os.PathLike[str] | None = None) -> str:
+    """The fingerprint of the workers these settings start.
+
+    Asks their interpreter (about 0.2 s), or, with ``remember`` (a file), takes
+    the answer kept there while every stamp of what it was read from holds.
+    Raises the audit event ``sphinx_jaxcheck.stamps`` with those stamps, for
+    whoever records what a build depended on (see ``last_check``).
+    """
+    env = settings.outcome_env()
+    interpreter = _remembered(remember, settings.python, env) if remember else None
+    if interpreter is None:
+        interpreter = probe(settings.python, env)
+        if remember and interpreter.stamps:
+            _remember(remember, settings.python, env, interpreter)
+    sys.audit("sphinx_jaxcheck.stamps", dict(interpreter.stamps))
+    return environment_fingerprint(env, interpreter)
+
+
+def _question_key(python: str, env: Mapping[str, str]) -> str:
+    return hashlib.sha256(json.dumps([python, sorted(env.items())]).encode()).hexdigest()
+
+
+def _remembered(
+    file: str | os.PathLike[str], python: str, env: Mapping[str, str]
+) -> PackageSet | None:
+    try:
+        kept = json.loads(Path(file).read_text("utf-8"))[_question_key(python, env)]
+        answer = PackageSet(
+            kept["python"],
+            tuple((str(n), str(v)) for n, v in kept["distributions"]),
+            kept["stamps"],
+        )
+        holds = bool(answer.stamps) and first_changed(answer.stamps) is None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return answer if holds else None
+
+
+def _remember(
+    file: str | os.PathLike[str], python: str, env: Mapping[str, str], answer: PackageSet
+) -> None:
+    """Keep the answer for this interpreter and environment (atomically; the last few only)."""
+    try:
+        kept = json.loads(Path(file).read_text("utf-8"))
+        assert isinstance(kept, dict)
+    except (OSError, ValueError, AssertionError):
+        kept = {}
+    kept.pop(_question_key(python, env), None)
+    kept[_question_key(python, env)] = {
+        "python": answer.python,
+        "distributions": answer.distributions,
+        "stamps": dict(answer.stamps),
+    }
+    with contextlib.suppress(OSError):
+        replace_file(
+            file, json.dumps(dict(list(kept.items())[-_REMEMBERED_ANSWERS:])).encode("utf-8")
+        )
+
+
+# Interpreters (with their environments) whose answers one file keeps.
+_REMEMBERED_ANSWERS = 4
+
+
+def session_key(programs: Sequence[Program], fingerprint: str) -> str:
+    """The cache key of one session."""
+    wire = [{**program_to_wire(p), "code": code_without_expectations(p)} for p in programs]
+    payload = json.dumps([fingerprint, wire], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def code_without_expectations(program: Program) -> str:
+    """The code with the comments that only hold expected output blanked out.
+
+    Those are the comment lines after the last line of code (the trailing block;
+    commented-REPL statements travel separately as examples) and the comments
+    on annotated print lines. Blanking keeps every line number, so editing an
+    expectation (or ``jaxcheck update`` rewriting it) reuses the cached run.
+    """
+    lines = program.code.split("\n")
+    # Backwards over comment lines only: an unterminated string cannot end valid code.
+    row = len(lines)
+    while row and (not lines[row - 1].strip() or lines[row - 1].lstrip().startswith("#")):
+        lines[row - 1] = ""
+        row -= 1
+    if program.inline_prints:
+        inline = {last for _, last in program.inline_prints}
+        try:
+            tokens = tokenize.generate_tokens(io.StringIO(program.code).readline)
+            for token in tokens:
+                if token.type == tokenize.COMMENT and token.start[0] in inline:
+                    lines[token.start[0] - 1] = lines[token.start[0] - 1][: token.start[1]]
+        except (tokenize.TokenError, SyntaxError):
+            return program.code
+    return "\n".join(lines)
+
+
+MISSING = "missing"  # the digest of a file that cannot be read
+
+
+def file_digests(paths: Iterable[str]) -> dict[str, str]:
+    """The sha256 of each file's content (:data:`MISSING` when it cannot be read)."""
+    return {path: _file_digest(path) for path in paths}
+
+
+def _file_digest(path: str) -> str:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return MISSING
+    return _content_digest(path, (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_digest(path: str, version: tuple[int, ...]) -> str:
+    """Read once per version of a file in a process: many sessions import the same helpers."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return MISSING
+
+
+@dataclass(frozen=True)
+class CachedSession:
+    """A stored session: its outcomes, and the digests of the project's files it imported."""
+
+    outcomes: list[Outcome]
+    files: dict[str, str]
+
+
+class BadEntry(ValueError):
+    """A stored entry that is not what :meth:`OutcomeCache.put` writes."""
+
+
+def _entry_digest(key: str, outcomes: object, files: object) -> str:
+    return hashlib.sha256(json.dumps([key, outcomes, files], sort_keys=True).encode()).hexdigest()
+
+
+def _read_entry(key: str, text: str) -> CachedSession:
+    """An entry, checked: its digest, its shape, the type of every text."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise BadEntry("not JSON") from None
+    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "files"}:
+        raise BadEntry("not an entry of this cache")
+    stored, files = data["outcomes"], data["files"]
+    if data["key"] != key or data["digest"] != _entry_digest(key, stored, files):
+        raise BadEntry(
+            "its content does not match its checksum (edited, or written by something else)"
+        )
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise BadEntry("its imported files are not a mapping of names to digests")
+    if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
+        raise BadEntry("its outcomes are not a list of objects")
+    try:
+        outcomes = [outcome_from_wire(item) for item in stored]
+    except (KeyError, TypeError, ValueError) as error:
+        raise BadEntry(f"an outcome does not parse ({type(error).__name__}: {error})") from None
+    for item, outcome in zip(stored, outcomes, strict=True):
+        texts = [
+            outcome.stdout,
+            outcome.message,
+            *outcome.examples,
+            *(text for _, text in outcome.inline),
+        ]
+        if json.loads(json.dumps(outcome_to_wire(outcome))) != item or not all(
+            isinstance(t, str) for t in texts
+        ):
+            raise BadEntry("an outcome has fields of the wrong shape")
+        if outcome.failure is not None:
+            raise BadEntry("it holds a failure, which is never stored")
+    return CachedSession(outcomes, files)
+
+
+class OutcomeCache:
+    """Outcomes of whole sessions, one JSON file each, under ``directory``.
+
+    Entries are checked on every read; one that fails the check is deleted and
+    listed in :attr:`discarded` (path, reason), and its session runs again.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.discarded: list[tuple[str, str]] = []
+
+    def has_entries(self) -> bool:
+        """Whether any outcome is stored (the folder itself may exist empty)."""
+        try:
+            return any(self.directory.glob("*.json"))
+        except OSError:
+            return False
+
+    def get(self, key: str, count: int | None = None) -> CachedSession | None:
+        """The stored session (``count`` outcomes, if given), or None.
+
+        None on a miss, a discarded entry, or an entry whose imported files
+        changed since (the session must run again; its new result replaces it).
+        """
+        path = self.directory / f"{key}.json"
+        text = self._read(path)
+        entry = None if text is None else self._check(path, key, text, count)
+        if text is None or entry is None:
+            _used("miss", key, path, "")
+            return None
+        _used("hit", key, path, text)
+        mark_used(path)  # pruning removes the least recently used entries first
+        return entry
+
+    def _read(self, path: Path) -> str | None:
+        try:
+            return path.read_text("utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as error:
+            self._discard(path, f"unreadable: {error}")
+            return None
+
+    def _check(self, path: Path, key: str, text: str, count: int | None) -> CachedSession | None:
+        try:
+            entry = _read_entry(key, text)
+        except BadEntry as bad:
+            self._discard(path, str(bad))
+            return None
+        if count is not None and len(entry.outcomes) != count:
+            self._discard(
+                path, f"{len(entry.outcomes)} outcome(s) for a session of {count} block(s)"
+            )
+            return None
+        if file_digests(entry.files) != entry.files:
+            return None
+        return entry
+
+    def _discard(self, path: Path, why: str) -> None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        self.discarded.append((str(path), why))
+
+    def put(
+        self, key: str, outcomes: Sequence[Outcome], files: Mapping[str, str] | None = None
+    ) -> None:
+        """Store outcomes of a session that ran without failure, and the digests of the project's files it imported; atomic."""
+        if any(o.failure is not None for o in outcomes):
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        ignore = self.directory / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
+        wire = [outcome_to_wire(o) for o in outcomes]
+        digests = dict(files or {})
+        text = json.dumps(
+            {
+                "key": key,
+                "digest": _entry_digest(key, wire, digests),
+                "outcomes": wire,
+                "files": digests,
+            }
+        )
+        replace_file(self.directory / f"{key}.json", text.encode("utf-8"))
+        _used("stored", key, self.directory / f"{key}.json", text)
+
+
+def _used(what: str, key: str, path: Path, text: str) -> None:
+    """Tell whoever records what a build depended on (see ``last_check``) about an entry:
+    the audit event ``sphinx_jaxcheck.cache.outcomes`` with "hit", "miss" or "stored", the key,
+    the entry's path and a digest of its text."""
+    sys.audit(
+        "sphinx_jaxcheck.cache.outcomes",
+        what,
+        key,
+        str(path),
+        hashlib.sha256(text.encode()).hexdigest(),
+    )

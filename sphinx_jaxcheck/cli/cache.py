@@ -1,0 +1,96 @@
+"""``jaxcheck cache info|prune|clear [SOURCEDIR]``: look at the caches, bound them, empty them.
+
+Reads ``conf.py`` for ``jaxcheck_cache_dir`` and ``jaxcheck_cache_max_mb``
+without building anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..cache.size import clear, human_size, prune, usage
+from ..config import ConfigProblem, Settings, read_settings
+
+ACTIONS = ("info", "prune", "clear")
+
+
+def add_cache_parser(commands: Any) -> None:
+    """The ``cache`` subcommand of ``jaxcheck``."""
+    cache = commands.add_parser("cache", help="show, prune or clear the result and XLA caches")
+    cache.add_argument(
+        "action",
+        choices=ACTIONS,
+        help="info: sizes; prune: down to jaxcheck_cache_max_mb; clear: everything",
+    )
+    cache.add_argument(
+        "sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)"
+    )
+    cache.add_argument(
+        "-D",
+        dest="define",
+        action="append",
+        default=[],
+        metavar="name=value",
+        help="override a conf.py value, e.g. -D jaxcheck_cache_max_mb=100",
+    )
+
+
+def run_cache_command(args: argparse.Namespace) -> int:
+    """Run ``jaxcheck cache ...``; the exit status."""
+    srcdir = Path(args.sourcedir).resolve()
+    if not (srcdir / "conf.py").is_file():
+        print(
+            f"jaxcheck: {args.sourcedir}: no conf.py there; expected the Sphinx source folder "
+            "(the one holding conf.py), e.g. `jaxcheck cache info docs`",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        settings = _settings(srcdir, args.define)
+    except ConfigProblem as problem:
+        print(
+            f"jaxcheck: configuration error: {problem} (in {srcdir / 'conf.py'} or a -D option)",
+            file=sys.stderr,
+        )
+        return 2
+    directory = srcdir / (settings.cache_dir or ".jaxcheck_cache")
+    cap = int(settings.cache_max_mb * 1024 * 1024)
+    if args.action == "clear":
+        print(f"jaxcheck: cleared {directory}: {human_size(clear(directory))} freed")
+    elif args.action == "prune":
+        pruned = prune(directory, cap)
+        print(
+            f"jaxcheck: pruned {directory} to its limit of {human_size(cap)} (jaxcheck_cache_max_mb): "
+            f"{pruned.removed} item(s) removed, {human_size(pruned.freed)} freed, {human_size(pruned.left)} left"
+        )
+    else:
+        found = usage(directory)
+        oldest = min((i.used for i in found.items), default=None)
+        print(f"cache folder:      {directory}{'' if directory.is_dir() else ' (none yet)'}")
+        print(f"session outcomes:  {found.count('outcome')} ({human_size(found.size('outcome'))})")
+        print(f"compiled programs: {found.count('xla')} ({human_size(found.size('xla'))})")
+        if found.count("temporary"):
+            print(
+                f"temporary files:   {found.count('temporary')} ({human_size(found.size('temporary'))})"
+            )
+        print(
+            f"total:             {human_size(found.size())} of at most {human_size(cap)} (jaxcheck_cache_max_mb)"
+        )
+        if oldest is not None:
+            print(f"least recently used: {time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))}")
+    return 0
+
+
+def _settings(srcdir: Path, define: list[str]) -> Settings:
+    from sphinx.config import eval_config_file
+    from sphinx.util.tags import Tags
+
+    namespace = eval_config_file(srcdir / "conf.py", Tags())
+    for text in define:
+        name, _, value = text.partition("=")
+        namespace[name.strip()] = value
+    return read_settings(namespace.get)

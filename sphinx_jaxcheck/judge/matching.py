@@ -1,0 +1,191 @@
+"""Does an expected text match an actual one? (user guide: guide/matching)
+
+Both sides lose trailing whitespace per line and leading/trailing blank lines;
+``...`` matches any text (also across lines); memory addresses compare equal;
+numbers may compare with a relative tolerance; jaxprs may compare up to a
+consistent renaming of variables and whitespace. Pure string functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..expect.doctest_flags import CHECKER
+from ..model import CompareMode
+
+ELLIPSIS = "..."
+TRACEBACK_HEADER = "Traceback (most recent call last):"
+
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+# A jaxpr binder: a variable name followed by its type, e.g. ``a:f32[3]``.
+_BINDER = re.compile(r"(?<![\w.])([A-Za-z_]\w*):(?=[A-Za-z]+\d*(?:<\w+>)?\[)")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w=])")
+_PUNCT_SPACE = re.compile(r"\s*([\[\]{}(),=;])\s*")
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """How strictly to compare: the ``:compare:`` and ``:tolerance:`` options.
+
+    A page's own ``>>>`` examples compare as doctest does: ``...`` only with
+    ELLIPSIS (``ellipsis``), and memory addresses as written (``addresses`` off).
+    """
+
+    compare: CompareMode = CompareMode.TEXT
+    tolerance: float | None = None
+    ellipsis: bool = True
+    addresses: bool = True
+    optionflags: int | None = None  # doctest's checker with these flags decides instead
+
+
+def normalize(lines: Sequence[str]) -> list[str]:
+    """Drop trailing whitespace on every line and leading/trailing blank lines."""
+    stripped = [line.rstrip() for line in lines]
+    while stripped and not stripped[0]:
+        stripped.pop(0)
+    while stripped and not stripped[-1]:
+        stripped.pop()
+    return stripped
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of a text as a program printed it."""
+    return text.replace("\r\n", "\n").split("\n")
+
+
+def texts_match(expected: Sequence[str], actual: Sequence[str], rules: MatchRules) -> bool:
+    """The whole expected text matches the whole actual text."""
+    want, got = normalize(expected), normalize(actual)
+    if want and want[0] == TRACEBACK_HEADER:
+        # Like doctest: only the exception lines of a traceback are compared.
+        want, got = _exception_lines(want), _exception_lines(got)
+    return _match("\n".join(want), "\n".join(got), rules)
+
+
+def match_text(want: str, got: str, rules: MatchRules) -> bool:
+    """One expected text matches one actual text (no normalizing, no traceback rule)."""
+    return _match(want, got, rules)
+
+
+def mask_addresses(text: str) -> str:
+    """Memory addresses as ``0x?``: they compare equal whatever their digits."""
+    return _ADDRESS.sub("0x?", text)
+
+
+def _match(want: str, got: str, rules: MatchRules) -> bool:
+    if rules.addresses:
+        want, got = mask_addresses(want), mask_addresses(got)
+    if rules.compare is CompareMode.JAXPR:
+        want, got = canonical_jaxpr(want), canonical_jaxpr(got)
+    if rules.tolerance is not None:
+        # Column padding of printed arrays follows the digits; with a tolerance
+        # the digits may differ, so runs of spaces do not count either.
+        want, got = _fold_spaces(want), _fold_spaces(got)
+        got = _adopt_close_numbers(want, got, rules.tolerance)
+    if want == got:
+        return True
+    if rules.optionflags is not None:
+        return CHECKER.check_output(want + "\n", got + "\n", rules.optionflags)
+    return rules.ellipsis and ELLIPSIS in want and ellipsis_match(want, got)
+
+
+def ellipsis_match(want: str, got: str) -> bool:
+    """``...`` in ``want`` matches any text of ``got``, as doctest's ELLIPSIS."""
+    pieces = want.split(ELLIPSIS)
+    head, tail = pieces[0], pieces[-1]
+    if not got.startswith(head) or not got.endswith(tail):
+        return False
+    start, end = len(head), len(got) - len(tail)
+    if start > end:
+        return False
+    for piece in pieces[1:-1]:
+        found = got.find(piece, start, end)
+        if found < 0:
+            return False
+        start = found + len(piece)
+    return True
+
+
+def _exception_lines(lines: list[str]) -> list[str]:
+    """The ``ExcType: message`` part of a formatted traceback."""
+    return lines[traceback_head(lines) :]
+
+
+def traceback_head(lines: Sequence[str]) -> int:
+    """How many leading lines are a traceback's header and stack, which doctest ignores (0: no traceback)."""
+    if not lines or lines[0] != TRACEBACK_HEADER:
+        return 0
+    end = 1
+    while end < len(lines) and (lines[end].startswith((" ", "\t")) or lines[end] == ELLIPSIS):
+        end += 1
+    return end
+
+
+def _adopt_close_numbers(want: str, got: str, tolerance: float) -> str:
+    """Replace numbers of ``got`` by those of ``want`` where they are close enough.
+
+    Numbers are paired by position; when the counts differ nothing is adopted
+    and the texts are compared as they are.
+    """
+    wanted = _NUMBER.findall(want)
+    found = list(_NUMBER.finditer(got))
+    if len(wanted) != len(found):
+        return got
+    pieces, last = [], 0
+    for expected, match in zip(wanted, found, strict=True):
+        pieces.append(got[last : match.start()])
+        close = _close(expected, match.group(), tolerance)
+        pieces.append(expected if close else match.group())
+        last = match.end()
+    pieces.append(got[last:])
+    return "".join(pieces)
+
+
+def _fold_spaces(text: str) -> str:
+    """Runs of spaces as one, and none just inside brackets: ``[ 1.  2.5]`` -> ``[1. 2.5]``."""
+    text = re.sub(r"[ \t]+", " ", text)
+    return re.sub(r" ?([\])]) ?", lambda m: m.group(1), re.sub(r"([\[(]) ", r"\1", text))
+
+
+def _close(expected: str, actual: str, tolerance: float) -> bool:
+    # Both are _NUMBER matches: digits, so float() parses them and never gives NaN.
+    return math.isclose(float(expected), float(actual), rel_tol=tolerance)
+
+
+def canonical_jaxpr(text: str) -> str:
+    """A jaxpr with variables renamed by first appearance and whitespace folded."""
+    protected = re.sub(r"(\{\s*lambda\b[^;{}]*?);", lambda m: m.group(1) + " \x00", text)
+    folded = _PUNCT_SPACE.sub(r"\1", " ".join(protected.replace(";", " ").split()))
+    folded = folded.replace("\x00", ";")
+    names: dict[str, str] = {}
+    for binder in _BINDER.finditer(folded):
+        name = binder.group(1)
+        if name != "_" and name not in names:
+            names[name] = f"v{len(names)}"
+
+    def rename(match: re.Match[str]) -> str:
+        name = match.group()
+        if name not in names or _is_syntax(folded, match.start(), match.end(), name):
+            return name
+        return names[name]
+
+    return _NAME.sub(rename, folded)
+
+
+def _is_syntax(text: str, start: int, end: int, name: str) -> bool:
+    """Whether the name at ``text[start:end]`` is a keyword or a primitive, not a variable.
+
+    JAX names variables a, b, ..., z, ba, bb, ... so after enough equations a
+    variable is called ``in``, ``let``, ``mul`` or ``sin``; only where the name
+    stands tells them apart: a primitive follows ``=``, ``lambda`` follows
+    ``{``, ``let`` follows the ``.`` closing the binders, ``in`` precedes ``(``.
+    """
+    before = text[:start].rstrip()[-1:]
+    after = text[end:].lstrip()[:1]
+    if before == "=":
+        return True
+    return (name, before) in (("lambda", "{"), ("let", ".")) or (name == "in" and after == "(")

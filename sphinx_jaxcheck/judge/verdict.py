@@ -1,0 +1,184 @@
+"""Compare what a block really did with what its comments expect: Outcome -> Verdict.
+
+Pure: the matching rules live in ``matching``; this module decides which actual
+text each expectation is compared with, and what counts as failure.
+"""
+
+from __future__ import annotations
+
+import difflib
+import doctest
+from collections.abc import Sequence
+
+from ..expect.doctest_flags import example_passes
+from ..model import (
+    Block,
+    Drift,
+    Expectation,
+    ExpectationKind,
+    FailureKind,
+    Outcome,
+    OutputMode,
+    Problem,
+    Status,
+    Subtype,
+    Verdict,
+)
+from .matching import MatchRules, normalize, split_lines, texts_match
+
+FAILURE_SUBTYPES = {
+    FailureKind.EXCEPTION: Subtype.ERROR,
+    FailureKind.TIMEOUT: Subtype.TIMEOUT,
+    FailureKind.CRASH: Subtype.CRASH,
+    FailureKind.OUTPUT_LIMIT: Subtype.OUTPUT,
+    FailureKind.OUT_OF_MEMORY: Subtype.MEMORY,
+    FailureKind.NOT_RUN: Subtype.ERROR,
+    FailureKind.THREAD_OUTPUT: Subtype.OUTPUT,
+}
+
+
+def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
+    """A unified diff from the expected lines to the actual ones."""
+    lines = difflib.unified_diff(
+        normalize(expected), normalize(actual), "expected", "actual", lineterm=""
+    )
+    return "\n".join(lines)
+
+
+def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules:
+    """The matching rules a block's options ask for (for one expectation of it).
+
+    A page's own examples follow doctest: ``...`` is text unless ELLIPSIS is in force.
+    """
+    if block.native:
+        flags = expectation.optionflags if expectation is not None else 0
+        return MatchRules(
+            ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags
+        )
+    return MatchRules(block.options.compare, block.options.tolerance)
+
+
+def judge(block: Block, outcome: Outcome | None) -> Verdict:
+    """The verdict on one block, given what happened when it ran (None: not run)."""
+    if block.error:
+        where = block.file_line(block.error_line)
+        return Verdict(Status.ERROR, problems=(Problem(block.error_subtype, block.error, where),))
+    if block.options.output is OutputMode.SKIP or outcome is None:
+        return Verdict(Status.SKIPPED)
+    failure = _failure(block, outcome)
+    if failure:
+        return Verdict(Status.ERROR, problems=(failure,), seconds=outcome.seconds)
+    printed = bool(normalize(split_lines(outcome.stdout)))
+    if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
+        # Nothing to compare; output without any expectation is drift (see _drifts).
+        return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
+    if block.expectations and all(e.skip for e in block.expectations):
+        return Verdict(Status.SKIPPED, seconds=outcome.seconds)
+    drifts = tuple(_drifts(block, outcome))
+    status = Status.DRIFT if drifts else Status.VERIFIED
+    actual = "\n".join("\n".join(d.actual) for d in drifts)
+    return Verdict(status, drifts=drifts, actual_text=actual, seconds=outcome.seconds)
+
+
+def _failure(block: Block, outcome: Outcome) -> Problem | None:
+    line = block.file_line(1)
+    if outcome.failure is not None:
+        what = outcome.message
+        if outcome.failure is FailureKind.EXCEPTION:
+            what = f"the block raised an exception it does not expect:\n{outcome.message}"
+        return Problem(FAILURE_SUBTYPES[outcome.failure], what, line)
+    raises = block.options.raises
+    if raises is None:
+        return None
+    raised = outcome.exception
+    if raised is None:
+        return Problem(
+            Subtype.RAISES,
+            f":raises: {raises} expects an exception, but the block raised none",
+            line,
+        )
+    if raised.raises_problem:
+        return Problem(Subtype.RAISES, raised.raises_problem, line)
+    if not raised.matches_raises:
+        return Problem(
+            Subtype.RAISES,
+            f":raises: {raises} expects that exception (or a subclass), but the block "
+            f"raised {raised.type_name}:\n{raised.traceback}",
+            line,
+        )
+    return None
+
+
+def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
+    rules = rules_of(block)
+    drifts = []
+    examples = iter(outcome.examples)
+    errors = iter(outcome.example_errors)
+    has_trailing = False
+    for expectation in block.expectations:
+        if expectation.skip:
+            continue
+        if expectation.kind is ExpectationKind.TRAILING:
+            has_trailing = True
+            actual = _trailing_actual(block, outcome)
+        elif expectation.kind is ExpectationKind.INLINE:
+            actual = split_lines(outcome.inline_output(expectation.statement_line))
+        else:
+            printed, raised = next(examples, ""), next(errors, None)
+            actual = split_lines(printed)
+            if expectation.kind is ExpectationKind.DOCTEST or expectation.want:
+                if not _doctest_holds(block, expectation, printed, raised, rules):
+                    drifts.append(_drift(block, expectation, actual))
+                continue
+        if not texts_match(expectation.expected, actual, rules):
+            drifts.append(_drift(block, expectation, actual))
+    if not has_trailing and normalize(split_lines(outcome.stdout)):
+        # Output that no comment expects: strict, or drift would hide here.
+        end = len(block.body)
+        stray = Expectation(ExpectationKind.TRAILING, (), end, end, statement_line=end)
+        drift = _drift(block, stray, split_lines(outcome.stdout))
+        note = (
+            "the block printed output that no expectation covers; add a trailing block "
+            "of `# ` comments for it (jaxcheck update does not guess where it goes)"
+        )
+        drifts.append(Drift(drift.expectation, drift.actual, drift.diff, drift.line, note))
+    return drifts
+
+
+def _doctest_holds(
+    block: Block, expectation: Expectation, printed: str, raised: str | None, rules: MatchRules
+) -> bool:
+    """A ``>>>`` example's verdict: doctest's (with pytest's flags).
+
+    In a ``jaxcheck`` block the block's own matching rules may accept it too.
+    """
+    # With an exception raised, doctest compares the exception only (printed text is not read).
+    if example_passes(
+        expectation.want, expectation.exc_msg, printed, raised, expectation.optionflags
+    ):
+        return True
+    if block.native:
+        return False
+    return texts_match(expectation.expected, split_lines(printed), rules)
+
+
+def _trailing_actual(block: Block, outcome: Outcome) -> list[str]:
+    lines = split_lines(outcome.stdout)
+    if block.options.raises and outcome.exception is not None:
+        lines = normalize(lines) + split_lines(outcome.exception.summary)
+    return lines
+
+
+def _drift(block: Block, expectation: Expectation, actual: list[str]) -> Drift:
+    if expectation.kind is ExpectationKind.TRAILING and expectation.expected:
+        line = block.file_line(expectation.first + 1)
+    else:
+        line = block.file_line(expectation.statement_line)
+    note = ""
+    got = normalize(actual)
+    if expectation.kind is ExpectationKind.INLINE and len(got) != 1:
+        note = (
+            f"the print now writes {len(got)} lines, which an inline comment cannot hold; "
+            "move its expected output into the trailing comment block by hand"
+        )
+    return Drift(expectation, tuple(got), unified_diff(expectation.expected, got), line, note)

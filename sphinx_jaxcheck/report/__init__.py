@@ -1,0 +1,1 @@
+"""Verdicts -> what people and CI read: findings, the summary, the report formats, the matrix."""

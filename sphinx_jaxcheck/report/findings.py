@@ -1,0 +1,69 @@
+"""Problems to report, with their warning subtypes, and the queries that list them; pure.
+
+Every problem jaxcheck finds becomes a :class:`Finding`; the Sphinx adapter
+logs each as a warning with ``type="jaxcheck"`` and the subtype, so users can
+silence a kind with ``suppress_warnings = ["jaxcheck.timeout"]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..model import Block, ExpectationKind, Status, Subtype, Verdict
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem, located at a real file and line."""
+
+    subtype: Subtype
+    message: str
+    path: str
+    line: int
+    docname: str = ""
+    is_drift: bool = False  # drift counts separately from errors in summaries
+
+    @property
+    def location(self) -> str:
+        """``file:line`` as reports print it."""
+        return f"{self.path}:{self.line}"
+
+
+def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
+    """The problems a verdict reports, as located findings."""
+    found = [
+        Finding(
+            problem.subtype,
+            f"block {block.label!r}: {problem.message}",
+            block.path,
+            problem.line,
+            block.docname,
+        )
+        for problem in verdict.problems
+    ]
+    for drift in verdict.drifts:
+        what = {
+            ExpectationKind.TRAILING: "the expected output at the end of the block",
+            ExpectationKind.INLINE: "the output of this print",
+            ExpectationKind.REPL: "the output of this `# >>>` statement",
+            ExpectationKind.DOCTEST: "the output of this `>>>` statement",
+        }[drift.expectation.kind]
+        if any(example.mode == "exec" for example in block.program.examples):
+            what = "the output of this testcode (its testoutput)"
+        # The last line closes the diff, so a tag appended to the message (Sphinx's
+        # "[jaxcheck.drift]") cannot be read as part of the output.
+        ending = drift.note or block.update_refusal or "`jaxcheck update` accepts the actual output"
+        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
+        found.append(
+            Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True)
+        )
+    return found
+
+
+def tally(verdicts: Sequence[Verdict]) -> dict[Status, int]:
+    """How many blocks have each status."""
+    counts = dict.fromkeys(Status, 0)
+    for verdict in verdicts:
+        counts[verdict.status] += 1
+    return counts

@@ -1,0 +1,487 @@
+"""Regenerate stale expectations in the sources: Drift -> rewritten file, or a refusal.
+
+Only the lines of expectations that drifted change, as minimal hunks: expected
+lines that still match (``...`` lines too) are kept byte for byte. Quotes and
+citations are never rewritten here.
+
+Update writes only what it can show to be right: every drifted session runs a
+second time and an output that does not reproduce exactly is refused, as are
+outputs of ``+SKIP``ped examples, of examples that do not compile, and outputs
+holding control characters. Each edited block is parsed again before writing
+and must read back as the output it was given. Files are written at their real
+path (through symlinks), outside the source folder only when allowed; a file
+reached through several includes gets each identical edit once, and refuses
+edits that differ.
+"""
+
+from __future__ import annotations
+
+import difflib
+import doctest
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..expect.grammar import ParsedBody, parse_body
+from ..judge.matching import texts_match
+from ..judge.verdict import rules_of
+from ..model import Block, Drift, ExpectationKind, SessionKey, Verdict
+from ..run.pool import WorkerStartError
+from .alignment import AlignmentTooLarge, Steps, refreshed_lines
+from .edits import (
+    Edit,
+    FileChanged,
+    SourceText,
+    apply_edits,
+    digest,
+    parse_source,
+    render_source,
+    write_atomically,
+)
+from .refusals import example_problem, reproduction_problem, skip_reason, unwritable_characters
+
+BLANKLINE = "<BLANKLINE>"
+# Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
+Rerun = Callable[[Mapping[str, Sequence[Block]]], Mapping[str, Sequence[Verdict]]]
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{jaxcheck\}")
+_OPTION = re.compile(r"^\s*:[\w-]+:")
+
+
+class CannotRewrite(ValueError):
+    """This drift needs a human: the message says why and where."""
+
+
+@dataclass
+class UpdateReport:
+    """What an update did (or, with ``dry_run``, would do)."""
+
+    diffs: dict[str, str] = field(default_factory=dict)  # path -> unified diff
+    written: list[str] = field(default_factory=list)
+    rewritten: int = 0  # expectations rewritten
+    rewritten_at: set[tuple[str, int]] = field(default_factory=set)  # (path, reported line)
+    refused: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why
+    skipped: list[tuple[str, int, str]] = field(
+        default_factory=list
+    )  # +SKIP examples: path, line, why
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """One edit of a file, the drift it repairs, and the block line texts it leaves."""
+
+    block: Block
+    drift: Drift
+    edit: Edit
+    body_first: int  # body lines replaced: body_first:body_stop
+    body_stop: int
+    body_lines: tuple[str, ...]
+
+
+def update_sources(
+    checked: Iterable[tuple[Block, Verdict]],
+    *,
+    rerun: Rerun,
+    dry_run: bool = False,
+    root: str | None = None,
+    allow_outside: bool = False,
+    step_limit: int | None = None,
+) -> UpdateReport:
+    """Rewrite every drifted expectation of these blocks that a second run confirms.
+
+    ``root`` is the source folder: files whose real path lies outside it are
+    written only with ``allow_outside``.
+    """
+    checked = list(checked)
+    report = UpdateReport()
+    report.skipped = [
+        (block.path, block.file_line(e.statement_line), f"block {block.label!r}: {skipped}")
+        for block, _ in checked
+        for e in block.expectations
+        if (skipped := skip_reason(e)) is not None
+    ]
+    candidates = []
+    for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
+        why = None if allow_outside else _outside(os.path.realpath(block.path), block.path, root)
+        mode = next(
+            (e.mode for e in block.program.examples if e.source == drift.expectation.source),
+            "single",
+        )
+        why = why or drift.note or block.update_refusal or example_problem(drift.expectation, mode)
+        if why:
+            report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
+        else:
+            candidates.append((block, drift))
+    # Only what passed every other test is run again (a second run costs a fresh worker).
+    second = (
+        _run_again(checked, {block.session_key for block, _ in candidates}, rerun)
+        if candidates
+        else {}
+    )
+    by_file: dict[str, list[tuple[Block, Drift]]] = {}
+    for block, drift in candidates:
+        why = (
+            second
+            if isinstance(second, str)
+            else reproduction_problem(drift, second.get((block.docname, block.index)))
+        )
+        if why is not None:
+            report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
+            continue
+        by_file.setdefault(os.path.realpath(block.path), []).append((block, drift))
+    copies: dict[str, dict[int, list[Block]]] = {}
+    for block, _ in checked:
+        copies.setdefault(os.path.realpath(block.path), {}).setdefault(block.body_line, []).append(
+            block
+        )
+    for real, drifts in sorted(by_file.items()):
+        try:
+            _update_file(real, drifts, copies[real], report, dry_run, step_limit)
+        except (ValueError, OSError) as error:  # one file's trouble never stops the others
+            report.refused.append((real, drifts[0][1].line, f"cannot update this file: {error}"))
+    return report
+
+
+def _run_again(
+    checked: list[tuple[Block, Verdict]], keys: set[SessionKey], rerun: Rerun
+) -> dict[tuple[str, int], Verdict] | str:
+    """Verdicts of a second run of these sessions (by docname and block index), or why there are none."""
+    documents: dict[str, list[Block]] = {}
+    for block, _ in checked:
+        if block.session_key in keys:
+            documents.setdefault(block.docname, []).append(block)
+    try:
+        verdicts = rerun(documents)
+    except WorkerStartError as error:
+        return f"the sessions could not run a second time ({error}), so no new output is proven"
+    return {
+        (block.docname, block.index): verdict
+        for docname, blocks in documents.items()
+        for block, verdict in zip(blocks, verdicts.get(docname, ()), strict=False)
+    }
+
+
+def _outside(real: str, path: str, root: str | None) -> str | None:
+    if root is None:
+        return None
+    top = os.path.realpath(root)
+    if os.path.commonpath([top, real]) == top:
+        return None
+    shown = path if real == os.path.abspath(path) else f"{path}, which is {real}"
+    return (
+        f"the file ({shown}) is outside the source folder {top}; update writes there only when "
+        "asked: pass --allow-outside (or set jaxcheck_update_allow_outside = True)"
+    )
+
+
+def _update_file(
+    path: str,
+    drifts: list[tuple[Block, Drift]],
+    copies: Mapping[int, list[Block]],
+    report: UpdateReport,
+    dry_run: bool,
+    step_limit: int | None,
+) -> None:
+    first_line = drifts[0][1].line
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        report.refused.append((path, first_line, f"cannot read the file: {error}"))
+        return
+    if {block.file_digest for block, _ in drifts} != {digest(data)}:
+        report.refused.append(
+            (path, first_line, "the file changed since it was checked; run the update again")
+        )
+        return
+    try:
+        source = parse_source(data)
+    except UnicodeDecodeError as error:
+        report.refused.append((path, 1, f"not UTF-8 ({error}); cannot rewrite it safely"))
+        return
+    planned: list[_Planned] = []
+    for block, drift in drifts:
+        try:
+            planned.append(
+                plan_edit(source, block, drift, Steps(step_limit) if step_limit else Steps())
+            )
+        except CannotRewrite as why:
+            report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
+    planned = _read_back(source, planned, report)
+    edits = _merge(planned, copies, report)
+    changing = [e for e in edits if source.lines[e.start : e.stop] != e.lines]
+    places = {(p.block.path, p.drift.line) for p in planned if p.edit in edits}
+    if not changing:
+        report.rewritten_at |= places
+        return
+    new_data = render_source(apply_edits(source, changing))
+    report.diffs[path] = _diff(path, data, new_data)
+    if not dry_run:
+        try:
+            write_atomically(path, new_data, digest(data))
+        except (FileChanged, OSError) as error:
+            report.refused.append((path, first_line, str(error)))
+            return
+        report.written.append(path)
+    report.rewritten += len(changing)
+    report.rewritten_at |= places
+
+
+def _merge(
+    planned: list[_Planned], copies: Mapping[int, list[Block]], report: UpdateReport
+) -> list[Edit]:
+    """One edit per place: identical edits (a file included twice) once; different ones refused.
+
+    ``copies`` holds, by first body line, every block read from this file: an
+    edit is written only when every document that includes the block asks for it.
+    """
+    by_edit: dict[Edit, list[_Planned]] = {}
+    for plan in planned:
+        by_edit.setdefault(plan.edit, []).append(plan)
+    edits = sorted(by_edit, key=lambda e: (e.start, e.stop))
+    conflicts: dict[Edit, str] = {}
+    for n, edit in enumerate(edits):
+        for other in edits[n + 1 :]:
+            if other.start >= edit.stop and other.start != edit.start:
+                break
+            conflicts.setdefault(
+                edit, f"{_place(by_edit[other][0])} needs {_shown(by_edit[other][0])}"
+            )
+            conflicts.setdefault(
+                other, f"{_place(by_edit[edit][0])} needs {_shown(by_edit[edit][0])}"
+            )
+        plan = by_edit[edit][0]
+        asking = {p.block.docname for p in by_edit[edit]}
+        silent = [b for b in copies[plan.block.body_line] if b.docname not in asking]
+        if silent and edit not in conflicts:
+            conflicts[edit] = (
+                f"document {silent[0].docname!r} includes it too and there it needs no such change "
+                "(its output matches the current text, or could not be updated)"
+            )
+    for edit, why in conflicts.items():
+        for plan in by_edit[edit]:
+            report.refused.append(
+                (
+                    plan.block.path,
+                    plan.drift.line,
+                    f"block {plan.block.label!r} is included by more than one document, which disagree: "
+                    f"{_place(plan)} needs {_shown(plan)}, {why}; update writes neither: make the "
+                    "documents agree, or rewrite the expectation by hand",
+                )
+            )
+    return [edit for edit in edits if edit not in conflicts]
+
+
+def _place(plan: _Planned) -> str:
+    return f"document {plan.block.docname!r}"
+
+
+def _shown(plan: _Planned) -> str:
+    lines = list(plan.drift.actual)
+    return repr(lines if len(lines) <= 3 else [*lines[:3], "..."])
+
+
+def plan_edit(
+    source: SourceText, block: Block, drift: Drift, steps: Steps | None = None
+) -> _Planned:
+    """The edit of file lines that makes one expectation say what really happens.
+
+    Only for drifts :func:`update_sources` found rewritable (no note, no refusal of the block).
+    """
+    expectation = drift.expectation
+    start = block.body_line - 1  # file index of body line 0
+    prefixes = _prefixes(source, block)
+    try:
+        kept = refreshed_lines(
+            expectation.expected, drift.actual, rules_of(block, expectation), steps
+        )
+    except AlignmentTooLarge as error:
+        raise CannotRewrite(
+            f"{error} ({len(expectation.expected)} expected lines with `...` against "
+            f"{len(drift.actual)} actual ones); rewrite this expectation by hand"
+        ) from None
+    why = unwritable_characters([text for text, origin in kept if origin is None])
+    if why is not None:
+        raise CannotRewrite(why)
+    first, stop = expectation.first, expectation.stop
+    if expectation.kind is ExpectationKind.INLINE:
+        ((text, _),) = kept  # one line: a drift of any other length carries a note
+        body = (block.body[first][: expectation.comment_column] + "# " + text).rstrip()
+        return _Planned(
+            block,
+            drift,
+            Edit(start + first, start + first + 1, ((prefixes[first] + body).rstrip(),)),
+            first,
+            first + 1,
+            (body,),
+        )
+    anchor = first if first < len(block.body) else max(0, first - 1)
+    prefix = prefixes[anchor] if first == stop else prefixes[first]
+    if expectation.kind is ExpectationKind.DOCTEST:
+        indent = _doctest_indent(block, expectation.statement_line)
+        # A testoutput directive holds empty lines as they are (DONT_ACCEPT_BLANKLINE).
+        blank = "" if expectation.optionflags & doctest.DONT_ACCEPT_BLANKLINE else BLANKLINE
+        written = [(indent + (text if text else blank)).rstrip() for text, _ in kept]
+    else:
+        written = [("# " + text if text else "#").rstrip() for text, _ in kept]
+        repl_follows = any(e.kind is ExpectationKind.REPL for e in block.expectations)
+        if not kept and expectation.kind is ExpectationKind.TRAILING and not repl_follows:
+            # The block now prints nothing: a bare "#" keeps it checked (expects no output).
+            kept, written = [("", None)], ["#"]
+    lines, body_lines = [], []
+    for (_, origin), text in zip(kept, written, strict=True):
+        if origin is None:
+            lines.append((prefix + text).rstrip())
+            body_lines.append(text)
+        else:  # a kept line keeps its bytes
+            lines.append(source.lines[start + first + origin])
+            body_lines.append(block.body[first + origin])
+    return _Planned(
+        block,
+        drift,
+        Edit(start + first, start + stop, tuple(lines)),
+        first,
+        stop,
+        tuple(body_lines),
+    )
+
+
+def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport) -> list[_Planned]:
+    """Keep the edits whose block, parsed again, reads the new output as written."""
+    by_block: dict[tuple[str, int], list[_Planned]] = {}
+    for plan in planned:
+        by_block.setdefault((plan.block.docname, plan.block.index), []).append(plan)
+    kept: list[_Planned] = []
+    for plans in by_block.values():
+        why = _reads_back_wrongly(source, plans)
+        if why is None:
+            kept += plans
+            continue
+        for plan in plans:
+            report.refused.append(
+                (plan.block.path, plan.drift.line, f"block {plan.block.label!r}: {why}")
+            )
+    return kept
+
+
+def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None:
+    block = plans[0].block
+    body = list(block.body)
+    for plan in sorted(plans, key=lambda p: p.body_first, reverse=True):
+        body[plan.body_first : plan.body_stop] = plan.body_lines
+    fence = _fence_of(source, block)
+    if fence:
+        for plan in plans:
+            for line in plan.body_lines:
+                if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", line):
+                    return f"the new output line {line.strip()!r} would close the Markdown fence {fence!r} of the block"
+    if _read(block, block.body) != [(e.kind, e.source, e.expected) for e in block.expectations]:
+        return None  # not a body our grammar alone reads (e.g. a testcode with its testoutput)
+    again = _parsed(block, body)
+    if again.error is not None:
+        return f"with the new output written, the block no longer parses ({again.error})"
+    if [(e.kind, e.source) for e in again.expectations] != [
+        (e.kind, e.source) for e in block.expectations
+    ]:
+        return (
+            "with the new output written, the block would read differently (new or lost examples)"
+        )
+    for plan in plans:
+        index = block.expectations.index(plan.drift.expectation)
+        read = again.expectations[index]
+        rules = rules_of(block, plan.drift.expectation)
+        if read.kind is not plan.drift.expectation.kind or not texts_match(
+            read.expected, plan.drift.actual, rules
+        ):
+            return (
+                "written into the block, the new output would not read back as itself "
+                f"(it would read {list(read.expected)[:3]!r})"
+            )
+    return None
+
+
+def _parsed(block: Block, body: Sequence[str]) -> ParsedBody:
+    return parse_body(body, doctest_only=block.native)
+
+
+def _read(block: Block, body: Sequence[str]) -> list[tuple[ExpectationKind, str, tuple[str, ...]]]:
+    return [(e.kind, e.source, e.expected) for e in _parsed(block, body).expectations]
+
+
+def _fence_of(source: SourceText, block: Block) -> str | None:
+    """The fence (```` ``` ````, ``~~~``, ``:::``) of a Markdown block, if the block has one.
+
+    Only option lines (``:name: x``) and blank lines may stand between it and the body.
+    """
+    for index in range(min(block.body_line - 2, len(source.lines) - 1), -1, -1):
+        line = source.lines[index]
+        found = _FENCE.match(line)
+        if found:
+            return found.group(1)
+        if line.strip() and not _OPTION.match(line):
+            return None
+    return None
+
+
+def _prefixes(source: SourceText, block: Block) -> list[str]:
+    """For each body line, the file text before it (the block's indentation)."""
+    start = block.body_line - 1
+    prefixes: list[str] = []
+    for offset, body_line in enumerate(block.body):
+        index = start + offset
+        if index >= len(source.lines):
+            raise CannotRewrite(f"block {block.label!r} extends past the end of the file")
+        raw = source.lines[index].rstrip()  # readers drop trailing whitespace; so do we
+        text = body_line.rstrip()
+        if text and not raw.endswith(text):
+            raise CannotRewrite(_mismatch(index + 1, source.lines[index], body_line))
+        prefixes.append(raw[: len(raw) - len(text)] if text else "")
+    known = next((p for p in prefixes if p), "")
+    # Blank lines carry no indentation; new lines take the block's.
+    return [p if p or block.body[i].strip() else known for i, p in enumerate(prefixes)]
+
+
+def _mismatch(number: int, raw: str, body_line: str) -> str:
+    """Why file line ``number`` does not hold the block line Sphinx read from it."""
+    odd = sorted({c for c in raw if c in "\t\v\f"})
+    if "\t" in odd:
+        return (
+            f"line {number} holds tabs, which reStructuredText expands to spaces, so jaxcheck cannot "
+            "rewrite the block byte for byte; indent it with spaces, or rewrite this expectation by hand"
+        )
+    if odd:
+        return (
+            f"line {number} holds {', '.join(repr(c) for c in odd)}, which the reader turns into "
+            "spaces, so jaxcheck cannot rewrite the block byte for byte; rewrite this expectation by hand"
+        )
+    return (
+        f"line {number} reads {raw!r} in the file, but the block was read as {body_line!r} "
+        "(did a Sphinx extension change the text?); rewrite this expectation by hand"
+    )
+
+
+def _doctest_indent(block: Block, statement_line: int) -> str:
+    line = block.body[statement_line - 1]
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _diff(path: str, old: bytes, new: bytes) -> str:
+    name = os.path.relpath(path)
+    return "".join(
+        difflib.unified_diff(
+            old.decode().splitlines(keepends=True),  # read as UTF-8 already: no decoding error
+            new.decode().splitlines(keepends=True),
+            f"a/{name}",
+            f"b/{name}",
+        )
+    )
+
+
+def describe(report: UpdateReport, *, dry_run: bool = False) -> Sequence[str]:
+    """Lines that tell a maintainer what the update did (or, with ``dry_run``, would do)."""
+    lines = [f"{path}:{line}: not checked: {why}" for path, line, why in report.skipped]
+    lines += [f"{path}:{line}: cannot update: {why}" for path, line, why in report.refused]
+    files = len(report.written) or len(report.diffs)
+    done = "would rewrite" if dry_run else "rewrote"
+    lines.append(f"jaxcheck update: {done} {report.rewritten} expectation(s) in {files} file(s)")
+    return lines

@@ -1,0 +1,208 @@
+"""The interpreter the workers run, and the JAX installed there.
+
+The workers may run another Python than Sphinx (``jaxcheck_python``), with its
+own jax, jaxlib and numpy. The Sphinx process learns what that interpreter has
+by asking it, in a subprocess that reads package metadata and locates ``jax``
+without importing it; it also imports our worker code there, so an interpreter
+the workers cannot run in is reported before any block runs. For the
+interpreter running Sphinx, the same facts are read in-process.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
+
+TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
+OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
+PROBE_SECONDS = 120.0
+# Runs in the other interpreter: never imports jax (only locates it).
+_PROBE = """
+import importlib.metadata, importlib.util, json, sys
+def version(name):
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+spec = importlib.util.find_spec("jax")
+places = list(spec.submodule_search_locations or ()) if spec else []
+problem = ""
+try:
+    import sphinx_jaxcheck.worker.zygote
+except Exception as error:
+    problem = type(error).__name__ + ": " + str(error)
+print(json.dumps({"python": sys.version, "versions": {n: version(n) for n in sys.argv[1:]},
+                  "jax_dir": places[0] if places else None, "problem": problem}))
+"""
+
+
+class InterpreterProblem(ValueError):
+    """The configured interpreter cannot run the workers; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """What one Python offers the workers: its version and its JAX."""
+
+    python: str  # the executable, as the workers are started with it
+    versions: tuple[
+        tuple[str, str | None], ...
+    ]  # (package, version or None) for jax, jaxlib, numpy
+    jax_root: str | None  # the folder holding its ``jax/`` package
+
+    def version(self, package: str) -> str | None:
+        """The installed version of one of the tracked packages, or None when it is not installed."""
+        return dict(self.versions).get(package)
+
+    @property
+    def jax_version(self) -> str | None:
+        """Its jax version, or None when it has no jax."""
+        return self.version("jax")
+
+    def installed(self) -> Installed:
+        """Its jax as the pin check sees it: version, recorded commit, source folder."""
+        root = Path(self.jax_root) if self.jax_root else None
+        commit = recorded_commit(root / "jax" / "version.py") if root else None
+        return Installed(version=self.jax_version, commit=commit, root=root)
+
+
+def locate(python: str | None, base: str) -> str:
+    """The executable ``python`` names (a path, relative to ``base``, or a command); default: ours.
+
+    Symlinks are kept: a virtual environment's ``bin/python`` is a symlink, and
+    resolving it would leave the environment.
+    """
+    if not python:
+        return sys.executable
+    if os.sep in python or (os.altsep and os.altsep in python):
+        path = os.path.abspath(os.path.join(base, os.path.expanduser(python)))
+    else:
+        path = shutil.which(python) or os.path.abspath(os.path.join(base, python))
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise InterpreterProblem(
+            f"jaxcheck_python = {python!r}: no executable at {path}; expected the path of a "
+            "Python interpreter with jax installed, e.g. .venv-jax/bin/python"
+        )
+    return path
+
+
+def describe(python: str, env: Mapping[str, str]) -> Interpreter:
+    """What ``python`` offers, asked in the environment the workers get."""
+    return _describe(python, tuple(sorted(env.items())))
+
+
+@functools.lru_cache(maxsize=16)
+def _describe(python: str, env: tuple[tuple[str, str], ...]) -> Interpreter:
+    found = _here() if python == sys.executable else _ask(python, dict(env))
+    _check_jax(found)
+    return found
+
+
+def _here() -> Interpreter:
+    root = jax_root()
+    return Interpreter(
+        python=sys.executable,
+        versions=tuple((name, installed_version(name)) for name in TRACKED_PACKAGES),
+        jax_root=str(root) if root else None,
+    )
+
+
+def _ask(python: str, env: dict[str, str]) -> Interpreter:
+    what = f"jaxcheck_python = {python!r}"
+    try:
+        done = subprocess.run(
+            [python, "-c", _PROBE, *TRACKED_PACKAGES],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise InterpreterProblem(
+            f"{what}: could not be run ({error}); expected a working Python"
+        ) from None
+    try:
+        facts = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        tail = (done.stderr.strip() or done.stdout.strip() or "no output")[-600:]
+        raise InterpreterProblem(
+            f"{what}: does not run as a Python interpreter (exit status {done.returncode}: {tail}); "
+            "expected the path of a Python 3 executable"
+        ) from None
+    if facts["problem"]:
+        raise InterpreterProblem(
+            f"{what}: the worker code of sphinx-jaxcheck cannot run there "
+            f"(Python {facts['python'].split()[0]}: {facts['problem']}); "
+            "expected a Python version sphinx-jaxcheck supports (3.11 or newer)"
+        )
+    jax_dir = facts["jax_dir"]
+    return Interpreter(
+        python=python,
+        versions=tuple((name, facts["versions"].get(name)) for name in TRACKED_PACKAGES),
+        jax_root=os.path.dirname(jax_dir) if jax_dir else None,
+    )
+
+
+def _check_jax(found: Interpreter) -> None:
+    if found.python == sys.executable:
+        return  # ours: its jax is the pin check's business, as it always was
+    version = found.jax_version
+    if version is None or found.version("jaxlib") is None:
+        raise InterpreterProblem(
+            f"jaxcheck_python = {found.python!r} has no jax (or no jaxlib) installed; install it "
+            f"there, e.g. `{found.python} -m pip install jax jaxlib`"
+        )
+    try:
+        too_old = Version(version) < Version(OLDEST_JAX)
+    except InvalidVersion:
+        too_old = False
+    if too_old:
+        raise InterpreterProblem(
+            f"jaxcheck_python = {found.python!r} has jax {version}, older than the oldest "
+            f"release the workers support ({OLDEST_JAX}); install jax>={OLDEST_JAX} there"
+        )
+
+
+def running_platform(env: Mapping[str, str]) -> str | None:
+    """The platform the workers compute on, from ``JAX_PLATFORMS`` (None: not set, JAX picks)."""
+    first = env.get("JAX_PLATFORMS", "").split(",")[0].strip().lower()
+    if not first:
+        return None
+    return {"cuda": "gpu", "rocm": "gpu"}.get(first, first)
+
+
+def default_platform(python: str, env: Mapping[str, str]) -> str | None:
+    """The platform jax picks in ``python`` when ``JAX_PLATFORMS`` does not say (None: unknown).
+
+    Imports jax, in a subprocess: only asked when a block is limited to platforms.
+    """
+    return _default_platform(python, tuple(sorted(env.items())))
+
+
+@functools.lru_cache(maxsize=16)
+def _default_platform(python: str, env: tuple[tuple[str, str], ...]) -> str | None:
+    try:
+        done = subprocess.run(
+            [python, "-c", "import jax; print(jax.default_backend())"],
+            env=dict(env),
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = done.stdout.split()
+    return (
+        running_platform({"JAX_PLATFORMS": lines[-1]}) if done.returncode == 0 and lines else None
+    )

@@ -1,0 +1,388 @@
+"""The Sphinx side of execution: start the zygote, hand it sessions, collect outcomes.
+
+Imports nothing from jax; the zygote is a separate interpreter.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import fnmatch
+import functools
+import json
+import os
+import selectors
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import IO, Any, TypeVar
+
+from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
+from ..worker.protocol import encode, outcome_from_wire, program_to_wire
+
+Key = TypeVar("Key", bound=Hashable)
+READY_SECONDS = 300.0
+# JAX's own recipe for single-threaded CPU computations; jaxlib accepts both flags.
+# Unlike pinning each worker to a core (CPU affinity), these leave results alone:
+# XLA splits a large reduction by the cores it may use, so pinning changes sums.
+ONE_THREAD_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+# Set by the user: then the persistent compilation cache is theirs to configure.
+XLA_CACHE_VARIABLES = frozenset({"JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE"})
+
+
+class WorkerStartError(RuntimeError):
+    """The worker process could not start; the message says why."""
+
+
+class JaxUnavailable(WorkerStartError):
+    """The workers' interpreter cannot import jax, so no block can run."""
+
+
+# What a worker inherits from the Sphinx process: the names below (``*`` ends a
+# prefix) and those the configuration adds. Everything else (tokens,
+# credentials, CI settings) stays out of reach of blocks, and so out of outputs,
+# reports and the cache.
+INHERITED = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "PYTHONPATH",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "PYTHONDONTWRITEBYTECODE",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "JAX_*",
+    "XLA_*",
+    "TF_CPP_*",
+    "LD_LIBRARY_PATH",
+    "CUDA_*",
+    "NVIDIA_*",
+    "ROCR_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "TPU_*",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+)
+
+
+def inherited(environ: Mapping[str, str], extra: Sequence[str] = ()) -> dict[str, str]:
+    """The variables of ``environ`` a worker gets: :data:`INHERITED` plus ``extra`` names."""
+    patterns = (*INHERITED, *extra)
+    return {
+        name: value
+        for name, value in environ.items()
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+    }
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """How worker processes are started."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: {"JAX_PLATFORMS": "cpu"})
+    workers: int = 1
+    python: str = sys.executable
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+    memory_limit: int | None = None
+    # Where workers share compiled XLA programs (JAX's persistent compilation
+    # cache); None: a temporary folder for one run.
+    xla_cache_dir: str | None = None
+    # Names (``*`` ends a prefix) passed on from the Sphinx process besides INHERITED.
+    passthrough: tuple[str, ...] = ()
+
+    def process_env(self) -> dict[str, str]:
+        """The environment of the zygote: what it inherits, the configured values, fixed hashing."""
+        env = inherited(os.environ, self.passthrough)
+        env.setdefault("PYTHONHASHSEED", "0")
+        env.update({key: str(value) for key, value in self.env.items()})
+        if self.workers > 1 and "XLA_FLAGS" not in env:
+            # Several workers share the cores: one compute thread each, not one per core each.
+            env["XLA_FLAGS"] = ONE_THREAD_XLA_FLAGS
+        if self.xla_cache_dir and not XLA_CACHE_VARIABLES & env.keys():
+            # Each session is a fresh process: share compiled programs (the same
+            # eager ops, the same jitted helpers) instead of compiling them again.
+            env["JAX_COMPILATION_CACHE_DIR"] = self.xla_cache_dir
+            env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+            env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
+        env["JAXCHECK_OUTPUT_LIMIT"] = str(self.output_limit)
+        if self.memory_limit:
+            env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
+        else:
+            env.pop("JAXCHECK_MEMORY_LIMIT", None)
+        # The zygote must import this very package, wherever it was imported
+        # from, whether or not PYTHONPATH is passed on.
+        env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [package_folder(self.python), env.get("PYTHONPATH")])
+        )
+        return env
+
+    def outcome_env(self) -> dict[str, str]:
+        """The environment that can change what blocks print: :meth:`process_env` without our cache folder."""
+        return replace(self, xla_cache_dir=None).process_env()
+
+
+def package_folder(python: str) -> str:
+    """A folder from which ``python`` imports this very package.
+
+    For our own interpreter, the folder our package sits in. Another interpreter
+    gets a folder holding nothing but a link to the package: the folder ours
+    sits in is usually site-packages, whose jax would shadow that interpreter's own.
+    """
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.dirname(here) if python == sys.executable else _package_link(here)
+
+
+@functools.lru_cache(maxsize=1)
+def _package_link(package: str) -> str:
+    folder = tempfile.mkdtemp(prefix="jaxcheck-package-")
+    os.symlink(package, os.path.join(folder, os.path.basename(package)))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+Progress = Callable[[int, int], None]
+# Called with each session as soon as it ends, e.g. to cache it before an interruption:
+# its outcomes, and the files of the project's own modules it imported.
+Finished = Callable[[Key, list[Outcome], tuple[str, ...]], None]
+
+
+def run_sessions(
+    sessions: Mapping[Key, Sequence[Program]],
+    settings: WorkerSettings,
+    progress: Progress | None = None,
+    finished: Finished[Key] | None = None,
+) -> dict[Key, list[Outcome]]:
+    """Run each session in a fresh worker; return one outcome per program."""
+    workers = Workers(settings)
+    try:
+        return workers.run(sessions, progress, finished)
+    finally:
+        workers.close()
+
+
+class Workers:
+    """The workers of one build: may start early (to import jax while Sphinx reads), run once, always close."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.scratch: tempfile.TemporaryDirectory[str] | None = None
+        if settings.xla_cache_dir is None:
+            # Without a persistent cache, sessions still share compiled programs for this run.
+            self.scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-xla-")
+            settings = replace(settings, xla_cache_dir=self.scratch.name)
+        self.settings = settings
+        self.zygote: ZygoteClient | None = None
+        self.ready = False
+
+    def start(self) -> None:
+        """Launch the zygote now; it imports jax while the caller does other work."""
+        if self.zygote is None:
+            self.zygote = ZygoteClient(self.settings)
+            # Started early, the zygote may be left behind by an interruption that
+            # unwinds code of Sphinx's that never calls close(): end it with the process.
+            atexit.register(self.close)
+
+    def run(
+        self,
+        sessions: Mapping[Key, Sequence[Program]],
+        progress: Progress | None = None,
+        finished: Finished[Key] | None = None,
+    ) -> dict[Key, list[Outcome]]:
+        """Run each session in a fresh worker; return one outcome per program.
+
+        May be called again (the pytest plugin runs a document at a time) until :meth:`close`.
+        """
+        if not sessions:
+            return {}
+        self.start()
+        assert self.zygote is not None
+        if not self.ready:
+            self.zygote.__enter__()  # waits until the zygote has imported jax
+            self.ready = True
+        zygote = self.zygote
+        if "jax" not in zygote.preloaded:
+            why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
+            what = "is not installed" if "No module named 'jax'" in why else "cannot be imported"
+            raise JaxUnavailable(
+                f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
+            )
+        return zygote.run(sessions, progress, finished)
+
+    def close(self) -> None:
+        """Stop the zygote (if started) and remove the scratch folder."""
+        if self.zygote is not None:
+            atexit.unregister(self.close)
+            self.zygote.close()
+            self.zygote = None
+        if self.scratch is not None:
+            self.scratch.cleanup()
+            self.scratch = None
+
+
+def _complete(outcomes: Mapping[int, Outcome], count: int) -> list[Outcome]:
+    """One outcome per block of a session; a crash for any block that never reported."""
+    lost = Outcome(failure=FailureKind.CRASH, message="the worker ended without running this block")
+    return [outcomes.get(index) or lost for index in range(count)]
+
+
+class ZygoteClient:
+    """The Sphinx side's handle on a running zygote process (``sphinx_jaxcheck.worker.zygote``)."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.settings = settings
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+        self.process = subprocess.Popen(
+            [settings.python, "-m", "sphinx_jaxcheck.worker.zygote"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=settings.process_env(),
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+        self.preload_problem = ""
+        self.preloaded: list[str] = []
+        self.pending = b""
+        self.idle = True  # no session in flight: no children, nothing to wait for
+
+    def __enter__(self) -> ZygoteClient:
+        ready = self._next_event(time.monotonic() + READY_SECONDS)
+        if ready is None or ready.get("event") != "ready":
+            raise WorkerStartError(
+                f"the jaxcheck worker ({self.settings.python}) did not start: {self._stderr_tail()}"
+            )
+        self.preload_problem = ready.get("problem", "")
+        self.preloaded = list(ready.get("preloaded", []))
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the zygote and with it every child; no process outlives this."""
+        if self.process.returncode is not None and self.stdout.closed:
+            return  # closed already
+        if self.idle:
+            # No children (never used, maybe still importing jax, or every session
+            # ended and was reaped): skip the interpreter's slow teardown of jax.
+            self.process.kill()
+        with contextlib.suppress(OSError):
+            self.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.stdout.close()
+        self.stderr.close()
+
+    def run(
+        self,
+        sessions: Mapping[Key, Sequence[Program]],
+        progress: Progress | None,
+        finished: Finished[Key] | None = None,
+    ) -> dict[Key, list[Outcome]]:
+        """Send sessions, at most ``workers`` at a time; gather every outcome."""
+        keys = list(sessions)
+        ids = {str(n): key for n, key in enumerate(keys)}
+        outcomes: dict[str, dict[int, Outcome]] = {sid: {} for sid in ids}
+        imported: dict[str, set[str]] = {sid: set() for sid in ids}
+        # Longest sessions first, so that no worker is left with a long one at the end.
+        waiting = sorted(ids, key=lambda sid: -len(sessions[ids[sid]]))
+        running: set[str] = set()
+        total = sum(len(sessions[key]) for key in keys)
+        done = 0
+        self.idle = False
+        while waiting or running:
+            while waiting and len(running) < max(1, self.settings.workers):
+                sid = waiting.pop(0)
+                programs = [program_to_wire(p) for p in sessions[ids[sid]]]
+                self.stdin.write(encode({"op": "run", "id": sid, "programs": programs}))
+                self.stdin.flush()
+                running.add(sid)
+            event = self._next_event(None)
+            if event is None:
+                self._lose(running, outcomes, sessions, ids)
+                running.clear()
+                continue
+            sid = str(event.get("id"))
+            if sid not in running:
+                continue
+            if event.get("event") == "block":
+                index = int(event["index"])
+                if index not in outcomes[sid]:  # not a block reported again (late thread output)
+                    done += 1
+                    if progress:
+                        progress(done, total)
+                outcomes[sid][index] = outcome_from_wire(event["outcome"])
+            elif event.get("event") == "imports":
+                imported[sid].update(event["files"])
+            elif event.get("event") == "end":
+                running.discard(sid)
+                if finished:
+                    finished(
+                        ids[sid],
+                        _complete(outcomes[sid], len(sessions[ids[sid]])),
+                        tuple(sorted(imported[sid])),
+                    )
+        self.idle = True
+        return {ids[sid]: _complete(outcomes[sid], len(sessions[ids[sid]])) for sid in ids}
+
+    def _lose(
+        self,
+        running: set[str],
+        outcomes: dict[str, dict[int, Outcome]],
+        sessions: Mapping[Key, Sequence[Program]],
+        ids: dict[str, Key],
+    ) -> None:
+        message = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
+        for sid in running:
+            for index in range(len(sessions[ids[sid]])):
+                outcomes[sid].setdefault(index, Outcome(failure=FailureKind.CRASH, message=message))
+
+    def _next_event(self, deadline: float | None) -> dict[str, Any] | None:
+        """The next protocol line, or None when the zygote is gone (or too slow to start)."""
+        fd = self.stdout.fileno()
+        while True:
+            while b"\n" in self.pending:
+                line, self.pending = self.pending.split(b"\n", 1)
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(event, dict):
+                    return event
+            wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+            with selectors.DefaultSelector() as selector:
+                selector.register(fd, selectors.EVENT_READ)
+                if not selector.select(wait):
+                    return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.pending += chunk
+
+    def _stderr_tail(self) -> str:
+        try:
+            self.stderr.seek(0)
+            text = self.stderr.read().decode(errors="replace").strip()
+        except (OSError, ValueError):
+            text = ""
+        if self.process.poll() is not None:
+            text = f"(exit status {self.process.returncode}) {text}"
+        return text[-2000:] or "no message"

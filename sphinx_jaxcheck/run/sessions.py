@@ -1,0 +1,176 @@
+"""Group blocks into sessions, run them (or take them from the cache), judge them.
+
+blocks --run--> outcomes --compare--> verdicts, for a set of documents. Pure of
+Sphinx: the Sphinx adapter and the command line both call :func:`check_documents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+
+from ..cache.outcomes import OutcomeCache, file_digests, session_key
+from ..expect.conditions import Runtime, why_skipped
+from ..judge.verdict import judge
+from ..model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict
+from .pool import Workers, WorkerSettings, run_sessions
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Verdicts per document, and how the work was done."""
+
+    verdicts: dict[str, list[Verdict]]
+    sessions_run: int
+    sessions_cached: int
+    discarded: tuple[
+        tuple[str, str], ...
+    ] = ()  # cache entries that failed their check: (path, why)
+    # By document: the project's own module files its sessions imported, with their digests.
+    imports: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """How many blocks will run, come from the cache, or do not run at all."""
+
+    to_run: int
+    cached: int
+    not_run: int  # skipped, or refused before running (bad options, syntax)
+
+
+def sessions_of(blocks: Sequence[Block]) -> dict[SessionKey, list[Block]]:
+    """Blocks that run, grouped by session, in document order."""
+    grouped: dict[SessionKey, list[Block]] = {}
+    for block in blocks:
+        if block.error is None and block.options.output is not OutputMode.SKIP:
+            grouped.setdefault(block.session_key, []).append(block)
+    return grouped
+
+
+def check_documents(
+    documents: Mapping[str, Sequence[Block]],
+    settings: WorkerSettings,
+    *,
+    cache: OutcomeCache | None = None,
+    fingerprint: str = "",
+    progress: Callable[[int, int], None] | None = None,
+    workers: Workers | None = None,
+    setup: str = "",
+    announce: Callable[[CheckPlan], None] | None = None,
+    select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None = None,
+    runtime: Runtime | None = None,
+) -> CheckReport:
+    """Run every session of these documents and judge every block.
+
+    ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
+    the session's cache key, and when it fails every block of the session fails.
+    ``announce`` hears what will happen before anything runs; ``progress``
+    then counts the blocks that run, up to ``CheckPlan.to_run``.
+    ``select``, given every session (also those whose blocks cannot run),
+    returns the ones to check here; the blocks of the others are
+    ``other-shard``. With ``runtime``, blocks whose limits exclude it are
+    skipped with the reason (and left out of their session).
+    """
+    skipped = {
+        (b.docname, b.index): why
+        for blocks in documents.values()
+        for b in blocks
+        if runtime and b.error is None and (why := why_skipped(b.options.limits, runtime))
+    }
+    every_session = list(
+        dict.fromkeys(b.session_key for blocks in documents.values() for b in blocks)
+    )
+    chosen = set(every_session) if select is None else select(every_session)
+    sessions: dict[SessionKey, list[Block]] = {}
+    for blocks in documents.values():
+        sessions.update(
+            (key, session)
+            for key, session in sessions_of(
+                [b for b in blocks if (b.docname, b.index) not in skipped]
+            ).items()
+            if key in chosen
+        )
+    outcomes: dict[tuple[str, int], Outcome] = {}
+    to_run: dict[SessionKey, list[Block]] = {}
+    keys: dict[SessionKey, str] = {}
+    first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
+    imports: dict[str, dict[str, str]] = {}
+    for key, blocks in sessions.items():
+        keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
+        cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
+        if cached is not None:
+            outcomes.update(
+                _outcomes_of(
+                    blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None
+                )
+            )
+            imports.setdefault(key[0], {}).update(cached.files)
+        else:
+            to_run[key] = blocks
+    programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
+    if announce:
+        every = sum(1 for blocks in documents.values() for b in blocks if b.session_key in chosen)
+        running = sum(len(blocks) for blocks in to_run.values())
+        in_sessions = sum(len(blocks) for blocks in sessions.values())
+        announce(CheckPlan(running, in_sessions - running, every - in_sessions))
+    if progress and first:
+        progress = _without_setups(progress, len(to_run))
+
+    def keep(key: SessionKey, results: list[Outcome], imported: tuple[str, ...]) -> None:
+        files = file_digests(imported)
+        imports.setdefault(key[0], {}).update(files)
+        # At once, so that sessions that finished stay cached if the build is interrupted.
+        if cache:
+            cache.put(keys[key], results, files)
+
+    ran = (
+        workers.run(programs, progress, keep)
+        if workers
+        else run_sessions(programs, settings, progress, keep)
+    )
+    for key, results in ran.items():
+        blocks = to_run[key]
+        outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
+    verdicts = {
+        docname: [
+            Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
+            if (b.docname, b.index) in skipped
+            else judge(b, outcomes.get((b.docname, b.index)))
+            if b.session_key in chosen
+            else Verdict(Status.OTHER_SHARD)
+            for b in blocks
+        ]
+        for docname, blocks in documents.items()
+    }
+    discarded = tuple(cache.discarded) if cache else ()
+    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run), discarded, imports)
+
+
+SETUP_FILENAME = "<jaxcheck_setup>"
+
+
+def _outcomes_of(
+    blocks: Sequence[Block], results: Sequence[Outcome], setup: Outcome | None
+) -> dict[tuple[str, int], Outcome]:
+    """Outcomes by block; when the setup failed, each block fails with its reason."""
+    if setup is not None and (setup.failure is not None or setup.exception is not None):
+        message = (
+            "jaxcheck_setup (in conf.py) failed, so this session's blocks did not run; "
+            f"fix the setup code:\n{setup.message or setup.exception}"
+        )
+        failed = Outcome(failure=FailureKind.NOT_RUN, message=message)
+        return {(b.docname, b.index): failed for b in blocks}
+    return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
+
+
+def _without_setups(
+    progress: Callable[[int, int], None], setups: int
+) -> Callable[[int, int], None]:
+    """Progress in blocks, when every session also runs ``jaxcheck_setup`` (one program each)."""
+
+    def counted(done: int, total: int) -> None:
+        blocks = total - setups
+        progress(done * blocks // max(total, 1), blocks)
+
+    return counted

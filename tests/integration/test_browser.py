@@ -1,0 +1,427 @@
+"""A real headless Chromium opens built pages: cards, their links, and how long lines wrap.
+
+Drives Chromium over the DevTools protocol with a tiny WebSocket client written
+here (stdlib only), so the test needs nothing but the ``chromium`` binary.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from buildkit import build, copy_root
+
+from sphinx_jaxcheck.cite.citation import check_citation, installed_index
+from sphinx_jaxcheck.cite.pin import Pin
+
+COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1100,900",
+)
+
+pytestmark = pytest.mark.browser
+
+
+def _chromium() -> str:
+    # The suite never installs anything: without a browser these tests cannot run.
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.skip(
+            "no chromium on PATH: install it (e.g. `apt-get install chromium`) to run browser tests"
+        )
+    return found
+
+
+class DevTools:
+    """The smallest WebSocket client that speaks Chrome's DevTools protocol."""
+
+    def __init__(self, url: str) -> None:
+        match = re.match(r"ws://([^/:]+):(\d+)(/.*)", url)
+        assert match, url
+        host, port, path = match.group(1), int(match.group(2)), match.group(3)
+        self.sock = socket.create_connection((host, port), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        response = b""
+        while b"\r\n\r\n" not in response:
+            response += self.sock.recv(1)
+        assert b" 101 " in response.split(b"\r\n", 1)[0], response
+        self.next_id = 0
+        self.events: list[dict[str, Any]] = []
+
+    def _send(self, text: str) -> None:
+        payload = text.encode()
+        header = bytes([0x81])  # final frame, text
+        mask = os.urandom(4)
+        if len(payload) < 126:
+            header += bytes([0x80 | len(payload)])
+        elif len(payload) < 1 << 16:
+            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
+        else:
+            header += bytes([0x80 | 127]) + struct.pack(">Q", len(payload))
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        self.sock.sendall(header + mask + masked)
+
+    def _exactly(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = self.sock.recv(size - len(data))
+            if not chunk:
+                raise ConnectionError("DevTools closed the connection")
+            data += chunk
+        return data
+
+    def _receive(self) -> dict[str, Any]:
+        message = b""
+        while True:
+            first, second = self._exactly(2)
+            size = second & 0x7F
+            if size == 126:
+                size = struct.unpack(">H", self._exactly(2))[0]
+            elif size == 127:
+                size = struct.unpack(">Q", self._exactly(8))[0]
+            message += self._exactly(size)
+            if first & 0x80:  # final fragment
+                result: dict[str, Any] = json.loads(message)
+                return result
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        """Send a command and wait for its result (events that arrive meanwhile are kept)."""
+        self.next_id += 1
+        self._send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:
+            message = self._receive()
+            if message.get("id") == self.next_id:
+                assert "error" not in message, message
+                return dict(message.get("result", {}))
+            self.events.append(message)
+
+    def wait_for(self, event: str, timeout: float = 30) -> None:
+        """Wait until the page reports ``event``."""
+        deadline = time.monotonic() + timeout
+        while not any(e.get("method") == event for e in self.events):
+            assert time.monotonic() < deadline, f"no {event} within {timeout}s"
+            self.events.append(self._receive())
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page."""
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return result["result"].get("value")
+
+    def click(self, x: float, y: float) -> None:
+        """A real mouse click at page coordinates."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[DevTools]:
+    profile = tmp_path / "chromium-profile"
+    profile.mkdir()
+    process = subprocess.Popen(
+        [
+            _chromium(),
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not port_file.exists() or not port_file.read_text().strip():
+            assert process.poll() is None, "chromium exited at start"
+            assert time.monotonic() < deadline, "chromium did not open its DevTools port"
+            time.sleep(0.1)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as answer:
+            targets = json.load(answer)
+        page = next(t for t in targets if t["type"] == "page")
+        tools = DevTools(page["webSocketDebuggerUrl"])
+        yield tools
+        tools.sock.close()
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# WCAG contrast of the question's text against the background it is painted on.
+CONTRAST = """(() => {
+  const el = document.querySelector('#qa-carry summary .jaxcheck-qa-title');
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  let node = el, bg = null;
+  while (node && node.nodeType === 1) {
+    const c = rgb(getComputedStyle(node).backgroundColor);
+    if (c.length < 4 || c[3] > 0.5) { bg = c; break; }
+    node = node.parentElement;
+  }
+  bg = bg || [255, 255, 255];
+  const fg = rgb(getComputedStyle(el).color);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+})()"""
+
+
+@pytest.mark.parametrize(
+    ("theme", "scheme"), [("alabaster", "light"), ("furo", "light"), ("furo", "dark")]
+)
+def test_clicking_a_question_shows_its_answer_and_pinned_sources(
+    browser: DevTools, tmp_path: Path, theme: str, scheme: str
+) -> None:
+    if theme != "alabaster":
+        pytest.importorskip(theme)
+    page = (
+        build(copy_root("cards", tmp_path), html_theme=theme).app.outdir / "cards_rst.html"
+    ).as_uri()
+
+    browser.call(
+        "Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}]
+    )
+    browser.call("Page.enable")
+    browser.call("Page.navigate", url=page)
+    browser.wait_for("Page.loadEventFired")
+
+    card = "document.getElementById('qa-carry')"
+    answer = f"{card}.querySelector('.jaxcheck-qa-answer')"
+    assert browser.evaluate(f"{card}.open") is False
+    assert browser.evaluate(f"{answer}.checkVisibility()") is False
+
+    box = browser.evaluate(
+        f"(() => {{ const r = {card}.querySelector('summary .jaxcheck-qa-title').getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
+    browser.click(*box)
+
+    assert browser.evaluate(f"{card}.open") is True
+    assert browser.evaluate(f"{answer}.checkVisibility()") is True
+    assert "same pytree structure" in browser.evaluate(f"{answer}.innerText")
+
+    links = browser.evaluate(
+        f"Array.from({card}.querySelectorAll('.jaxcheck-qa-sources a')).map(a => a.href)"
+    )
+    expected = check_citation(
+        "loops.py::_check_carry_type", Pin("0.10.2", COMMIT), index=installed_index()
+    ).url
+    assert expected in links
+    assert expected == (
+        f"https://github.com/jax-ml/jax/blob/{COMMIT}/jax/_src/lax/control_flow/loops.py#L537-L621"
+    )
+    # The link is on screen and is what a click there would hit.
+    hit = browser.evaluate(
+        f"(() => {{ const a = {card}.querySelector('.jaxcheck-qa-sources a');"
+        " const r = a.getBoundingClientRect();"
+        " const e = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+        " return a.contains(e) && a.checkVisibility(); })()"
+    )
+    assert hit is True
+
+    contrast = browser.evaluate(CONTRAST)
+    assert contrast >= 4.5, (
+        f"question text is hard to read in {theme} ({scheme}): contrast {contrast:.1f}"
+    )
+
+    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    screenshot = tmp_path / f"qa-card-open-{theme}-{scheme}.png"
+    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    assert screenshot.stat().st_size > 1000
+    print(f"screenshot: {screenshot}")
+
+
+# -- links open cards; long lines wrap inside the column --------------------------
+
+LONG_LINE_PAGE = """\
+---
+orphan: true
+---
+# A long error line
+
+```{jaxcheck}
+:name: long-carry-error
+:raises: TypeError
+
+import jax.numpy as jnp
+from jax import lax
+
+lax.scan(lambda count, x: (count + x, x), jnp.int32(0), jnp.arange(3.0))
+
+# TypeError: scan body function carry input and carry output must have equal types, but they differ:
+#
+# The input carry count has type int32[] but the corresponding output carry component has type float32[], so the dtypes do not match.
+#
+# Revise the function so that all output types match the corresponding input types.
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def cards_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cards test project, plus a page with a long expected error line, built to HTML."""
+    srcdir = copy_root("cards", tmp_path_factory.mktemp("site"))
+    (srcdir / "long_line.md").write_text(LONG_LINE_PAGE)
+    result = build(srcdir)
+    assert result.status == 0, result.warnings
+    return Path(result.app.outdir)
+
+
+def _open(browser: DevTools, url: str, width: int = 1100) -> None:
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        width=width,
+        height=900,
+        deviceScaleFactor=1,
+        mobile=width < 600,
+    )
+    browser.call("Page.enable")
+    for target in ("about:blank", url):  # a fresh document, also when only the #anchor differs
+        browser.events.clear()
+        browser.call("Page.navigate", url=target)
+        browser.wait_for("Page.loadEventFired")
+
+
+CARD_STATE = """((id) => { const card = document.getElementById(id);
+  const r = card.getBoundingClientRect();
+  return {open: card.open, shown: card.querySelector('.jaxcheck-qa-answer').checkVisibility(),
+          inView: r.top >= 0 && r.top < window.innerHeight}; })"""
+
+
+def test_a_cards_permalink_opens_it_and_brings_it_into_view(
+    browser: DevTools, cards_site: Path
+) -> None:
+    page = (cards_site / "cards_rst.html").as_uri()
+    _open(browser, page)
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {
+        "open": False,
+        "shown": False,
+        "inView": True,
+    }
+
+    # Loaded with the card's anchor, as a permalink or a :ref: from another page.
+    _open(browser, page + "#qa-carry", width=390)
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {
+        "open": True,
+        "shown": True,
+        "inView": True,
+    }
+
+    # Navigated within the page (hashchange): close it, go elsewhere, come back.
+    browser.evaluate("document.getElementById('qa-carry').open = false; location.hash = '#top'")
+    browser.evaluate("location.hash = '#qa-carry'")
+    after_hashchange = browser.call(
+        "Runtime.evaluate",
+        awaitPromise=True,
+        returnByValue=True,
+        expression="new Promise(done => setTimeout(() => done(document.getElementById('qa-carry').open), 200))",
+    )
+    assert after_hashchange["result"]["value"] is True
+
+    # Its own permalink clicked while the address already ends in #qa-carry (no hashchange).
+    _open(browser, page + "#qa-carry")  # with a mouse, which can hover
+    browser.evaluate("document.getElementById('qa-carry').open = false")
+    x, y = browser.evaluate(
+        "(() => { const r = document.querySelector('#qa-carry .jaxcheck-qa-permalink').getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
+    browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)  # hovering shows the ¶
+    assert browser.evaluate(
+        f"document.elementFromPoint({x}, {y}).classList.contains('jaxcheck-qa-permalink')"
+    )
+    browser.click(x, y)
+    assert browser.evaluate("location.hash") == "#qa-carry"
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')")["open"] is True
+
+
+def test_clicking_a_question_in_the_index_opens_its_card(
+    browser: DevTools, cards_site: Path
+) -> None:
+    _open(browser, (cards_site / "index.html").as_uri())
+    link = "Array.from(document.querySelectorAll('ul.jaxcheck-qa-index a')).find(a => a.hash === '#qa-carry')"
+    box = browser.evaluate(
+        f"(() => {{ const r = {link}.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+    )
+    browser.events.clear()
+    browser.click(*box)
+    browser.wait_for("Page.loadEventFired")
+    assert browser.evaluate("location.hash") == "#qa-carry"
+    assert browser.evaluate(f"{CARD_STATE}('qa-carry')") == {
+        "open": True,
+        "shown": True,
+        "inView": True,
+    }
+
+
+OVERFLOW = """(() => {
+  const lines = Array.from(document.querySelectorAll('.jaxcheck-block .highlight .c1'));
+  const pre = lines[0].closest('pre').getBoundingClientRect();
+  const longest = lines.reduce((a, b) => a.textContent.length > b.textContent.length ? a : b);
+  const sources = Array.from(document.querySelectorAll('.jaxcheck-qa-sources code'));
+  return {
+    comments: lines.length,
+    spill: Math.max(...lines.map(l => l.getBoundingClientRect().right - pre.right)),
+    longestRows: Math.round(longest.getBoundingClientRect().height / parseFloat(getComputedStyle(longest).lineHeight)),
+  };
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_long_expected_output_lines_wrap_inside_the_column(
+    browser: DevTools, cards_site: Path, width: int
+) -> None:
+    _open(browser, (cards_site / "long_line.html").as_uri(), width=width)
+    found = browser.evaluate(OVERFLOW)
+    assert found["comments"] == 5
+    assert found["spill"] <= 1, (
+        f"an expected-output line runs {found['spill']}px past its block at {width}px"
+    )
+    assert found["longestRows"] >= 2  # the 134-character line wraps, visibly, in either width
+
+
+SOURCES = """(() => Array.from(document.querySelectorAll('#qa-carry .jaxcheck-qa-sources code')).map(code => ({
+  text: code.textContent,
+  rows: new Set(Array.from(code.querySelectorAll('span.pre')).map(s => Math.round(s.getBoundingClientRect().top))).size,
+  split: Array.from(code.querySelectorAll('span.pre')).filter(s => s.getClientRects().length > 1).map(s => s.textContent),
+})))()"""
+
+
+def test_sources_wrap_only_at_dots_underscores_slashes_and_colons(
+    browser: DevTools, cards_site: Path
+) -> None:
+    _open(browser, (cards_site / "cards_rst.html").as_uri() + "#qa-carry", width=390)
+    sources = browser.evaluate(SOURCES)
+    path = next(
+        s for s in sources if s["text"] == "jax/_src/lax/control_flow/loops.py::_check_carry_type"
+    )
+    assert path["rows"] >= 2, "the long path should wrap at 390px"
+    assert all(not s["split"] for s in sources), sources  # no piece broken inside a word

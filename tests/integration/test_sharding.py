@@ -1,0 +1,235 @@
+"""``jaxcheck check --shard K/N`` and ``jaxcheck merge``: shards run every session once, merge equals a full run."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from buildkit import copy_root, jaxcheck
+
+from sphinx_jaxcheck.cli import main
+from sphinx_jaxcheck.run.shards import Shard, ShardProblem, load_durations, save_durations, split
+
+LOGGED = """\
+:orphan:
+
+Logged {name}
+=========
+
+.. jaxcheck::
+
+   open({log!r}, "a").write("{name}\\n")
+
+.. jaxcheck::
+   :session: second
+
+   open({log!r}, "a").write("{name}::second\\n")
+"""
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The stale conformance corpus plus pages whose sessions log each run: one full run, then 3 shards."""
+    root = tmp_path_factory.mktemp("sharded")
+    docs = copy_root("conformance-stale", root)
+    log = root / "sessions.log"
+    for name in ("alpha", "beta", "gamma"):
+        (docs / f"{name}.rst").write_text(LOGGED.format(name=name, log=str(log)), "utf-8")
+    docs.rename(root / "docs")
+    full = jaxcheck(
+        "check", "docs", "--no-cache", "--format", "json", "--junit", "full.xml", cwd=root
+    )
+    logged_full = log.read_text().splitlines()
+    log.unlink()
+    shards = []
+    for k in (1, 2, 3):
+        shards.append(
+            jaxcheck(
+                "check", "docs", "--no-cache", "--shard", f"{k}/3", "--format", "json", cwd=root
+            )
+        )
+        (root / f"shard{k}.json").write_text(shards[-1].stdout, "utf-8")
+    return {
+        "root": root,
+        "full": full,
+        "shards": shards,
+        "logged_full": logged_full,
+        "logged_shards": log.read_text().splitlines(),
+    }
+
+
+def test_three_shards_run_every_session_exactly_once(runs: dict[str, Any]) -> None:
+    sessions = ["alpha", "alpha::second", "beta", "beta::second", "gamma", "gamma::second"]
+    assert sorted(runs["logged_full"]) == sessions
+    assert sorted(runs["logged_shards"]) == sessions  # each once, over the three shards
+    reports = [json.loads(shard.stdout) for shard in runs["shards"]]
+    for position in range(len(reports[0]["blocks"])):
+        statuses = [report["blocks"][position]["status"] for report in reports]
+        assert sum(status != "other-shard" for status in statuses) == 1, statuses
+    assert all(report["run"]["shard"] == f"{k}/3" for k, report in enumerate(reports, 1))
+    assert len({report["run"]["split"] for report in reports}) == 1
+
+
+def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) -> None:
+    root = runs["root"]
+    full = json.loads(runs["full"].stdout)
+    assert runs["full"].returncode == 1 and len(full["findings"]) == 6
+    merged_json = jaxcheck(
+        "merge",
+        "shard1.json",
+        "shard2.json",
+        "shard3.json",
+        "--format",
+        "json",
+        "--junit",
+        "merged.xml",
+        cwd=root,
+    )
+    assert merged_json.returncode == runs["full"].returncode, merged_json.stderr
+    merged = json.loads(merged_json.stdout)
+    assert [(b["document"], b["name"], b["status"]) for b in merged["blocks"]] == [
+        (b["document"], b["name"], b["status"]) for b in full["blocks"]
+    ]
+    assert merged["findings"] == full["findings"]
+    assert merged["examples"] == full["examples"] and full["examples"]
+    assert merged["summary"] == full["summary"]
+    assert merged["run"] == full["run"]
+    assert "other-shard" not in {b["status"] for b in merged["blocks"]}
+    durations = jaxcheck(
+        "merge", "shard1.json", "shard2.json", "shard3.json", "--durations", "cache", cwd=root
+    )
+    assert durations.returncode == 1
+    assert set(load_durations(root / "cache")) == {
+        "forms_md",
+        "forms_md::other",
+        "forms_rst",
+        *(f"{n}{s}" for n in ("alpha", "beta", "gamma") for s in ("", "::second")),
+    }
+
+    def cases(name: str) -> list[tuple[str | None, ...]]:
+        suite = ElementTree.parse(root / name).getroot()
+        return [(c.get("classname"), c.get("name"), *(f.text for f in c)) for c in suite] + [
+            (suite.get("tests"), suite.get("failures"), suite.get("skipped"))
+        ]
+
+    assert cases("merged.xml") == cases("full.xml")
+    # The text a full run prints, from the shards (in another order too).
+    for style in ("text", "github"):
+        text = jaxcheck(
+            "merge", "shard3.json", "shard1.json", "shard2.json", "--format", style, cwd=root
+        )
+        again = jaxcheck("check", "docs", "--format", style, cwd=root)
+        assert text.stdout == again.stdout and text.returncode == again.returncode == 1
+
+
+def test_a_shard_fails_only_on_its_own_blocks(runs: dict[str, Any]) -> None:
+    for shard in runs["shards"]:
+        report = json.loads(shard.stdout)
+        own = {(b["document"], b["name"]) for b in report["blocks"] if b["status"] != "other-shard"}
+        assert all((f["document"], f["block"]) in own for f in report["findings"] if f["block"])
+        assert shard.returncode == (1 if report["findings"] else 0)
+    assert sorted(shard.returncode for shard in runs["shards"]) != [0, 0, 0]
+
+
+def refuse(capsys: pytest.CaptureFixture[str], *files: Path) -> str:
+    assert main(["merge", *map(str, files)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+def test_merge_refuses_reports_that_do_not_belong_together(
+    runs: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = runs["root"]
+    one, two, three = (root / f"shard{k}.json" for k in (1, 2, 3))
+
+    def edited(name: str, **run: Any) -> Path:
+        report = json.loads(three.read_text())
+        report["run"].update(run)
+        target = tmp_path / name
+        target.write_text(json.dumps(report))
+        return target
+
+    assert "different JAX versions" in refuse(capsys, one, two, edited("jax.json", jax="0.4.30"))
+    assert "different documents" in refuse(
+        capsys, one, two, edited("docs.json", documents="0" * 16)
+    )
+    assert "different configurations" in refuse(
+        capsys, one, two, edited("conf.json", configuration="x")
+    )
+    assert "split the sessions differently" in refuse(
+        capsys, one, two, edited("split.json", split="y")
+    )
+    assert "shard 3/3 is missing" in refuse(capsys, one, two)
+    assert "are both shard 2/3" in refuse(capsys, one, two, two)
+    assert "not the report of a shard" in refuse(capsys, one, two, edited("full.json", shard=None))
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json")
+    assert f"{garbage}: not a JSON report" in refuse(capsys, one, garbage)
+    assert "cannot read it" in refuse(capsys, one, tmp_path / "absent.json")
+
+
+def test_split_is_deterministic_and_balances_remembered_durations() -> None:
+    sessions = [(f"doc{n}", "") for n in range(7)]
+    by_count = split(sessions, {}, 3)
+    assert sorted(Counter(by_count.values()).values()) == [2, 2, 3]
+    assert split(list(reversed(sessions)), {}, 3) == by_count
+    slow = {
+        "doc0": 10.0,
+        "doc1": 1.0,
+        "doc2": 1.0,
+        "doc3": 1.0,
+        "doc4": 1.0,
+        "doc5": 1.0,
+        "doc6": 1.0,
+    }
+    timed = split(sessions, slow, 2)
+    assert [key for key, shard in timed.items() if shard == timed[("doc0", "")]] == [("doc0", "")]
+    # Unknown sessions weigh the mean of the known ones.
+    partly = split([*sessions, ("new", "s")], slow, 2)
+    assert sum(1 for shard in partly.values() if shard != partly[("doc0", "")]) == 7
+
+
+def test_durations_are_remembered_atomically_and_merged(tmp_path: Path) -> None:
+    save_durations(tmp_path, {"a": 1.23456})
+    save_durations(tmp_path, {"b::s": 2.0})
+    assert load_durations(tmp_path) == {"a": 1.235, "b::s": 2.0}
+    assert [p.name for p in tmp_path.iterdir()] == ["durations.tsv"]
+    (tmp_path / "durations.tsv").write_text("[broken")
+    assert load_durations(tmp_path) == {}
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1", "a/b", "1/0", ""])
+def test_bad_shards_are_refused_with_the_expected_form(text: str) -> None:
+    with pytest.raises(ShardProblem, match="K"):
+        Shard.parse(text)
+
+
+def test_bad_shard_option_exits_with_status_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", str(tmp_path), "--shard", "3/2"])
+    assert exit_.value.code == 2
+    assert "K must be between 1 and N" in capsys.readouterr().err
+
+
+def test_a_sharded_html_build_marks_the_blocks_of_other_shards(tmp_path: Path) -> None:
+    from buildkit import build
+
+    srcdir = copy_root("conformance-fresh", tmp_path)
+    result = build(srcdir, jaxcheck_shard="2/2", jaxcheck_cache=False)
+    assert result.status == 0, result.warnings
+    assert "on other shards" in result.log
+    pages = [
+        (srcdir / "_build" / "html" / f"{name}.html").read_text("utf-8")
+        for name in ("forms_md", "forms_rst")
+    ]
+    assert sum(page.count("checked on another shard") for page in pages) > 0
+    assert sum(page.count("jaxcheck-other-shard") for page in pages) > 0
+    assert sum(page.count("jaxcheck-status-verified") for page in pages) > 0

@@ -1,0 +1,214 @@
+"""What ``jaxcheck update`` writes, it can prove: real workers, arbitrary outputs, a racing editor.
+
+* whatever bytes a block prints, after update each block either reads back and
+  verifies, or is left byte for byte (hypothesis, real workers);
+* an editor's save while update writes is never lost to the rename (fault
+  injection: the save happens during the flush to disk, the slowest step);
+* MLIR locations name the block, never the worker's own files;
+* an alignment past its step limit is a refusal with a reason.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from sphinx_jaxcheck.expect.grammar import parse_body
+from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Program, Status
+from sphinx_jaxcheck.rewrite import edits
+from sphinx_jaxcheck.rewrite.edits import FileChanged, digest, write_atomically
+from sphinx_jaxcheck.rewrite.update import update_sources
+from sphinx_jaxcheck.run.pool import WorkerSettings, run_sessions
+from sphinx_jaxcheck.run.sessions import check_documents
+
+WORKERS = WorkerSettings(workers=2)
+FENCE = "```{jaxcheck}"
+
+
+def rerun(documents):  # type: ignore[no-untyped-def]
+    """Update's second run, in fresh real workers."""
+    return check_documents(documents, WORKERS).verdicts
+
+
+def page(outputs: list[bytes]) -> str:
+    """A MyST page whose blocks print these bytes (decoded as Python would), each expecting 'stale'."""
+    lines = ["# Bytes", ""]
+    for n, data in enumerate(outputs):
+        write = (
+            f'sys.stdout.write(bytes.fromhex("{data.hex()}").decode("utf-8", "surrogateescape"))'
+        )
+        if n % 2:
+            lines += [FENCE, ">>> import sys", f">>> _ = {write}", "stale", "```", ""]
+        else:
+            lines += [FENCE, "import sys", write, "", "# stale", "```", ""]
+    return "\n".join(lines)
+
+
+def blocks_in(path: Path) -> list[Block]:
+    """The blocks of a page as a reader finds them in its current bytes."""
+    data = path.read_bytes()
+    lines = data.decode("utf-8").split("\n")
+    found, start = [], None
+    for n, line in enumerate(lines):
+        if line == FENCE:
+            start = n + 1
+        elif line == "```" and start is not None:
+            body = tuple(textwrap.dedent("\n".join(lines[start:n])).split("\n"))
+            parsed = parse_body(body)
+            found.append(
+                Block(
+                    "bytes",
+                    len(found),
+                    str(path),
+                    start + 1,
+                    body,
+                    BlockOptions(),
+                    parsed.expectations,
+                    parsed.program(f"<b{len(found)}>"),
+                    parsed.error,
+                    digest(data),
+                )
+            )
+            start = None
+    return found
+
+
+def check(path: Path) -> list[tuple[Block, object]]:
+    blocks = blocks_in(path)
+    verdicts = check_documents({"bytes": blocks}, WORKERS).verdicts["bytes"]
+    return list(zip(blocks, verdicts, strict=True))
+
+
+NASTY = st.sampled_from(
+    [
+        b"\r50%\r100%\n",
+        b"\x1b[31mred\x1b[0m\n",
+        b"a\x00b\n",
+        b"```\n",
+        b"x\n>>> y\n",
+        b"# >>> z\n",
+        b"\xe2\x80\xa8\n",
+        b"\xff\xfe\n",
+        b"ok\n",
+        b"\t\n",
+    ]
+)
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.lists(st.one_of(st.binary(max_size=12), NASTY), min_size=2, max_size=3))
+@example([b"fine\n", b"```\n", b"progress\r\n"])
+def test_after_update_every_block_reads_back_and_verifies_or_is_untouched(
+    tmp_path: Path, outputs: list[bytes]
+) -> None:
+    path = tmp_path / "bytes.md"
+    path.write_text(page(outputs), encoding="utf-8")
+    before = blocks_in(path)
+    update_sources(check(path), rerun=rerun)
+    after = blocks_in(path)
+    assert len(after) == len(before)  # no fence closed or opened
+    changed = [b for b, a in zip(before, after, strict=True) if a.body != b.body]
+    for block in after:
+        assert block.error is None, block.error
+    if changed:
+        verdicts = dict((b.index, v) for b, v in check(path))
+        for block in changed:
+            assert verdicts[block.index].status is Status.VERIFIED  # type: ignore[attr-defined]
+
+
+def test_control_characters_are_refused_by_name_and_block(tmp_path: Path) -> None:
+    path = tmp_path / "bytes.md"
+    path.write_text(
+        page([b"\r50%\r100%\n", b"a\x00b\n", b"\x1b[31mred\x1b[0m\n"]), encoding="utf-8"
+    )
+    data = path.read_bytes()
+    report = update_sources(check(path), rerun=rerun)
+    assert path.read_bytes() == data
+    reasons = [why for _, _, why in report.refused]
+    assert len(reasons) == 3
+    assert reasons[0].startswith("block 'bytes[1]': the new output holds control characters")
+    assert "'\\r' (carriage return)" in reasons[0]
+    assert "'\\x00' (NUL)" in reasons[1] and reasons[1].startswith("block 'bytes[2]'")
+    assert "'\\x1b' (ESC, which starts an ANSI escape sequence)" in reasons[2]
+
+
+def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "page.md"
+    path.write_bytes(b"old\n")
+    real_fsync = os.fsync
+
+    def fsync_while_an_editor_saves(descriptor: int) -> None:
+        if not path.read_bytes().startswith(b"saved"):
+            path.write_bytes(b"saved by the editor\n")
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync_while_an_editor_saves)
+    with pytest.raises(FileChanged, match="changed since jaxcheck read it; nothing was written"):
+        write_atomically(path, b"new\n", digest(b"old\n"))
+    assert path.read_bytes() == b"saved by the editor\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["page.md"]
+    # Without a racing save the same write goes through.
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    write_atomically(path, b"new\n", digest(b"saved by the editor\n"))
+    assert path.read_bytes() == b"new\n"
+    assert edits.digest(path.read_bytes()) == digest(b"new\n")
+
+
+def test_mlir_locations_name_the_block_and_never_the_worker(tmp_path: Path) -> None:
+    code = "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2).lower(1.0).as_text(debug_info=True))\n"
+    block = Block(
+        "mlir",
+        0,
+        str(tmp_path / "m.md"),
+        1,
+        tuple(code.splitlines()),
+        BlockOptions(),
+        (),
+        Program(code, "<mlir[1]>"),
+    )
+    outcome = run_sessions({"s": [block.program]}, WORKERS)["s"][0]
+    assert '"<mlir[1]>":2:' in outcome.stdout
+    assert "sphinx_jaxcheck" not in outcome.stdout and "<frozen" not in outcome.stdout
+
+
+def test_an_alignment_past_its_step_limit_is_refused_with_the_reason(tmp_path: Path) -> None:
+    body = ("for n in range(300):", "    print(n)", "", *[f"# {n} ..." for n in range(300)])
+    path = tmp_path / "long.md"
+    text = "\n".join(["```{jaxcheck}", *body, "```", ""])
+    path.write_text(text)
+    parsed = parse_body(body)
+    block = Block(
+        "long",
+        0,
+        str(path),
+        2,
+        body,
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<long>"),
+        file_digest=digest(text.encode()),
+    )
+    printed = Outcome(stdout="".join(f"x{n}\n" for n in range(300)))
+    verdict = judge(block, printed)
+    report = update_sources(
+        [(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000
+    )
+    assert path.read_text() == text
+    ((_, line, why),) = report.refused
+    assert line == 5
+    assert (
+        "needs more than 10,000 steps (300 expected lines with `...` against 300 actual ones)"
+        in why
+    )

@@ -1,0 +1,59 @@
+"""The cache key: every part of a block that reaches the worker, and nothing else (fast, no builds)."""
+
+from __future__ import annotations
+
+from sphinx_jaxcheck.cache.outcomes import code_without_expectations, session_key
+from sphinx_jaxcheck.expect.grammar import parse_body
+from sphinx_jaxcheck.model import BlockOptions, Program
+
+
+def program(*body: str, raises: str | None = None, timeout: float = 60.0) -> Program:
+    return parse_body(body).program("<b>", BlockOptions(raises=raises, timeout=timeout))
+
+
+def key(*body: str, **options: object) -> str:
+    return session_key([program(*body, **options)], "fingerprint")  # type: ignore[arg-type]
+
+
+def test_commented_repl_statements_are_part_of_the_key() -> None:
+    assert key("x = 1", "", "# >>> x + 2", "# 3") != key("x = 1", "", "# >>> x + 1", "# 3")
+    assert key("x = 1", "", "# >>> x + 2", "# 3") != key(
+        "x = 1", "", "# >>> x + 2", "# ... + 1", "# 3"
+    )
+
+
+def test_expected_output_is_not_part_of_the_key() -> None:
+    assert key("print(1)", "", "# 1") == key("print(1)", "", "# 2")
+    assert key("print(1)  # 1") == key("print(1)  # 2")
+    assert key("x = 1", "", "# >>> x", "# 1") == key("x = 1", "", "# >>> x", "# 2")
+
+
+def test_code_options_files_and_fingerprint_are_part_of_the_key() -> None:
+    base = key("print(1)", "", "# 1")
+    assert base != key("print(2)", "", "# 1")
+    assert base != key("print(1)", "", "# 1", raises="ValueError")
+    assert base != key("print(1)", "", "# 1", timeout=5.0)
+    assert base != session_key([program("print(1)", "", "# 1")], "another fingerprint")
+    renamed = parse_body(("print(1)", "", "# 1")).program("<c>")
+    assert base != session_key([renamed], "fingerprint")
+    assert session_key([program("x = 1"), program("print(x)")], "f") != session_key(
+        [program("print(x)"), program("x = 1")], "f"
+    )
+    # An ordinary comment is code a reader sees: it counts.
+    assert key("x = 1  # a note", "print(x)", "", "# 1") != key(
+        "x = 1  # other", "print(x)", "", "# 1"
+    )
+
+
+def test_blanking_keeps_every_line_and_every_ordinary_comment() -> None:
+    code = program("x = '#1'  # a note", "print(x)  # #1", "", "# >>> x", "# '#1'")
+    assert code_without_expectations(code) == "x = '#1'  # a note\nprint(x)  \n\n\n\n"
+    multi = program("print(", "    1,", ")  # 1", "y = 2  # kept")
+    assert code_without_expectations(multi) == "print(\n    1,\n)  \ny = 2  # kept\n"
+
+
+def test_code_that_cannot_be_tokenized_is_kept_whole() -> None:
+    broken = Program("print(1)  # 1\ns = '''\n", "<b>", inline_prints=((1, 1),))
+    assert code_without_expectations(broken) == broken.code
+    # Without inline prints nothing needs tokenizing: only the trailing comments go.
+    assert code_without_expectations(Program("x = 1\n# 1\n  # 2\n\n", "<b>")) == "x = 1\n\n\n\n"

@@ -1,0 +1,81 @@
+"""Version and platform limits: parsing, and whether a block applies (packaging is the oracle)."""
+
+from __future__ import annotations
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from sphinx_jaxcheck.expect.conditions import (
+    Runtime,
+    comment_limit,
+    limits_from_comments,
+    platforms,
+    specifier,
+    why_skipped,
+)
+from sphinx_jaxcheck.model import Limits
+
+VERSIONS = ["0.4.30", "0.4.35", "0.5.0", "0.6.1", "0.7.0", "0.8.0rc1", "0.9.9", "0.10.2"]
+
+
+@pytest.mark.parametrize(
+    "written", ["<0.5", ">=0.7,<0.9", " >=0.7 , <0.9 ", "==0.4.*", "~=0.4.30", "!=0.6.1", "0.10.2"]
+)
+def test_a_block_applies_exactly_where_packaging_says_the_specifier_holds(written: str) -> None:
+    spec = specifier(written)
+    oracle = SpecifierSet(written.strip() if written.strip()[0] in "<>=!~" else f"=={written}")
+    for version in VERSIONS:
+        runs = why_skipped(Limits(jax_version=spec), Runtime(version, "cpu")) is None
+        assert runs == oracle.contains(Version(version), prereleases=True), (written, version)
+
+
+@pytest.mark.parametrize("written", ["", "before 0.5", "<", "0.5 <", ">=0.7;<0.9", "latest"])
+def test_a_malformed_specifier_is_refused(written: str) -> None:
+    with pytest.raises(ValueError):
+        specifier(written)
+
+
+def test_platform_names() -> None:
+    assert platforms("gpu") == ("gpu",)
+    assert platforms("cpu, TPU gpu,cpu") == ("cpu", "tpu", "gpu")
+    for bad in ("", "npu", "cpu, cuda", ","):
+        with pytest.raises(ValueError):
+            platforms(bad)
+
+
+def test_why_a_block_does_not_run() -> None:
+    gpu = Limits(platforms=("gpu",))
+    assert why_skipped(gpu, Runtime("0.10.2", "cpu")) == "platforms gpu: the workers run on cpu"
+    assert why_skipped(gpu, Runtime("0.10.2", "gpu")) is None
+    assert why_skipped(Limits(), Runtime("0.10.2", "cpu")) is None
+    old = Limits(jax_version="<0.5")
+    assert why_skipped(old, Runtime("0.10.2", "cpu")) == "jax-version <0.5 excludes jax 0.10.2"
+    # Nothing known about the run: nothing to exclude it by.
+    assert why_skipped(Limits("<0.5", ("gpu",)), Runtime(None, None)) is None
+
+
+def test_comment_directives() -> None:
+    assert comment_limit("# jaxcheck: jax-version <0.5") == ("jax-version", "<0.5")
+    assert comment_limit("   #jaxcheck:platforms gpu, tpu  ") == ("platforms", "gpu, tpu")
+    assert comment_limit(">>> # jaxcheck: platforms gpu") == ("platforms", "gpu")
+    assert comment_limit("# just a comment") is None
+    assert comment_limit("x = 1  # jaxcheck: platforms gpu") is None
+    found, problems = limits_from_comments(
+        ["# jaxcheck: jax-version >=0.7,<0.9", "x = 1", "# jaxcheck: platforms gpu"]
+    )
+    assert found == Limits(">=0.7,<0.9", ("gpu",)) and problems == []
+    _, problems = limits_from_comments(
+        ["# jaxcheck: jax-version soon", "# jaxcheck: backend gpu", "# jaxcheck: platforms npu"]
+    )
+    assert problems == [
+        (
+            1,
+            "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9",
+        ),
+        (
+            2,
+            "unknown directive '# jaxcheck: backend gpu'; expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`",
+        ),
+        (3, "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"),
+    ]
