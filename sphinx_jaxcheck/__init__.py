@@ -24,7 +24,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         checking,
         interpreter,
         matrix_page,
-        native_examples,
+        page_examples,
         rendering,
         settings,
         source_files,
@@ -37,7 +37,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
     block_directive.setup_block_directive(app)
-    native_examples.setup_native_examples(app)
+    page_examples.setup_page_examples(app)
     checking.setup_checking(app)
     setup_pinned_source(app)
     rendering.setup_rendering(app)
@@ -46,7 +46,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     matrix_page.setup_matrix_page(app)
     return {
         "version": __version__,
-        "env_version": 3,
+        "env_version": 4,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }

@@ -165,13 +165,13 @@ class Block:
     file_digest: str = ""  # sha256 of the file when it was read (for update)
     error_line: int = 1  # block line ``error`` points at (<= 0: the directive line above the body)
     error_subtype: Subtype = Subtype.SYNTAX  # the kind of ``error``
-    native: bool = False  # ``>>>`` examples of the page itself, not a ``jaxcheck`` block
+    page_example: bool = False  # a page's own ``>>>`` examples (or doctest directive), not a block
     update_refusal: str = ""  # why ``jaxcheck update`` must not rewrite this block, if so
 
     @property
     def label(self) -> str:
         """How reports name the block (a page's own examples: by the line they start at)."""
-        if self.native:
+        if self.page_example:
             return f"{os.path.basename(self.path)}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"
 

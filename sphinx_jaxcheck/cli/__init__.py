@@ -297,7 +297,7 @@ def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
     from ..rewrite.update import describe, update_sources
     from ..sphinx.checking import run_description, second_run, summary
     from ..sphinx.domain import domain_of
-    from ..sphinx.native_examples import unchecked_examples
+    from ..sphinx.page_examples import unchecked_examples
     from ..sphinx.settings import settings_of
 
     domain = domain_of(app.env)

@@ -1,7 +1,7 @@
 """Blocks limited to some JAX releases or platforms, and whether one applies to a run.
 
 A block says ``:jax-version: <0.5`` (a PEP 440 specifier) or ``:platforms:
-gpu`` (some of cpu, gpu, tpu); a native example says the same in a comment,
+gpu`` (some of cpu, gpu, tpu); a page's own example says the same in a comment,
 ``# jaxcheck: jax-version <0.5``. A block whose limits exclude the JAX the
 workers run is skipped, with the reason. Pure: versions come from metadata.
 """

@@ -120,7 +120,7 @@ def _one(
             options,
             (silent,),
             Program(code, filename, timeout=timeout),
-            native=True,
+            page_example=True,
             update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
         )
         return [(block, FIRST if item.kind == "testsetup" else LAST, None)]
@@ -139,7 +139,7 @@ def _one(
             parsed.program(filename, options),
             error=parsed.error,
             error_line=parsed.error_line,
-            native=True,
+            page_example=True,
         )
         return [(block, IN_PLACE, item)]
     if item.kind == "testcode":
@@ -248,6 +248,6 @@ def _testcode(
         options,
         (expectation,),
         program if not expectation.skip else Program("", program.filename, timeout=timeout),
-        native=True,
+        page_example=True,
         update_refusal=refusal,
     )

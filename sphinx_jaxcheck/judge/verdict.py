@@ -50,7 +50,7 @@ def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules
 
     A page's own examples follow doctest: ``...`` is text unless ELLIPSIS is in force.
     """
-    if block.native:
+    if block.page_example:
         flags = expectation.optionflags if expectation is not None else 0
         return MatchRules(
             ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags
@@ -157,7 +157,7 @@ def _doctest_holds(
         expectation.want, expectation.exc_msg, printed, raised, expectation.optionflags
     ):
         return True
-    if block.native:
+    if block.page_example:
         return False
     return texts_match(expectation.expected, split_lines(printed), rules)
 

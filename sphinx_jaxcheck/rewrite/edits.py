@@ -57,6 +57,15 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def file_digest(path: str) -> str:
+    """The :func:`digest` of a file, as a block records it when read; empty when unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            return digest(handle.read())
+    except OSError:
+        return ""
+
+
 def parse_source(data: bytes, encoding: str = "utf-8") -> SourceText:
     """Split file bytes into lines, keeping each line's ending."""
     text = data.decode(encoding)

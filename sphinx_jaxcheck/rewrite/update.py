@@ -401,7 +401,7 @@ def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None
 
 
 def _parsed(block: Block, body: Sequence[str]) -> ParsedBody:
-    return parse_body(body, doctest_only=block.native)
+    return parse_body(body, doctest_only=block.page_example)
 
 
 def _read(block: Block, body: Sequence[str]) -> list[tuple[ExpectationKind, str, tuple[str, ...]]]:

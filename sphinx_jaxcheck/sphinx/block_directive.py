@@ -7,7 +7,6 @@ here it is only parsed and stored in the environment.
 from __future__ import annotations
 
 import doctest
-import hashlib
 import os
 from typing import Any, ClassVar
 
@@ -20,6 +19,7 @@ from ..expect.grammar import parse_body
 from ..expect.options import block_option_spec, block_options, problems_in
 from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
+from ..rewrite.edits import file_digest
 from .domain import domain_of
 from .lines import file_lines
 from .nodes import jaxcheck_block
@@ -29,15 +29,6 @@ from .settings import settings_of
 def setup_block_directive(app: Sphinx) -> None:
     """Register the ``jaxcheck`` directive."""
     app.add_directive("jaxcheck", JaxcheckDirective)
-
-
-def file_digest(path: str) -> str:
-    """sha256 of a file's bytes; empty when it cannot be read."""
-    try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return ""
 
 
 def _is_myst(directive: SphinxDirective) -> bool:

@@ -41,7 +41,7 @@ from ..run.sessions import CheckPlan, check_documents
 from ..run.shards import Shard, load_durations, save_durations, session_name, split, split_digest
 from .domain import JaxcheckDomain, domain_of
 from .interpreter import interpreter_of, runtime_of
-from .native_examples import unchecked_examples
+from .page_examples import unchecked_examples
 from .settings import cache_directory, settings_of, stop
 
 logger = logging.getLogger(__name__)

@@ -459,7 +459,7 @@ gpu
 """
 
 
-def test_native_examples_are_limited_by_comment_directives(
+def test_page_examples_are_limited_by_comment_directives(
     tmp_path: Path, older_python: Path
 ) -> None:
     (tmp_path / "conf.py").write_text(CONF + 'jaxcheck_doctests = "check"\n')

@@ -105,7 +105,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def native(workspace: Path) -> tuple[Path, Run, dict[str, str], dict[str, str]]:
+def unchanged(workspace: Path) -> tuple[Path, Run, dict[str, str], dict[str, str]]:
     """The unchanged pages, checked once: (project, run, digests before, digests after)."""
     root = project(workspace, "jax-docs", workspace / "cache")
     before = digests(root)
@@ -114,9 +114,9 @@ def native(workspace: Path) -> tuple[Path, Run, dict[str, str], dict[str, str]]:
 
 
 def test_unchanged_pages_pass_with_pytests_verdicts(
-    native: tuple[Path, Run, dict[str, str], dict[str, str]],
+    unchanged: tuple[Path, Run, dict[str, str], dict[str, str]],
 ) -> None:
-    root, run, before, after = native
+    root, run, before, after = unchanged
     assert run.status == 0, run.report["findings"]
     assert run.report["findings"] == []
     examples = run.report["examples"]
@@ -145,9 +145,9 @@ def test_unchanged_pages_pass_with_pytests_verdicts(
 
 
 def test_html_shows_a_verdict_on_each_code_block_with_examples(
-    native: tuple[Path, Run, dict[str, str], dict[str, str]], workspace: Path
+    unchanged: tuple[Path, Run, dict[str, str], dict[str, str]], workspace: Path
 ) -> None:
-    root = native[0]
+    root = unchanged[0]
     out = workspace / "html"
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root), str(out)],
@@ -163,7 +163,7 @@ def test_html_shows_a_verdict_on_each_code_block_with_examples(
     assert "jaxcheck-status-verified" in skipped_only and "jaxcheck-status-skipped" in skipped_only
     status = (out / "status.html").read_text("utf-8")
     assert "aot.md:43" in status and "faq.rst:61" in status  # a row for each group of examples
-    assert digests(root) == native[2]
+    assert digests(root) == unchanged[2]
 
 
 def test_converted_pages_pass_with_the_same_flags(workspace: Path) -> None:
@@ -213,11 +213,11 @@ def drift_lines(run: Run, page: str) -> set[int]:
 
 @pytest.mark.parametrize("pick", ["all", "first", "middle", "last"])
 def test_corrupting_an_expected_line_fails_at_that_example(
-    pick: str, native: tuple[Path, Run, dict[str, str], dict[str, str]], workspace: Path
+    pick: str, unchanged: tuple[Path, Run, dict[str, str], dict[str, str]], workspace: Path
 ) -> None:
     """ "all": every passing example spoilt at once; otherwise one example per page per build."""
     root = workspace / f"corrupt-{pick}"
-    shutil.copytree(native[0], root, ignore=shutil.ignore_patterns("_build"))
+    shutil.copytree(unchanged[0], root, ignore=shutil.ignore_patterns("_build"))
     expected: dict[str, set[int]] = {}
     for page in PAGES:
         text = (root / page).read_text("utf-8")
@@ -236,7 +236,7 @@ def test_corrupting_an_expected_line_fails_at_that_example(
         assert drift_lines(run, page) == expected[page], page
     assert sum(len(lines) for lines in expected.values()) == (54 if pick == "all" else 5)
     if pick == "all":
-        assert_update_restores(root, native[0])
+        assert_update_restores(root, unchanged[0])
 
 
 def want_lines(text: str) -> set[int]:

@@ -114,7 +114,7 @@ def ours(flag_names: str, text: str) -> tuple[Status, int]:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<case>"),
-        native=True,
+        page_example=True,
     )
     outcome = SessionRunner().run(parsed.program("<case>"))
     verdict = judge(block, outcome)
@@ -150,7 +150,7 @@ def test_skipped_examples_never_run_and_count_as_skipped() -> None:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<skip>"),
-        native=True,
+        page_example=True,
     )
     assert judge(block, SessionRunner().run(parsed.program("<skip>"))).status is Status.SKIPPED
 
@@ -214,7 +214,7 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
         BlockOptions(),
         strict.expectations,
         strict.program("<n>"),
-        native=True,
+        page_example=True,
     )
     outcome = SessionRunner().run(strict.program("<n>"))
     assert judge(block, outcome).status is Status.DRIFT

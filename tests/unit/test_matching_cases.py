@@ -26,7 +26,7 @@ def page_example(directive: str = "") -> Block:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<p>"),
-        native=True,
+        page_example=True,
     )
 
 

@@ -36,13 +36,13 @@ def block_in(
     index: int = 0,
     indent: str = "",
     body: tuple[str, ...] = (),
-    native: bool = False,
+    page_example: bool = False,
     **options: object,
 ) -> Block:
     """The block whose body starts at file line ``body_line`` and ends before the closing fence.
 
     ``body``: the lines as a reader handed them over, when they differ from the file's;
-    ``native``: a page's own ``>>>`` examples, read as doctest reads them.
+    ``page_example``: a page's own ``>>>`` examples, read as doctest reads them.
     """
     data = path.read_bytes()
     lines = [line.rstrip("\r") for line in data.decode().split("\n")]
@@ -53,7 +53,7 @@ def block_in(
             if re.fullmatch(r"\s*(`{3,}|~{3,})", lines[n])
         )
         body = tuple(line.removeprefix(indent) for line in lines[body_line - 1 : end])
-    parsed = parse_body(body, doctest_only=native)
+    parsed = parse_body(body, doctest_only=page_example)
     chosen = BlockOptions(**options)  # type: ignore[arg-type]
     return Block(
         docname,
@@ -66,7 +66,7 @@ def block_in(
         parsed.program(f"<{docname}>", chosen),
         parsed.error,
         digest(data),
-        native=native,
+        page_example=page_example,
     )
 
 
@@ -413,7 +413,8 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     path = page(tmp_path, text)
     lines = tuple(path.read_text().split("\n")[2:6])
     report = update(
-        [block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))}
+        [block_in(path, 3, body=lines, page_example=True)],
+        {("doc", 0): Outcome(examples=("a\nb\nc\n",))},
     )
     assert report.refused == []
     assert path.read_text() == text.replace("...\nd\n", "...\n")
@@ -421,7 +422,8 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     path = page(tmp_path, plain)
     lines = tuple(path.read_text().split("\n")[2:6])
     report = update(
-        [block_in(path, 3, body=lines, native=True)], {("doc", 0): Outcome(examples=("a\nb\nc\n",))}
+        [block_in(path, 3, body=lines, page_example=True)],
+        {("doc", 0): Outcome(examples=("a\nb\nc\n",))},
     )
     assert report.refused == []
     assert path.read_text() == plain.replace("...\nd\n", "b\nc\n")
@@ -431,7 +433,7 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     path = page(tmp_path, spaced)
     lines = tuple(path.read_text().split("\n")[2:5])
     report = update(
-        [block_in(path, 3, body=lines, native=True)],
+        [block_in(path, 3, body=lines, page_example=True)],
         {("doc", 0): Outcome(examples=("a\n...\nb\nc\n",))},
     )
     assert report.refused == []

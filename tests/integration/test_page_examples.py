@@ -79,7 +79,7 @@ RAN = "open({mark!r}, 'w').close()"
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory) -> Build:
     root = write_project(
-        tmp_path_factory.mktemp("native") / "docs",
+        tmp_path_factory.mktemp("page_examples") / "docs",
         {"session.md": SESSION_MD, "session_rst.rst": SESSION_RST, "magic.md": MAGIC_MD},
         conf="jaxcheck_doctests = 'check'\njaxcheck_setup = 'answer = 42'\n",
     )

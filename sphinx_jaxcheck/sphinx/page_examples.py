@@ -1,7 +1,7 @@
 """A page's own ``>>>`` examples, checked where they stand (``jaxcheck_doctests``).
 
 When a document has been read (``doctree-read``), its source text is searched
-for examples as ``pytest --doctest-glob`` finds them (:mod:`..native`), less
+for examples as ``pytest --doctest-glob`` finds them (:mod:`..expect.page_examples`), less
 those inside ``jaxcheck`` blocks. With ``"check"`` each group of examples
 becomes a block of the document's session, in document order among the
 ``jaxcheck`` blocks, and the code block that shows it is wrapped so it renders
@@ -26,7 +26,7 @@ from ..expect.grammar import parse_body
 from ..expect.page_examples import Region, count_examples, find_regions
 from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
-from .block_directive import file_digest
+from ..rewrite.edits import file_digest
 from .domain import JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block
 from .settings import settings_of
@@ -35,7 +35,7 @@ UNCHECKED = "unchecked_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
 
 
-def setup_native_examples(app: Sphinx) -> None:
+def setup_page_examples(app: Sphinx) -> None:
     """Find the examples of every document once it has been read.
 
     sphinx.ext.doctest's directives are registered here (they are Sphinx's own
@@ -259,7 +259,7 @@ def _block(
         file_digest=digest,
         error_line=error_line,
         error_subtype=error_subtype,
-        native=True,
+        page_example=True,
     )
 
 
