@@ -23,7 +23,6 @@ import hashlib
 import io
 import json
 import os
-import sys
 import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,6 @@ from pathlib import Path
 from ..atomic import replace_file
 from ..model import Outcome, Program
 from ..run.pool import WorkerSettings
-from ..stamps import first_changed
 from ..version import __version__
 from ..worker.probe import PackageSet, probe
 from ..worker.protocol import outcome_from_wire, outcome_to_wire, program_to_wire
@@ -63,67 +61,10 @@ def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> 
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def fingerprint_of(settings: WorkerSettings, remember: str | os.PathLike[str] | None = None) -> str:
-    """The fingerprint of the workers these settings start.
-
-    Asks their interpreter (about 0.2 s), or, with ``remember`` (a file), takes
-    the answer kept there while every stamp of what it was read from holds.
-    Raises the audit event ``sphinx_jaxcheck.stamps`` with those stamps, for
-    whoever records what a build depended on (see ``last_check``).
-    """
+def fingerprint_of(settings: WorkerSettings) -> str:
+    """The fingerprint of the workers these settings start (asks their interpreter: about 0.2 s)."""
     env = settings.outcome_env()
-    interpreter = _remembered(remember, settings.python, env) if remember else None
-    if interpreter is None:
-        interpreter = probe(settings.python, env)
-        if remember and interpreter.stamps:
-            _remember(remember, settings.python, env, interpreter)
-    sys.audit("sphinx_jaxcheck.stamps", dict(interpreter.stamps))
-    return environment_fingerprint(env, interpreter)
-
-
-def _question_key(python: str, env: Mapping[str, str]) -> str:
-    return hashlib.sha256(json.dumps([python, sorted(env.items())]).encode()).hexdigest()
-
-
-def _remembered(
-    file: str | os.PathLike[str], python: str, env: Mapping[str, str]
-) -> PackageSet | None:
-    try:
-        kept = json.loads(Path(file).read_text("utf-8"))[_question_key(python, env)]
-        answer = PackageSet(
-            kept["python"],
-            tuple((str(n), str(v)) for n, v in kept["distributions"]),
-            kept["stamps"],
-        )
-        holds = bool(answer.stamps) and first_changed(answer.stamps) is None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    return answer if holds else None
-
-
-def _remember(
-    file: str | os.PathLike[str], python: str, env: Mapping[str, str], answer: PackageSet
-) -> None:
-    """Keep the answer for this interpreter and environment (atomically; the last few only)."""
-    try:
-        kept = json.loads(Path(file).read_text("utf-8"))
-        assert isinstance(kept, dict)
-    except (OSError, ValueError, AssertionError):
-        kept = {}
-    kept.pop(_question_key(python, env), None)
-    kept[_question_key(python, env)] = {
-        "python": answer.python,
-        "distributions": answer.distributions,
-        "stamps": dict(answer.stamps),
-    }
-    with contextlib.suppress(OSError):
-        replace_file(
-            file, json.dumps(dict(list(kept.items())[-_REMEMBERED_ANSWERS:])).encode("utf-8")
-        )
-
-
-# Interpreters (with their environments) whose answers one file keeps.
-_REMEMBERED_ANSWERS = 4
+    return environment_fingerprint(env, probe(settings.python, env))
 
 
 def session_key(programs: Sequence[Program], fingerprint: str) -> str:
@@ -265,9 +206,7 @@ class OutcomeCache:
         text = self._read(path)
         entry = None if text is None else self._check(path, key, text, count)
         if text is None or entry is None:
-            _used("miss", key, path, "")
             return None
-        _used("hit", key, path, text)
         mark_used(path)  # pruning removes the least recently used entries first
         return entry
 
@@ -321,17 +260,3 @@ class OutcomeCache:
             }
         )
         replace_file(self.directory / f"{key}.json", text.encode("utf-8"))
-        _used("stored", key, self.directory / f"{key}.json", text)
-
-
-def _used(what: str, key: str, path: Path, text: str) -> None:
-    """Tell whoever records what a build depended on (see ``last_check``) about an entry:
-    the audit event ``sphinx_jaxcheck.cache.outcomes`` with "hit", "miss" or "stored", the key,
-    the entry's path and a digest of its text."""
-    sys.audit(
-        "sphinx_jaxcheck.cache.outcomes",
-        what,
-        key,
-        str(path),
-        hashlib.sha256(text.encode()).hexdigest(),
-    )

@@ -11,14 +11,13 @@ holds, 1 on drift or errors, 2 on usage or configuration errors.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import io
 import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -28,14 +27,12 @@ from ..version import __version__
 from .arguments import MATRIX_FORMATS, add_report_options
 
 # Only what parsing the command line needs: the rest is imported where it is
-# used, so that a check that is replayed (see ``last_check``) starts fast.
+# used, so that `--help`, `merge` and `cache` never load Sphinx's application.
 from .cache import add_cache_parser, run_cache_command
 from .merge import merge_parser, run_merge
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
-
-    from ..last_check import Record, Witness
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -230,19 +227,13 @@ def _positive(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``.
-
-    Run as a command (``argv`` from the command line, in a process that has not
-    loaded Sphinx yet), ``check`` replays the last check when nothing it
-    depended on changed (see :mod:`sphinx_jaxcheck.last_check`).
-    """
-    replay = argv is None and "sphinx.application" not in sys.modules
+    """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``."""
     args = parser().parse_args(argv)
     if args.command == "merge":
         return run_merge(args)
     try:
         with interruptible():
-            return _run(args, replay=replay)
+            return _run(args)
     except Interrupted as stopped:  # the handler printed the one line
         return 128 + stopped.signum
     except KeyboardInterrupt:  # before the handler was in place
@@ -250,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signal.SIGINT
 
 
-def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.command == "cache":
         return run_cache_command(args)
     try:
@@ -266,29 +257,10 @@ def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
     if args.command == "matrix":
         return run_matrix(srcdir, [os.path.abspath(p) for p in args.python], overrides, args)
     build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
-    witness = None
-    if replay and args.command == "check":
-        from ..last_check import RECORD, Witness, forget, invocation, replayable
-
-        started = invocation(sys.argv[1:])
-        done = replayable(build_dir / RECORD, started, srcdir)
-        if done is not None:
-            return _replayed(done)
-        forget(build_dir / RECORD)
-        witness = Witness(invocation=started)
-    configured: list[str] = []
     try:
-        with witness or contextlib.nullcontext():
-            app, warnings = run_build(
-                srcdir,
-                overrides,
-                args.jobs or 0,
-                build_dir=build_dir,
-                pages=target.pages,
-                configured=None
-                if witness is None
-                else lambda app: configured.extend(_configuration_of(app)),
-            )
+        app, warnings = run_build(
+            srcdir, overrides, args.jobs or 0, build_dir=build_dir, pages=target.pages
+        )
     except ConfigurationError as error:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
@@ -301,8 +273,7 @@ def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
     from ..sphinx.settings import settings_of
 
     domain = domain_of(app.env)
-    shown = _other_warnings(warnings)
-    print(shown, end="", file=sys.stderr)
+    print(_other_warnings(warnings), end="", file=sys.stderr)
     if args.command == "update":
         report = update_sources(
             domain.checked_blocks(),
@@ -349,80 +320,7 @@ def _run(args: argparse.Namespace, *, replay: bool = False) -> int:
     print(text, end="")
     if args.junit:
         write_junit(args.junit, checked)
-    status = EXIT_FAILED if failed else EXIT_OK
-    if witness is not None and configured:
-        _record(app, witness, configured[0], build_dir, text, shown, status, args.junit)
-    return status
-
-
-def _configuration_of(app: Sphinx) -> list[str]:
-    """A digest of what conf.py defined (none when it cannot be compared later)."""
-    from ..last_check import Unprovable, configuration
-
-    try:
-        return [configuration(app.config._raw_config)]
-    except Unprovable:
-        return []
-
-
-def _record(
-    app: Sphinx,
-    witness: Witness,
-    configured: str,
-    build_dir: Path,
-    stdout: str,
-    stderr: str,
-    status: int,
-    junit: str | None,
-) -> None:
-    """Record the check just made, for :func:`_replayed`, when all it depended on is known."""
-    from sphinx.application import ENV_PICKLE_FILENAME
-
-    from ..last_check import RECORD, Unprovable, record, save
-    from ..sphinx.settings import cache_directory, settings_of
-
-    settings = settings_of(app.config)
-    if not settings.cache or settings.update or settings.shard:
-        return  # runs every block, rewrites pages, or depends on the timings of other runs
-    env = app.env
-    read = [
-        os.path.join(app.confdir, "conf.py"),
-        *(str(env.doc2path(doc)) for doc in env.found_docs),
-        *(str(dep) for deps in env.dependencies.values() for dep in deps),
-    ]
-    try:
-        done = record(
-            witness,
-            configuration_digest=configured,
-            read=read,
-            private=[str(build_dir), cache_directory(app.confdir, settings)],
-            kept=[os.path.join(app.doctreedir, ENV_PICKLE_FILENAME)],
-            stdout=stdout,
-            stderr=stderr,
-            status=status,
-            junit=(junit, Path(junit).read_text("utf-8")) if junit else None,
-        )
-    except (Unprovable, OSError):
-        return
-    save(build_dir / RECORD, done)
-
-
-def _replayed(done: Record) -> int:
-    """Print what the recorded check printed; mark its cached outcomes used, as a build would."""
-    from ..cache.size import mark_used
-
-    print(
-        "jaxcheck: nothing the last check depended on has changed (pages, configuration, "
-        "packages, cached outcomes): its results",
-        file=sys.stderr,
-    )
-    print(done.stderr, end="", file=sys.stderr)
-    print(done.stdout, end="")
-    if done.junit:
-        Path(done.junit[0]).write_text(done.junit[1], "utf-8")
-    for entry in done.entries:
-        mark_used(entry)
-    return done.status
+    return EXIT_FAILED if failed else EXIT_OK
 
 
 def run_matrix(
@@ -540,12 +438,10 @@ def run_build(
     build_dir: Path | None = None,
     pages: Sequence[Path] = (),
     read_only: bool = False,
-    configured: Callable[[Sphinx], None] | None = None,
 ) -> tuple[Sphinx, str]:
     """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings.
 
     ``read_only``: read every document (blocks, citations, cards) but run no block.
-    ``configured``: called once conf.py has run and the extensions are set up.
     """
     from sphinx.application import Sphinx
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
@@ -578,8 +474,6 @@ def run_build(
                     f"{srcdir / 'conf.py'} does not load the extension: add "
                     '"sphinx_jaxcheck" to `extensions`'
                 )
-            if configured is not None:
-                configured(app)
             if pages:
                 domain_of(app.env).scope = frozenset(_docnames(app, pages))
             if read_only:

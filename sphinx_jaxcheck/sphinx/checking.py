@@ -110,17 +110,14 @@ def _recheck_when_environment_changes(
     )
 
 
-# The fingerprint of this build's workers, by application: found once per build
-# (packages may change between two builds).
+# The fingerprint of this build's workers, by application: asked of their
+# interpreter once per build (packages may change between two builds).
 _FINGERPRINTS: weakref.WeakKeyDictionary[Sphinx, str] = weakref.WeakKeyDictionary()
-# Beside the doctrees: the interpreter's answer, kept while what it was read from is unchanged.
-INTERPRETER_ANSWERS = "jaxcheck-interpreters.json"
 
 
 def _fingerprint(app: Sphinx) -> str:
     if app not in _FINGERPRINTS:
-        remember = os.path.join(app.doctreedir, INTERPRETER_ANSWERS)
-        _FINGERPRINTS[app] = fingerprint_of(worker_settings(settings_of(app.config)), remember)
+        _FINGERPRINTS[app] = fingerprint_of(worker_settings(settings_of(app.config)))
     return _FINGERPRINTS[app]
 
 
