@@ -133,28 +133,6 @@ INTERPRETER = PackageSet(
 )
 
 
-def test_fingerprint_changes_with_each_distribution_the_python_and_the_env() -> None:
-    env = {"JAX_PLATFORMS": "cpu"}
-    seen = {environment_fingerprint(env, INTERPRETER)}
-    assert environment_fingerprint(dict(env), INTERPRETER) in seen
-    for n, (name, _) in enumerate(INTERPRETER.distributions):
-        others = list(INTERPRETER.distributions)
-        others[n] = (name, "0.0.0-other")
-        seen.add(environment_fingerprint(env, PackageSet(INTERPRETER.python, tuple(others))))
-    seen.add(
-        environment_fingerprint(
-            env, PackageSet(INTERPRETER.python, (*INTERPRETER.distributions, ("new", "1")))
-        )
-    )
-    seen.add(environment_fingerprint(env, PackageSet("3.12.0", INTERPRETER.distributions)))
-    seen.add(
-        environment_fingerprint(
-            {**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}, INTERPRETER
-        )
-    )
-    assert len(seen) == 1 + len(INTERPRETER.distributions) + 3
-
-
 def test_the_probe_sees_what_the_workers_import() -> None:
     """The interpreter is asked with the workers' environment, so their sys.path decides."""
     settings = WorkerSettings(workers=1)
@@ -455,18 +433,3 @@ def test_parallel_build_with_default_workers_uses_the_cache(tmp_path: Path) -> N
         "running 0 of 3 block(s) (3 document(s)" in second.log
         and "; 3 from the cache" in second.log
     )
-
-
-def test_key_ignores_expected_output_comments_but_keeps_line_numbers() -> None:
-    from sphinx_jaxcheck.cache.outcomes import code_without_expectations, session_key
-    from sphinx_jaxcheck.model import Example, Program
-
-    def program(inline_expected: str, trailing: str, note: str = "# a note") -> Program:
-        code = f"x = '#1'  {note}\nprint(x)  # {inline_expected}\n\n# >>> x\n# {trailing}\n"
-        return Program(code, "<b>", inline_prints=((2, 2),), examples=(Example("x", 4),))
-
-    base = program("#1", "'#1'")
-    assert code_without_expectations(base) == "x = '#1'  # a note\nprint(x)  \n\n\n\n"
-    assert session_key([base], "f") == session_key([program("#2", "'#2'")], "f")
-    assert session_key([base], "f") != session_key([program("#1", "'#1'", note="# other")], "f")
-    assert session_key([base], "f") != session_key([base], "another fingerprint")

@@ -19,7 +19,7 @@ import pytest
 from buildkit import ROOTS, copy_root, jaxcheck, sphinx_build, write_project
 from corpus import STALE_BLOCKS, STALE_DRIFTS
 
-from sphinx_jaxcheck import __version__, cli
+from sphinx_jaxcheck import cli
 
 GOOD = "# Good\n\n```{jaxcheck}\nprint(2 * 3)\n\n# 6\n```\n"
 BAD = "# Bad\n\n```{jaxcheck}\nprint(2 + 2)\n\n# 5\n```\n"
@@ -114,13 +114,6 @@ def test_default_build_dir_is_ignored_by_git(tmp_path: Path) -> None:
         check=True,
     )
     assert status.stdout == ""
-
-
-def test_version(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stopped:
-        cli.main(["--version"])
-    assert stopped.value.code == 0
-    assert capsys.readouterr().out == f"jaxcheck {__version__} (sphinx-jaxcheck)\n"
 
 
 def test_progress_on_a_terminal_overwrites_its_line_and_then_ends_it(

@@ -128,12 +128,6 @@ def distributed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
     return root, Run(root, "--jaxcheck", "docs", "-n", "2")
 
 
-def test_the_plugin_is_registered_through_the_pytest11_entry_point() -> None:
-    assert entry_point_registered(), (
-        "reinstall the package (pip install -e .) to register the entry point"
-    )
-
-
 def test_stale_corpus_fails_exactly_the_six_drifted_blocks(single: Run) -> None:
     assert single.result.returncode == 1, single.result.stdout[-3000:]
     outcomes = single.outcomes

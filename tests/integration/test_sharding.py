@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -12,7 +11,7 @@ import pytest
 from buildkit import copy_root, jaxcheck
 
 from sphinx_jaxcheck.cli import main
-from sphinx_jaxcheck.run.shards import Shard, ShardProblem, load_durations, save_durations, split
+from sphinx_jaxcheck.run.shards import load_durations
 
 LOGGED = """\
 :orphan:
@@ -172,51 +171,6 @@ def test_merge_refuses_reports_that_do_not_belong_together(
     garbage.write_text("{not json")
     assert f"{garbage}: not a JSON report" in refuse(capsys, one, garbage)
     assert "cannot read it" in refuse(capsys, one, tmp_path / "absent.json")
-
-
-def test_split_is_deterministic_and_balances_remembered_durations() -> None:
-    sessions = [(f"doc{n}", "") for n in range(7)]
-    by_count = split(sessions, {}, 3)
-    assert sorted(Counter(by_count.values()).values()) == [2, 2, 3]
-    assert split(list(reversed(sessions)), {}, 3) == by_count
-    slow = {
-        "doc0": 10.0,
-        "doc1": 1.0,
-        "doc2": 1.0,
-        "doc3": 1.0,
-        "doc4": 1.0,
-        "doc5": 1.0,
-        "doc6": 1.0,
-    }
-    timed = split(sessions, slow, 2)
-    assert [key for key, shard in timed.items() if shard == timed[("doc0", "")]] == [("doc0", "")]
-    # Unknown sessions weigh the mean of the known ones.
-    partly = split([*sessions, ("new", "s")], slow, 2)
-    assert sum(1 for shard in partly.values() if shard != partly[("doc0", "")]) == 7
-
-
-def test_durations_are_remembered_atomically_and_merged(tmp_path: Path) -> None:
-    save_durations(tmp_path, {"a": 1.23456})
-    save_durations(tmp_path, {"b::s": 2.0})
-    assert load_durations(tmp_path) == {"a": 1.235, "b::s": 2.0}
-    assert [p.name for p in tmp_path.iterdir()] == ["durations.tsv"]
-    (tmp_path / "durations.tsv").write_text("[broken")
-    assert load_durations(tmp_path) == {}
-
-
-@pytest.mark.parametrize("text", ["0/3", "4/3", "1", "a/b", "1/0", ""])
-def test_bad_shards_are_refused_with_the_expected_form(text: str) -> None:
-    with pytest.raises(ShardProblem, match="K"):
-        Shard.parse(text)
-
-
-def test_bad_shard_option_exits_with_status_two(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["check", str(tmp_path), "--shard", "3/2"])
-    assert exit_.value.code == 2
-    assert "K must be between 1 and N" in capsys.readouterr().err
 
 
 def test_a_sharded_html_build_marks_the_blocks_of_other_shards(tmp_path: Path) -> None:

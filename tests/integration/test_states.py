@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 from buildkit import build, write_project
 
 from sphinx_jaxcheck import cli
 from sphinx_jaxcheck.model import Status
-from sphinx_jaxcheck.report.formats import use_colour
 
-GUIDE = Path(__file__).parents[2] / "demo_docs" / "guide"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PAGE = """# States
 
@@ -109,21 +105,6 @@ def test_json_report_uses_the_words_and_text_colour_follows_the_environment(
     assert "\x1b[" not in capsys.readouterr().out
 
 
-def test_colour_follows_no_color_then_force_color_then_the_terminal(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    leader, follower = os.openpty()
-    with open(follower, "w") as terminal, open(os.devnull, "w") as plain:
-        monkeypatch.delenv("NO_COLOR", raising=False)
-        monkeypatch.delenv("FORCE_COLOR", raising=False)
-        assert use_colour(terminal) and not use_colour(plain)
-        monkeypatch.setenv("FORCE_COLOR", "1")
-        assert use_colour(plain)
-        monkeypatch.setenv("NO_COLOR", "1")
-        assert not use_colour(terminal) and not use_colour(plain)
-    os.close(leader)
-
-
 def test_drift_warning_ends_its_diff_before_the_warning_tag(built) -> None:  # type: ignore[no-untyped-def]
     _, result = built
     warnings = ANSI.sub("", result.warnings).splitlines()
@@ -141,9 +122,3 @@ def test_progress_counts_up_to_the_blocks_it_announced(built) -> None:  # type: 
     assert "; 1 not run (skipped, or refused before running)" in log
     counts = re.findall(r"jaxcheck: running blocks\.\.\. \[\s*\d+%\] (\d+)/(\d+)", log)
     assert counts == [(str(n), "4") for n in range(1, 5)]
-
-
-def test_the_guide_lists_exactly_these_statuses() -> None:
-    text = (GUIDE / "status.md").read_text("utf-8")
-    rows = re.findall(r"^\| ([a-z -]+) \| ", text, re.MULTILINE)
-    assert [row for row in rows if row != "status"] == [status.value for status in Status]

@@ -1,28 +1,24 @@
-"""What ``jaxcheck update`` writes, it can prove: real workers, arbitrary outputs, a racing editor.
+"""What ``jaxcheck update`` writes, it can prove: real workers, arbitrary outputs.
 
 * whatever bytes a block prints, after update each block either reads back and
   verifies, or is left byte for byte (hypothesis, real workers);
-* an editor's save while update writes is never lost to the rename (fault
-  injection: the save happens during the flush to disk, the slowest step);
-* MLIR locations name the block, never the worker's own files;
-* an alignment past its step limit is a refusal with a reason.
+* MLIR locations name the block, never the worker's own files.
+
+The racing editor and the alignment's step limit need no worker: see
+``tests/unit/test_edits.py`` and ``tests/unit/test_update_plan.py``.
 """
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import judge
-from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Program, Status
-from sphinx_jaxcheck.rewrite import edits
-from sphinx_jaxcheck.rewrite.edits import FileChanged, digest, write_atomically
+from sphinx_jaxcheck.model import Block, BlockOptions, Program, Status
+from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import update_sources
 from sphinx_jaxcheck.run.pool import WorkerSettings, run_sessions
 from sphinx_jaxcheck.run.sessions import check_documents
@@ -142,30 +138,6 @@ def test_control_characters_are_refused_by_name_and_block(tmp_path: Path) -> Non
     assert "'\\x1b' (ESC, which starts an ANSI escape sequence)" in reasons[2]
 
 
-def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "page.md"
-    path.write_bytes(b"old\n")
-    real_fsync = os.fsync
-
-    def fsync_while_an_editor_saves(descriptor: int) -> None:
-        if not path.read_bytes().startswith(b"saved"):
-            path.write_bytes(b"saved by the editor\n")
-        real_fsync(descriptor)
-
-    monkeypatch.setattr(os, "fsync", fsync_while_an_editor_saves)
-    with pytest.raises(FileChanged, match="changed since jaxcheck read it; nothing was written"):
-        write_atomically(path, b"new\n", digest(b"old\n"))
-    assert path.read_bytes() == b"saved by the editor\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["page.md"]
-    # Without a racing save the same write goes through.
-    monkeypatch.setattr(os, "fsync", real_fsync)
-    write_atomically(path, b"new\n", digest(b"saved by the editor\n"))
-    assert path.read_bytes() == b"new\n"
-    assert edits.digest(path.read_bytes()) == digest(b"new\n")
-
-
 def test_mlir_locations_name_the_block_and_never_the_worker(tmp_path: Path) -> None:
     code = "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2).lower(1.0).as_text(debug_info=True))\n"
     block = Block(
@@ -181,34 +153,3 @@ def test_mlir_locations_name_the_block_and_never_the_worker(tmp_path: Path) -> N
     outcome = run_sessions({"s": [block.program]}, WORKERS)["s"][0]
     assert '"<mlir[1]>":2:' in outcome.stdout
     assert "sphinx_jaxcheck" not in outcome.stdout and "<frozen" not in outcome.stdout
-
-
-def test_an_alignment_past_its_step_limit_is_refused_with_the_reason(tmp_path: Path) -> None:
-    body = ("for n in range(300):", "    print(n)", "", *[f"# {n} ..." for n in range(300)])
-    path = tmp_path / "long.md"
-    text = "\n".join(["```{jaxcheck}", *body, "```", ""])
-    path.write_text(text)
-    parsed = parse_body(body)
-    block = Block(
-        "long",
-        0,
-        str(path),
-        2,
-        body,
-        BlockOptions(),
-        parsed.expectations,
-        parsed.program("<long>"),
-        file_digest=digest(text.encode()),
-    )
-    printed = Outcome(stdout="".join(f"x{n}\n" for n in range(300)))
-    verdict = judge(block, printed)
-    report = update_sources(
-        [(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000
-    )
-    assert path.read_text() == text
-    ((_, line, why),) = report.refused
-    assert line == 5
-    assert (
-        "needs more than 10,000 steps (300 expected lines with `...` against 300 actual ones)"
-        in why
-    )

@@ -14,8 +14,6 @@ from pathlib import Path
 
 from buildkit import jaxcheck, write_project
 
-from sphinx_jaxcheck.expect.grammar import parse_body
-
 UNSTABLE = """\
 # Unstable outputs
 
@@ -135,20 +133,6 @@ def test_tracebacks_are_written_as_doctest_expects_them_and_bare_continuations_s
     )
     again = jaxcheck("update", str(root))
     assert again.returncode == 0 and "0 expectation(s)" in again.stderr
-
-
-def test_a_bare_continuation_line_belongs_to_the_example_source() -> None:
-    body = (
-        ">>> f()  # doctest: +SKIP",
-        "...",
-        "Traceback (most recent call last):",
-        "TypeError: x",
-        ">>> 2",
-        "2",
-    )
-    traceback, two = parse_body(body).expectations
-    assert (traceback.first, traceback.stop) == (2, 4)
-    assert (two.first, two.stop) == (5, 6)
 
 
 def test_lines_that_end_in_spaces_are_rewritten_and_tabs_are_refused_by_name(

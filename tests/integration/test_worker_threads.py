@@ -4,22 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from buildkit import build, write_project
-
-from sphinx_jaxcheck.run.pool import ONE_THREAD_XLA_FLAGS, WorkerSettings
-
-
-def test_workers_share_the_cores_unless_the_user_set_xla_flags(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("XLA_FLAGS", raising=False)
-    assert WorkerSettings(workers=2).process_env()["XLA_FLAGS"] == ONE_THREAD_XLA_FLAGS
-    assert "XLA_FLAGS" not in WorkerSettings(workers=1).process_env()
-    mine = WorkerSettings(workers=2, env={"XLA_FLAGS": "--xla_cpu_enable_fast_math=false"})
-    assert mine.process_env()["XLA_FLAGS"] == "--xla_cpu_enable_fast_math=false"
-    monkeypatch.setenv("XLA_FLAGS", "--xla_dump_to=/tmp/nowhere")
-    assert WorkerSettings(workers=2).process_env()["XLA_FLAGS"] == "--xla_dump_to=/tmp/nowhere"
 
 
 def test_capped_workers_compute_what_one_uncapped_worker_computes(tmp_path: Path) -> None:

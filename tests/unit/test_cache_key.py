@@ -1,10 +1,16 @@
-"""The cache key: every part of a block that reaches the worker, and nothing else (fast, no builds)."""
+"""The cache key: every part of a block that reaches the worker, and nothing else, with the
+fingerprint of the workers' environment (fast, no builds)."""
 
 from __future__ import annotations
 
-from sphinx_jaxcheck.cache.outcomes import code_without_expectations, session_key
+from sphinx_jaxcheck.cache.outcomes import (
+    code_without_expectations,
+    environment_fingerprint,
+    session_key,
+)
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.model import BlockOptions, Program
+from sphinx_jaxcheck.model import BlockOptions, Example, Program
+from sphinx_jaxcheck.worker.probe import PackageSet
 
 
 def program(*body: str, raises: str | None = None, timeout: float = 60.0) -> Program:
@@ -57,3 +63,42 @@ def test_code_that_cannot_be_tokenized_is_kept_whole() -> None:
     assert code_without_expectations(broken) == broken.code
     # Without inline prints nothing needs tokenizing: only the trailing comments go.
     assert code_without_expectations(Program("x = 1\n# 1\n  # 2\n\n", "<b>")) == "x = 1\n\n\n\n"
+
+
+INTERPRETER = PackageSet(
+    "3.11.7", (("jax", "0.10.2"), ("jaxlib", "0.10.2"), ("numpy", "2.0.0"), ("somepkg", "1.0"))
+)
+
+
+def test_fingerprint_changes_with_each_distribution_the_python_and_the_env() -> None:
+    env = {"JAX_PLATFORMS": "cpu"}
+    seen = {environment_fingerprint(env, INTERPRETER)}
+    assert environment_fingerprint(dict(env), INTERPRETER) in seen
+    for n, (name, _) in enumerate(INTERPRETER.distributions):
+        others = list(INTERPRETER.distributions)
+        others[n] = (name, "0.0.0-other")
+        seen.add(environment_fingerprint(env, PackageSet(INTERPRETER.python, tuple(others))))
+    seen.add(
+        environment_fingerprint(
+            env, PackageSet(INTERPRETER.python, (*INTERPRETER.distributions, ("new", "1")))
+        )
+    )
+    seen.add(environment_fingerprint(env, PackageSet("3.12.0", INTERPRETER.distributions)))
+    seen.add(
+        environment_fingerprint(
+            {**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=true"}, INTERPRETER
+        )
+    )
+    assert len(seen) == 1 + len(INTERPRETER.distributions) + 3
+
+
+def test_key_ignores_expected_output_comments_but_keeps_line_numbers() -> None:
+    def program(inline_expected: str, trailing: str, note: str = "# a note") -> Program:
+        code = f"x = '#1'  {note}\nprint(x)  # {inline_expected}\n\n# >>> x\n# {trailing}\n"
+        return Program(code, "<b>", inline_prints=((2, 2),), examples=(Example("x", 4),))
+
+    base = program("#1", "'#1'")
+    assert code_without_expectations(base) == "x = '#1'  # a note\nprint(x)  \n\n\n\n"
+    assert session_key([base], "f") == session_key([program("#2", "'#2'")], "f")
+    assert session_key([base], "f") != session_key([program("#1", "'#1'", note="# other")], "f")
+    assert session_key([base], "f") != session_key([base], "another fingerprint")

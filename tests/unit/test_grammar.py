@@ -223,3 +223,17 @@ def test_the_fast_comment_scan_reads_plain_lines_and_defers_the_rest() -> None:
     ):
         assert _scan_comments(hard) is None, hard
     assert _scan_comments("s = br'#'  # c") == {1: (11, "# c")}
+
+
+def test_a_bare_continuation_line_belongs_to_the_example_source() -> None:
+    body = (
+        ">>> f()  # doctest: +SKIP",
+        "...",
+        "Traceback (most recent call last):",
+        "TypeError: x",
+        ">>> 2",
+        "2",
+    )
+    traceback, two = parse_body(body).expectations
+    assert (traceback.first, traceback.stop) == (2, 4)
+    assert (two.first, two.stop) == (5, 6)

@@ -201,3 +201,34 @@ def test_an_update_that_changes_nothing_writes_nothing(tmp_path: Path) -> None:
     before = path.stat().st_mtime_ns
     _, report = updated(tmp_path, "```\nprint(1)\n\n# 1\n```\n", 2, Outcome(stdout="1\n"))
     assert report.rewritten == 0 and report.diffs == {} and path.stat().st_mtime_ns >= before
+
+
+def test_an_alignment_past_its_step_limit_is_refused_with_the_reason(tmp_path: Path) -> None:
+    body = ("for n in range(300):", "    print(n)", "", *[f"# {n} ..." for n in range(300)])
+    path = tmp_path / "long.md"
+    text = "\n".join(["```{jaxcheck}", *body, "```", ""])
+    path.write_text(text)
+    parsed = parse_body(body)
+    block = Block(
+        "long",
+        0,
+        str(path),
+        2,
+        body,
+        BlockOptions(),
+        parsed.expectations,
+        parsed.program("<long>"),
+        file_digest=digest(text.encode()),
+    )
+    printed = Outcome(stdout="".join(f"x{n}\n" for n in range(300)))
+    verdict = judge(block, printed)
+    report = update_sources(
+        [(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000
+    )
+    assert path.read_text() == text
+    ((_, line, why),) = report.refused
+    assert line == 5
+    assert (
+        "needs more than 10,000 steps (300 expected lines with `...` against 300 actual ones)"
+        in why
+    )
