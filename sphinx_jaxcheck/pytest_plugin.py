@@ -370,8 +370,9 @@ class DocsRun:
         return self.verdicts[block.docname][block.index]
 
     def _check(self, docnames: list[str]) -> None:
-        from .sphinx.checking import run_documents, workers_of
+        from .sphinx.sessions import run_documents
         from .sphinx.settings import ConfigurationExit
+        from .sphinx.workers import workers_of
 
         if self.stopped:
             raise JaxcheckFailure(self.stopped)
@@ -390,7 +391,7 @@ class DocsRun:
     def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
         from .report.formats import relative
         from .rewrite.update import describe, update_sources
-        from .sphinx.checking import second_run
+        from .sphinx.sessions import second_run
         from .sphinx.settings import settings_of
 
         checked = [

@@ -267,10 +267,12 @@ def _run(args: argparse.Namespace) -> int:
     from ..model import Subtype
     from ..report.formats import build_report, colour_diff, render, use_colour, write_junit
     from ..rewrite.update import describe, update_sources
-    from ..sphinx.checking import run_description, second_run, summary
     from ..sphinx.domain import domain_of
     from ..sphinx.page_examples import unchecked_examples
+    from ..sphinx.run_description import run_description
+    from ..sphinx.sessions import second_run
     from ..sphinx.settings import settings_of
+    from ..sphinx.summary import summary
 
     domain = domain_of(app.env)
     print(_other_warnings(warnings), end="", file=sys.stderr)
@@ -447,8 +449,8 @@ def run_build(
     from sphinx.errors import ConfigError, ExtensionError, SphinxError
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
-    from ..sphinx.checking import read_only as only_read
     from ..sphinx.domain import domain_of
+    from ..sphinx.read_only import read_only as only_read
     from ..sphinx.settings import ConfigurationExit
 
     build_dir = build_dir or srcdir / "_build" / "jaxcheck"

@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
+from ..config import Settings
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from ..worker.protocol import encode, outcome_from_wire, program_to_wire
 
@@ -134,6 +135,20 @@ class WorkerSettings:
     def outcome_env(self) -> dict[str, str]:
         """The environment that can change what blocks print: :meth:`process_env` without our cache folder."""
         return replace(self, xla_cache_dir=None).process_env()
+
+
+def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
+    """How to start workers, from the configuration."""
+    memory = settings.memory_limit_mb * 1024 * 1024 if settings.memory_limit_mb else None
+    return WorkerSettings(
+        env=settings.env,
+        workers=settings.workers,
+        output_limit=int(settings.output_limit_mb * 1024 * 1024),
+        memory_limit=memory,
+        xla_cache_dir=xla_cache_dir,
+        python=settings.python or sys.executable,
+        passthrough=settings.env_passthrough,
+    )
 
 
 def package_folder(python: str) -> str:

@@ -39,6 +39,21 @@ class CheckPlan:
     not_run: int  # skipped, or refused before running (bad options, syntax)
 
 
+def describe_plan(plan: CheckPlan, documents: int, workers: int) -> str:
+    """What a check is about to do, counting every block of the documents read."""
+    every = plan.to_run + plan.cached + plan.not_run
+    line = (
+        f"running {plan.to_run} of {every} block(s) ({documents} document(s), "
+        f"up to {workers} worker(s))"
+    )
+    others = []
+    if plan.cached:
+        others.append(f"{plan.cached} from the cache")
+    if plan.not_run:
+        others.append(f"{plan.not_run} not run (skipped, or refused before running)")
+    return line + ("; " + ", ".join(others) if others else "")
+
+
 def sessions_of(blocks: Sequence[Block]) -> dict[SessionKey, list[Block]]:
     """Blocks that run, grouped by session, in document order."""
     grouped: dict[SessionKey, list[Block]] = {}

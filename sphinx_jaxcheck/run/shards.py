@@ -21,7 +21,7 @@ from typing import Any
 from ..atomic import replace_file
 from ..cache.size import DURATIONS_FILE
 from ..judge.example_verdicts import ExampleVerdict
-from ..model import SessionKey, Status
+from ..model import Block, SessionKey, Status, Verdict
 from ..report.formats import Report, summary_line
 
 
@@ -110,6 +110,19 @@ def save_durations(directory: str | os.PathLike[str], durations: Mapping[str, fl
     merged = {**load_durations(folder), **durations}
     lines = "".join(f"{name}\t{seconds:.3f}\n" for name, seconds in sorted(merged.items()))
     replace_file(folder / DURATIONS_FILE, lines.encode("utf-8"))
+
+
+def session_durations(
+    documents: Mapping[str, Sequence[Block]], verdicts: Mapping[str, Sequence[Verdict]]
+) -> dict[str, float]:
+    """The seconds each session took (as run, or as the cache remembers it)."""
+    durations: dict[str, float] = {}
+    for docname, blocks in documents.items():
+        for block, verdict in zip(blocks, verdicts.get(docname, ()), strict=False):
+            if verdict.status is not Status.SKIPPED:
+                name = session_name(block.session_key)
+                durations[name] = durations.get(name, 0.0) + verdict.seconds
+    return durations
 
 
 def report_durations(report: Report) -> dict[str, float]:

@@ -1,6 +1,6 @@
 """The ``jaxcheck`` directive: read a block, remember it for checking, render its code.
 
-The block runs later, once every document has been read (see ``checking``);
+The block runs later, once every document has been read (see ``check``);
 here it is only parsed and stored in the environment.
 """
 

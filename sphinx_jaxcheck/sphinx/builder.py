@@ -3,7 +3,7 @@
 ``sphinx-build -M jaxcheck SOURCEDIR BUILDDIR`` (``make jaxcheck`` in a project
 made by sphinx-quickstart) is to sphinx-jaxcheck what ``make doctest`` is to
 ``sphinx.ext.doctest``. The checks themselves run on Sphinx's events (see
-``checking``), as in any other build; this builder only skips the writing.
+``check``), as in any other build; this builder only skips the writing.
 ``jaxcheck check page.md`` narrows the checks to some documents through the
 domain's scope.
 """

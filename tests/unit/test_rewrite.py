@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -14,6 +15,7 @@ from sphinx_jaxcheck.rewrite.edits import (
     SourceText,
     apply_edits,
     digest,
+    file_digest,
     parse_source,
     render_source,
     write_atomically,
@@ -31,6 +33,17 @@ def test_lines_keep_their_own_endings_and_the_bom() -> None:
     assert parse_source(b"a\n\n") == SourceText(("a", ""), ("\n", "\n"))
     assert render_source(source) == b"\xef\xbb\xbfa\r\nb\nc\rd"
     assert parse_source("é\n".encode("latin-1"), "latin-1").lines == ("é",)
+
+
+def test_a_files_digest_is_the_sha256_of_its_bytes_and_empty_when_unreadable(
+    tmp_path: Path,
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_bytes(b"\xef\xbb\xbfa\r\nb")
+    assert file_digest(str(page)) == digest(page.read_bytes())
+    assert digest(b"a\r\nb") == hashlib.sha256(b"a\r\nb").hexdigest()
+    assert file_digest(str(tmp_path / "missing.md")) == ""
+    assert file_digest(str(tmp_path)) == ""  # a folder
 
 
 def test_the_usual_ending_is_the_most_common_one() -> None:

@@ -1,0 +1,75 @@
+"""``env-updated`` (all documents read, ``-j`` results merged): check what is not checked yet.
+
+The sessions of every document without verdicts run (or come from the cache),
+with Sphinx's progress display; the verdicts are stored in the environment,
+the cache is pruned to its limit, and the fingerprint and JAX version the
+verdicts belong to are recorded. Updating (:mod:`.updating`) and reporting
+(:mod:`.findings`) follow on the same event.
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+
+from ..model import Block
+from ..run.pool import Workers
+from ..run.sessions import CheckPlan, describe_plan
+from .cache_limit import bound_cache
+from .domain import domain_of
+from .fingerprint import fingerprint
+from .interpreter import interpreter_of
+from .progress import ProgressDisplay
+from .read_only import is_read_only
+from .sessions import run_documents
+from .settings import settings_of
+from .workers import take_workers
+
+logger = logging.getLogger(__name__)
+
+# Before :mod:`.updating` and :mod:`.findings`, which read the verdicts.
+CHECK_PRIORITY = 500
+
+
+def setup_check(app: Sphinx) -> None:
+    """Run the blocks once every document has been read."""
+    app.connect("env-updated", _check, priority=CHECK_PRIORITY)
+
+
+def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    if is_read_only(app):
+        return []
+    domain = domain_of(env)
+    settings = settings_of(app.config)
+    workers = take_workers(app)  # also with nothing to check: those started early are closed
+    try:
+        pending = domain.unchecked_documents()
+        if pending:
+            _run(app, {doc: domain.blocks(doc) for doc in pending}, workers)
+    finally:
+        workers.close()
+    domain.data["fingerprint"] = fingerprint(app)
+    domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
+    return []
+
+
+def _run(app: Sphinx, documents: dict[str, list[Block]], workers: Workers) -> None:
+    """Run these documents' sessions, store their verdicts, keep the cache within its limit."""
+    settings = settings_of(app.config)
+    display = ProgressDisplay("jaxcheck: running blocks... ", app.verbosity)
+
+    def announce(plan: CheckPlan) -> None:
+        logger.info("jaxcheck: %s", describe_plan(plan, len(documents), settings.workers))
+
+    try:
+        verdicts = run_documents(
+            app, documents, workers, progress=display.advance, announce=announce
+        )
+    finally:
+        display.finish()
+    domain = domain_of(app.env)
+    for docname, found in verdicts.items():
+        domain.set_verdicts(docname, found)
+    if settings.cache:
+        bound_cache(app)

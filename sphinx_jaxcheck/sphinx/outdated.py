@@ -1,0 +1,44 @@
+"""Which documents to read (and so check) again, beyond those Sphinx finds changed.
+
+``env-get-outdated``: without the cache, every document with blocks; after a
+change of the workers' fingerprint (jax, jaxlib, numpy, Python), every
+document with blocks or citations; and every document whose blocks imported
+a module of the project that changed since (``helper.py`` beside it).
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+
+from ..cache.outcomes import file_digests
+from .domain import domain_of
+from .fingerprint import fingerprint
+from .settings import settings_of
+
+
+def setup_outdated(app: Sphinx) -> None:
+    """Add the documents whose checks are out of date to those Sphinx reads."""
+    app.connect("env-get-outdated", _outdated)
+
+
+def _outdated(
+    app: Sphinx, env: BuildEnvironment, _added: set[str], _changed: set[str], removed: set[str]
+) -> list[str]:
+    domain = domain_of(env)
+    if not settings_of(app.config).cache:
+        # No cache: every block runs in every build, also when nothing changed.
+        return sorted(set(domain.documents_with_blocks()) - removed)
+    stored = domain.data.get("fingerprint", "")
+    # Only with a stored one to compare: a first build asks the interpreter after
+    # reading, while the zygote started early imports jax on the other core.
+    if stored and stored != fingerprint(app):
+        # Blocks must run again, and citations must be resolved against the new source.
+        citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
+        return sorted(citing - removed)
+    # A module of the project that a document's blocks imported (helper.py beside it) changed.
+    return sorted(
+        doc
+        for doc, files in domain.imports().items()
+        if doc not in removed and files and file_digests(files) != files
+    )

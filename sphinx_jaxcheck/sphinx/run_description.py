@@ -1,0 +1,22 @@
+"""The description of this build's check that a report carries (see :mod:`..report.run_description`)."""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+from ..report.run_description import describe_run
+from .domain import domain_of
+from .fingerprint import fingerprint
+from .settings import settings_of
+
+
+def run_description(app: Sphinx) -> dict[str, object]:
+    """What a report of this build was made from, so that only reports of one run are merged."""
+    domain = domain_of(app.env)
+    return describe_run(
+        (block for block, _ in domain.checked_blocks()),
+        fingerprint(app),
+        settings_of(app.config),
+        domain.data.get("jax_version") or "?",
+        domain.data.get("split"),
+    )

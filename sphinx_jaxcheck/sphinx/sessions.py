@@ -1,0 +1,107 @@
+"""Run the sessions of some documents as a build configures them: for the check, the pytest
+plugin, and the second run that ``jaxcheck update`` compares with."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from ..cache.outcomes import OutcomeCache
+from ..model import Block, Problem, Status, Subtype, Verdict
+from ..rewrite.update import Rerun
+from ..run.pool import JaxUnavailable, Workers, WorkerStartError
+from ..run.sessions import CheckPlan, check_documents
+from .domain import domain_of
+from .fingerprint import fingerprint
+from .interpreter import runtime_of
+from .settings import cache_directory, settings_of, stop
+from .shards import remember_durations, shard_selector
+from .workers import workers_of
+
+logger = logging.getLogger(__name__)
+
+
+def run_documents(
+    app: Sphinx,
+    documents: Mapping[str, Sequence[Block]],
+    workers: Workers,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    announce: Callable[[CheckPlan], None] | None = None,
+) -> dict[str, list[Verdict]]:
+    """Run (or take from the cache) the sessions of these documents and judge every block.
+
+    As configured: cache, setup, shard, environment. Workers that cannot start
+    make every block an error that says why; without jax, the build stops.
+    """
+    settings = settings_of(app.config)
+    documents = {
+        doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc)))
+        for doc, blocks in documents.items()
+    }
+    cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
+    select = shard_selector(app)
+    try:
+        report = check_documents(
+            documents,
+            workers.settings,
+            cache=cache,
+            fingerprint=fingerprint(app),
+            progress=progress,
+            workers=workers,
+            setup=settings.setup,
+            announce=announce,
+            select=select,
+            runtime=runtime_of(app.config, [b for blocks in documents.values() for b in blocks]),
+        )
+        for path, why in report.discarded:
+            logger.info(
+                "jaxcheck: discarded the cache entry %s (%s); its session ran again", path, why
+            )
+        for doc in documents:
+            domain_of(app.env).set_imports(doc, report.imports.get(doc, {}))
+    except JaxUnavailable as error:
+        # Once for the build, not once per block: no block can run.
+        stop(
+            f"{error}. Install it there: `pip install jax` (the release your docs describe), "
+            'or `pip install "./sphinx-jaxcheck[jax]"` beside a checkout of sphinx-jaxcheck'
+        )
+    except WorkerStartError as error:
+        return {
+            doc: [
+                Verdict(
+                    Status.ERROR, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
+                )
+                for b in blocks
+            ]
+            for doc, blocks in documents.items()
+        }
+    if select is None and settings.cache:
+        remember_durations(app, documents, report.verdicts)
+    return report.verdicts
+
+
+def _in_folder(blocks: Sequence[Block], folder: str) -> list[Block]:
+    """Blocks set to run in ``folder``: every kind (directives, ``>>>`` examples, docstrings)
+    runs in its document's folder, wherever the build was started."""
+    return [replace(b, program=replace(b.program, cwd=folder)) for b in blocks]
+
+
+def second_run(app: Sphinx) -> Rerun:
+    """Check blocks again in fresh workers (a new process tree, no cache), for update to compare with."""
+
+    def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
+        workers = workers_of(app)
+        try:
+            setup = settings_of(app.config).setup
+            return check_documents(
+                documents, workers.settings, workers=workers, setup=setup
+            ).verdicts
+        finally:
+            workers.close()
+
+    return rerun

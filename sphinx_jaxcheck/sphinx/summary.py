@@ -1,0 +1,54 @@
+"""``build-finished``: the one-line summary of the build and, for ``jaxcheck_on_drift =
+"error"``, exit status 1 while anything is still failing."""
+
+from __future__ import annotations
+
+import os
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from ..judge.example_verdicts import all_examples
+from ..model import Subtype
+from ..report.formats import summary_line
+from .domain import JaxcheckDomain, domain_of
+from .page_examples import unchecked_examples
+from .read_only import is_read_only
+from .settings import settings_of
+
+logger = logging.getLogger(__name__)
+
+
+def setup_summary(app: Sphinx) -> None:
+    """Sum up the build once it finished (after other extensions' handlers)."""
+    app.connect("build-finished", _finish, priority=900)
+
+
+def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
+    """The one-line summary of the build, and whether anything is still failing."""
+    checked = list(domain.checked_blocks())
+    failed = any(True for _ in domain.all_findings())
+    line = summary_line(
+        [verdict.status for _, verdict in checked],
+        list(domain.read_findings()),
+        domain.data.get("jax_version") or "?",
+        all_examples(checked),
+        unchecked_examples(domain),
+    )
+    return line, failed
+
+
+def _finish(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.env is None or is_read_only(app):
+        return
+    domain = domain_of(app.env)
+    settings = settings_of(app.config)
+    line, failed = summary(domain)
+    if failed and settings.on_drift != "ignore":
+        hint = f" Run `jaxcheck update {os.path.relpath(app.srcdir)}` to accept new outputs."
+        drifted = any(f.subtype is Subtype.DRIFT for f in domain.all_findings())
+        logger.info(line + ("." + hint if drifted else ""))
+    else:
+        logger.info(line)
+    if failed and settings.on_drift == "error":
+        app.statuscode = 1

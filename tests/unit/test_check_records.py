@@ -1,0 +1,88 @@
+"""What a check says about itself: the plan it announces, the session durations it
+remembers for shards, and the run description a report carries for merging."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sphinx_jaxcheck.config import Settings
+from sphinx_jaxcheck.expect.grammar import parse_body
+from sphinx_jaxcheck.model import Block, BlockOptions, Status, Verdict
+from sphinx_jaxcheck.report.run_description import describe_run
+from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan
+from sphinx_jaxcheck.run.shards import session_durations
+
+
+def block(docname: str, index: int, session: str | None = None) -> Block:
+    parsed = parse_body(("print(1)", "# 1"))
+    options = BlockOptions(session=session)
+    return Block(
+        docname,
+        index,
+        f"/docs/{docname}.md",
+        3 + 10 * index,
+        ("print(1)", "# 1"),
+        options,
+        parsed.expectations,
+        parsed.program("<b>", options),
+    )
+
+
+def test_the_plan_counts_every_block_and_names_only_what_happens() -> None:
+    assert describe_plan(CheckPlan(3, 0, 0), 2, 4) == (
+        "running 3 of 3 block(s) (2 document(s), up to 4 worker(s))"
+    )
+    assert describe_plan(CheckPlan(1, 2, 3), 1, 1) == (
+        "running 1 of 6 block(s) (1 document(s), up to 1 worker(s)); 2 from the cache, "
+        "3 not run (skipped, or refused before running)"
+    )
+    assert describe_plan(CheckPlan(0, 0, 2), 1, 2).endswith(
+        "; 2 not run (skipped, or refused before running)"
+    )
+
+
+def test_a_sessions_duration_adds_its_blocks_and_leaves_skipped_ones_out() -> None:
+    documents = {
+        "a": [block("a", 0), block("a", 1), block("a", 2, session="named")],
+        "b": [block("b", 0), block("b", 1)],
+        "c": [block("c", 0)],
+    }
+    verdicts = {
+        "a": [
+            Verdict(Status.VERIFIED, seconds=1.5),
+            Verdict(Status.DRIFT, seconds=0.25),
+            Verdict(Status.VERIFIED, seconds=2.0),
+        ],
+        "b": [Verdict(Status.SKIPPED, seconds=9.0), Verdict(Status.VERIFIED, seconds=0.5)],
+    }
+    assert session_durations(documents, verdicts) == {"a": 1.75, "a::named": 2.0, "b": 0.5}
+
+
+def test_the_run_description_changes_with_what_decides_a_verdict_only() -> None:
+    blocks = [block("a", 0), block("b", 0)]
+    settings = Settings()
+    first = describe_run(blocks, "fingerprint", settings, "0.10.2", None)
+    assert first == describe_run(list(blocks), "fingerprint", settings, "0.10.2", None)
+    assert first["jax"] == "0.10.2"
+    assert first["shard"] is None and first["split"] is None
+    how_it_runs = replace(settings, workers=7, cache=False, cache_max_mb=1.0, update=True)
+    assert describe_run(blocks, "fingerprint", how_it_runs, "0.10.2", None) == first
+    for other in (
+        describe_run(blocks, "another fingerprint", settings, "0.10.2", None),
+        describe_run(blocks, "fingerprint", replace(settings, setup="x = 1"), "0.10.2", None),
+        describe_run(blocks, "fingerprint", replace(settings, timeout=1.0), "0.10.2", None),
+    ):
+        assert other["configuration"] != first["configuration"]
+        assert other["documents"] == first["documents"]
+    fewer = describe_run(blocks[:1], "fingerprint", settings, "0.10.2", None)
+    assert fewer["documents"] != first["documents"]
+    assert fewer["configuration"] == first["configuration"]
+
+
+def test_a_shards_description_names_the_shard_and_its_split() -> None:
+    sharded = replace(Settings(), shard="2/3")
+    described = describe_run([block("a", 0)], "fingerprint", sharded, "?", "abc")
+    assert (described["shard"], described["split"]) == ("2/3", "abc")
+    unsharded = describe_run([block("a", 0)], "fingerprint", Settings(), "?", "abc")
+    assert unsharded["split"] is None
+    assert unsharded["configuration"] == described["configuration"]
