@@ -36,7 +36,7 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_merge(args: argparse.Namespace) -> int:
     """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not belong together."""
-    from ..report.formats import render, write_junit
+    from ..report.formats import render, use_colour, write_junit
     from ..run.shards import ShardProblem, merge, report_durations, save_durations
 
     reports: list[tuple[str, Report]] = []
@@ -61,7 +61,7 @@ def run_merge(args: argparse.Namespace) -> int:
         return _refuse(str(problem))
     except (KeyError, TypeError, IndexError) as error:
         return _refuse(f"a report is incomplete or was edited ({type(error).__name__}: {error})")
-    print(render(merged, args.format, sys.stdout.isatty()), end="")
+    print(render(merged, args.format, use_colour(sys.stdout)), end="")
     if args.junit:
         write_junit(args.junit, merged)
     if args.durations:

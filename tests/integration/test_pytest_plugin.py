@@ -9,9 +9,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
 
 import pytest
-from buildkit import ROOTS, copy_root, jaxcheck
+from buildkit import ROOTS, copy_root, jaxcheck, write_project
 from corpus import STALE
 
 # Records every report (and which xdist worker ran it) as the user's pytest sees it.
@@ -34,6 +36,11 @@ def pytest_runtest_logreport(report):
                   "text": report.longreprtext}
         with open("reports.jsonl", "a") as out:
             out.write(json.dumps(record) + "\\n")
+
+def pytest_collection_finish(session):
+    if not WORKER:
+        with open("locations.json", "w") as out:
+            json.dump({item.nodeid: list(item.location) for item in session.items}, out)
 
 def pytest_sessionfinish(session):
     if not hasattr(session.config, "workerinput"):
@@ -60,7 +67,7 @@ class Run:
     """One pytest run in a project folder holding ``docs/``."""
 
     def __init__(self, root: Path, *args: str) -> None:
-        for name in ("reports.jsonl", "zygotes.log", "sphinx-imported"):
+        for name in ("reports.jsonl", "zygotes.log", "sphinx-imported", "locations.json"):
             (root / name).unlink(missing_ok=True)
         (root / "conftest.py").write_text(RECORDER, "utf-8")
         spy = root / "spy"
@@ -91,6 +98,11 @@ class Run:
         )
         log = root / "zygotes.log"
         self.zygotes = len(log.read_text().splitlines()) if log.exists() else 0
+        located = root / "locations.json"
+        # Each item's location as pytest reports it: (file, 0-based line, description).
+        self.locations: dict[str, list[Any]] = (
+            json.loads(located.read_text()) if located.exists() else {}
+        )
         imported = root / "sphinx-imported"
         self.sphinx_imported = imported.read_text() == "True" if imported.exists() else None
 
@@ -274,3 +286,76 @@ def test_each_group_of_a_pages_own_examples_is_an_item(tmp_path: Path) -> None:
         f"{expected['path']}:{expected['line']}: drift: {expected['message']}"
     )
     assert "-7\n+6" in run.text("docs/index.md::index.md:12")
+
+
+LOCATED_MD = """\
+# Located
+
+```{jaxcheck}
+:name: md-block
+
+print("the first line of md-block")  # the first line of md-block
+```
+
+Cited: {jaxsrc}`loops.py::_check_carry_type`.
+
+```{jaxcheck}
+:bogus: not an option
+
+print("never runs")
+```
+
+```python
+>>> print("the first example of the group")
+the first example of the group
+
+```
+"""
+LOCATED_RST = """\
+Located
+=======
+
+.. jaxcheck::
+   :name: rst-block
+
+   print("the first line of rst-block")  # the first line of rst-block
+"""
+
+
+def test_items_are_located_at_their_own_line_and_junit_says_so(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_project(
+        root / "docs",
+        {"located_md.md": LOCATED_MD, "located_rst.rst": LOCATED_RST},
+        conf='jaxcheck_doctests = "check"\n',
+    )
+    # xunit1: the JUnit flavour whose test cases carry a file and a line (annotators read them).
+    junit = ("--junitxml", "junit.xml", "-o", "junit_family=xunit1")
+    run = Run(root, "--jaxcheck", "docs", *junit, "-p", "no:cacheprovider")
+    assert run.result.returncode == 1, run.result.stdout[-3000:]  # the bad option only
+    md, rst = (
+        (root / "docs" / name).read_text("utf-8").split("\n")
+        for name in ("located_md.md", "located_rst.rst")
+    )
+    # Each item, the file and the 1-based line a reader expects it at.
+    expected = {
+        "docs/located_md.md::md-block": (md, 'print("the first line of md-block")'),
+        "docs/located_md.md::citation line 9: loops.py:_check_carry_type": (md, "Cited: {jaxsrc}"),
+        "docs/located_md.md::located_md[2]": (md, 'print("never runs")'),
+        # The option's problem is the directive's (at its opening line).
+        "docs/located_md.md::option line 11": (md, "```{jaxcheck}"),
+        "docs/located_md.md::located_md.md:18": (md, '>>> print("the first example'),
+        "docs/located_rst.rst::rst-block": (rst, '   print("the first line of rst-block")'),
+    }
+    located = {nodeid: loc for nodeid, loc in run.locations.items() if nodeid in expected}
+    assert located.keys() == expected.keys(), json.dumps(run.locations, indent=1)
+    for nodeid, (file, lineno, _) in located.items():
+        lines, start = expected[nodeid]
+        assert file == nodeid.split("::")[0]
+        assert lines[lineno].startswith(start), (nodeid, lineno, lines[lineno])
+    cases = {
+        case.get("name"): (case.get("file"), case.get("line"))
+        for case in ElementTree.parse(root / "junit.xml").getroot().iter("testcase")
+    }
+    for nodeid, (file, lineno, _) in located.items():
+        assert cases[nodeid.split("::", 1)[1]] == (file, str(lineno)), nodeid

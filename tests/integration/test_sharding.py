@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
-from buildkit import copy_root, jaxcheck
+from buildkit import copy_root, jaxcheck, write_project
 
 from sphinx_jaxcheck.cli import main
 from sphinx_jaxcheck.run.shards import load_durations
@@ -187,3 +190,74 @@ def test_a_sharded_html_build_marks_the_blocks_of_other_shards(tmp_path: Path) -
     assert sum(page.count("checked on another shard") for page in pages) > 0
     assert sum(page.count("jaxcheck-other-shard") for page in pages) > 0
     assert sum(page.count("jaxcheck-status-verified") for page in pages) > 0
+
+
+def plain_env(**colour: str) -> dict[str, str]:
+    """This process's environment without colour settings, then ``colour``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    return {**env, **colour}
+
+
+def merged_on_a_terminal(root: Path, *args: str, env: dict[str, str]) -> str:
+    """What ``jaxcheck merge ARGS`` prints with its standard output on a terminal."""
+    leader, follower = os.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sphinx_jaxcheck", "merge", *args],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        cwd=root,
+        env=env,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # EIO: the terminal's other end closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert process.wait(timeout=60) == 1
+    return b"".join(chunks).decode()
+
+
+def test_merge_colours_as_check_does_no_color_then_force_color_then_the_terminal(
+    runs: dict[str, Any],
+) -> None:
+    root, shards = runs["root"], ("shard1.json", "shard2.json", "shard3.json")
+    terminal = merged_on_a_terminal(root, *shards, env=plain_env())
+    assert "\x1b[31m-" in terminal and "\x1b[32m+" in terminal  # the diffs, coloured
+    assert "\x1b[" not in merged_on_a_terminal(root, *shards, env=plain_env(NO_COLOR="1"))
+    forced = jaxcheck("merge", *shards, cwd=root, env=plain_env(FORCE_COLOR="1"))
+    assert forced.returncode == 1 and "\x1b[32m+" in forced.stdout  # though not a terminal
+    piped = jaxcheck("merge", *shards, cwd=root, env=plain_env())
+    assert piped.returncode == 1 and "\x1b[" not in piped.stdout
+    both = jaxcheck("merge", *shards, cwd=root, env=plain_env(NO_COLOR="1", FORCE_COLOR="1"))
+    assert "\x1b[" not in both.stdout
+
+
+FAILING = {
+    "fine.md": "# Fine\n\n```{jaxcheck}\nprint(1 + 1)\n\n# 2\n```\n",
+    "boom.md": "# Boom\n\n```{jaxcheck}\nraise RuntimeError('boom')\n```\n",
+}
+
+
+def test_merge_fails_on_a_block_that_raised_in_one_shard_without_any_drift(
+    tmp_path: Path,
+) -> None:
+    write_project(tmp_path / "docs", FAILING)
+    shards = []
+    for k in (1, 2):
+        shard = jaxcheck("check", "docs", "--shard", f"{k}/2", "--format", "json", cwd=tmp_path)
+        (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
+        shards.append(shard.returncode)
+    assert sorted(shards) == [0, 1]  # the raising block is in one shard only
+    for style in ("text", "json", "github"):
+        merged = jaxcheck("merge", "shard1.json", "shard2.json", "--format", style, cwd=tmp_path)
+        assert merged.returncode == 1, (style, merged.stdout, merged.stderr)
+        if style == "json":
+            findings = json.loads(merged.stdout)["findings"]
+            assert [(f["document"], f["subtype"]) for f in findings] == [("boom", "error")]
+            assert not any(f["drift"] for f in findings)

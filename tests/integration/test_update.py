@@ -104,6 +104,17 @@ def test_inline_print_that_became_multiline_is_refused_with_a_message(tmp_path: 
     assert (root / "p.md").read_text() == page
 
 
+def test_a_dry_run_with_refusals_and_no_diff_fails_and_writes_nothing(tmp_path: Path) -> None:
+    page = "# P\n\n```{jaxcheck}\nprint('a\\nb')  # a\n```\n"
+    root = write_project(tmp_path, {"p.md": page})
+    dry = jaxcheck("update", str(root), "--dry-run")
+    assert dry.returncode == 1, dry.stdout + dry.stderr
+    assert dry.stdout == ""  # no diff: the one drift cannot be rewritten
+    assert "p.md:4: cannot update: block 'p[1]': the print now writes 2 lines" in dry.stderr
+    assert "would rewrite 0 expectation(s) in 0 file(s)" in dry.stderr
+    assert (root / "p.md").read_text() == page
+
+
 def test_quotes_are_never_rewritten(tmp_path: Path) -> None:
     page = "Q\n=\n\n:jaxquote:`this text is not in the file <jax/_src/lax/control_flow/loops.py::_check_carry_type>`\n"
     root = write_project(tmp_path, {"q.rst": page}, conf='jaxcheck_jax_version = "0.10.2"\n')
