@@ -61,15 +61,6 @@ def flags_from_names(names: Iterable[str]) -> int:
     return flags
 
 
-def names_of(flags: int) -> tuple[str, ...]:
-    """The flag names set in ``flags`` (single-bit names only, in name order)."""
-    return tuple(
-        name
-        for name, bit in sorted(doctest.OPTIONFLAGS_BY_NAME.items())
-        if bit & (bit - 1) == 0 and flags & bit
-    )
-
-
 def apply_directives(flags: int, options: dict[int, bool]) -> int:
     """``flags`` after an example's ``# doctest: +X -Y`` directives (doctest's rule)."""
     for bit, on in options.items():

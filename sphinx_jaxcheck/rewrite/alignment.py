@@ -51,16 +51,12 @@ class Steps:
             )
 
 
-def refreshed(expected: Sequence[str], actual: Sequence[str], rules: MatchRules) -> list[str]:
-    """New expected lines for ``actual``, keeping the expected lines that still match."""
-    return [text for text, _ in refreshed_lines(expected, actual, rules)]
-
-
 def refreshed_lines(
     expected: Sequence[str], actual: Sequence[str], rules: MatchRules, steps: Steps | None = None
 ) -> Aligned:
-    """Like :func:`refreshed`, each line with the index of the expected line it keeps (None: new).
+    """New expected lines for ``actual``, keeping the expected lines that still match.
 
+    Each line comes with the index of the expected line it keeps (None: a new line).
     The result always matches ``actual``.
     """
     got = normalize(actual)

@@ -18,14 +18,11 @@ from .pool import Workers, WorkerSettings, run_sessions
 
 @dataclass(frozen=True)
 class CheckReport:
-    """Verdicts per document, and how the work was done."""
+    """Verdicts per document, and what the cache and the sessions' imports said on the way."""
 
     verdicts: dict[str, list[Verdict]]
-    sessions_run: int
-    sessions_cached: int
-    discarded: tuple[
-        tuple[str, str], ...
-    ] = ()  # cache entries that failed their check: (path, why)
+    # Cache entries that failed their check: (path, why).
+    discarded: tuple[tuple[str, str], ...] = ()
     # By document: the project's own module files its sessions imported, with their digests.
     imports: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -159,7 +156,7 @@ def check_documents(
         for docname, blocks in documents.items()
     }
     discarded = tuple(cache.discarded) if cache else ()
-    return CheckReport(verdicts, len(to_run), len(sessions) - len(to_run), discarded, imports)
+    return CheckReport(verdicts, discarded, imports)
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"

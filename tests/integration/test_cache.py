@@ -21,7 +21,7 @@ from sphinx_jaxcheck import cli
 from sphinx_jaxcheck.cache.outcomes import OutcomeCache, environment_fingerprint
 from sphinx_jaxcheck.cite.pin import installed_version
 from sphinx_jaxcheck.run.pool import WorkerSettings
-from sphinx_jaxcheck.run.sessions import check_documents
+from sphinx_jaxcheck.run.sessions import CheckPlan, check_documents
 from sphinx_jaxcheck.worker.probe import PackageSet, probe
 
 CACHED = "jaxcheck_cache = True\n"
@@ -153,15 +153,17 @@ def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
     other = environment_fingerprint(
         settings.env, PackageSet(INTERPRETER.python, (("jax", "0.0.0-other"),))
     )
-    first = check_documents({"page": blocks}, settings, cache=cache, fingerprint=now)
-    again = check_documents({"page": blocks}, settings, cache=cache, fingerprint=now)
-    bumped = check_documents({"page": blocks}, settings, cache=cache, fingerprint=other)
-    assert (first.sessions_run, again.sessions_run, again.sessions_cached, bumped.sessions_run) == (
-        1,
-        0,
-        1,
-        1,
-    )
+
+    def check(fingerprint: str) -> CheckPlan:
+        """What a check with this fingerprint ran and took from the cache (one block: one session)."""
+        plans: list[CheckPlan] = []
+        check_documents(
+            {"page": blocks}, settings, cache=cache, fingerprint=fingerprint, announce=plans.append
+        )
+        return plans[0]
+
+    first, again, bumped = check(now), check(now), check(other)
+    assert (first.to_run, again.to_run, again.cached, bumped.to_run) == (1, 0, 1, 1)
     assert runs(ran) == 1 + 2  # the build, then the first and the bumped check
 
 

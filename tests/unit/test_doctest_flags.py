@@ -18,7 +18,6 @@ from sphinx_jaxcheck.expect.doctest_flags import (
     PytestOutputChecker,
     adopt_written_precision,
     flags_from_names,
-    names_of,
 )
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
@@ -191,6 +190,15 @@ def test_number_adopts_only_close_numbers() -> None:
     assert adopt_written_precision("[1.00, 2.]", "[1.0049, 2.7]") == "[1.00, 2.]"
     assert adopt_written_precision("[1.00, 2.]", "[1.02, 3.7]") == "[1.02, 3.7]"
     assert adopt_written_precision("1.0", "1.0 2.0") == "1.0 2.0"  # counts differ: unchanged
+
+
+def names_of(flags: int) -> tuple[str, ...]:
+    """The flag names set in ``flags`` (single-bit names only, in name order)."""
+    return tuple(
+        name
+        for name, bit in sorted(doctest.OPTIONFLAGS_BY_NAME.items())
+        if bit & (bit - 1) == 0 and flags & bit
+    )
 
 
 def test_flag_names_round_trip_and_unknown_names_are_named() -> None:

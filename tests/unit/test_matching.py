@@ -11,9 +11,14 @@ from sphinx_jaxcheck.judge.matching import (
     texts_match,
 )
 from sphinx_jaxcheck.model import CompareMode
-from sphinx_jaxcheck.rewrite.alignment import refreshed
+from sphinx_jaxcheck.rewrite.alignment import refreshed_lines
 
 TEXT = MatchRules()
+
+
+def refreshed(expected: list[str], actual: list[str], rules: MatchRules) -> list[str]:
+    """The new expected lines update writes, without the indexes of the lines they keep."""
+    return [text for text, _ in refreshed_lines(expected, actual, rules)]
 
 
 def test_trailing_whitespace_and_surrounding_blank_lines_do_not_matter() -> None:
