@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from buildkit import Build, build, jaxcheck, write_project
+from cases import statuses
 
 BAD_UTF8 = "# Café\n\n```{jaxcheck}\nprint('café')  # café\n```\n".encode("latin-1")
 
@@ -205,8 +206,25 @@ def test_a_file_that_is_not_utf8_is_left_out_with_a_message_naming_file_line_and
 
 def test_bom_crlf_long_lines_and_nested_fences_are_verified(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
-    for name in ("bom.md", "crlf.rst", "long.md", "nested.md", "good.md"):
+    pages = ("bom.md", "crlf.rst", "long.md", "nested.md", "good.md")
+    for name in pages:
         assert not reported(result, name), name
+    documents = {name.rsplit(".", 1)[0] for name in pages}
+    found = {
+        label: status
+        for label, status in statuses(result.app).items()
+        if label.split("[")[0] in documents
+    }
+    # Each block ran and its output matched: nothing reported is not enough.
+    assert found == {
+        "bom[1]": "verified",
+        "crlf[1]": "verified",
+        "long[1]": "verified",
+        "nested[1]": "verified",
+        "nested[2]": "verified",
+        "nested[3]": "verified",
+        "good[1]": "verified",
+    }
 
 
 def test_an_unclosed_fence_is_reported_at_its_opening_line_and_not_run(bad) -> None:  # type: ignore[no-untyped-def]
