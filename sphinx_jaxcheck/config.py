@@ -16,17 +16,14 @@ from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 from .cite.pin import DEFAULT_REPO
+from .errors import ConfigurationError, ShardError
 from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
 
 PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
-# Checks a configured value (named for messages) and returns it cleaned; raises ConfigProblem.
+# Checks a configured value (named for messages) and returns it cleaned; raises ConfigurationError.
 Cleaner = Callable[[str, Any], Any]
-
-
-class ConfigProblem(ValueError):
-    """A configuration value that cannot be used; the message says how to fix it."""
 
 
 def _shown(value: Any) -> str:
@@ -37,7 +34,7 @@ def _optional_str(name: str, value: Any) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str):
-        raise ConfigProblem(f"{name} = {_shown(value)} is not a string: write it in quotes")
+        raise ConfigurationError(f"{name} = {_shown(value)} is not a string: write it in quotes")
     return value
 
 
@@ -49,7 +46,7 @@ def _commit(name: str, value: Any) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str) or not re.fullmatch(r"[0-9a-f]{40}", value):
-        raise ConfigProblem(
+        raise ConfigurationError(
             f"{name} = {value!r} is not a full commit hash: expected 40 "
             "lowercase hex digits, as `jax.version._git_hash` prints it"
         )
@@ -59,7 +56,7 @@ def _commit(name: str, value: Any) -> str | None:
 def _choice(allowed: tuple[str, ...]) -> Cleaner:
     def clean(name: str, value: Any) -> str:
         if not isinstance(value, str) or value not in allowed:
-            raise ConfigProblem(f"{name} = {value!r} is not one of {', '.join(allowed)}")
+            raise ConfigurationError(f"{name} = {value!r} is not one of {', '.join(allowed)}")
         return value
 
     return clean
@@ -75,7 +72,7 @@ def _flag(name: str, value: Any) -> bool:
             return False
         if value.strip().lower() in ("1", "true", "yes", "on"):
             return True
-    raise ConfigProblem(
+    raise ConfigurationError(
         f"{name} = {_shown(value)} is not a yes/no value: use True or False (1 or 0 with -D)"
     )
 
@@ -94,16 +91,16 @@ def _number(kind: type, *, optional: bool = False, example: str = "60") -> Clean
             except ValueError:
                 number = None
         if isinstance(number, bool) or not isinstance(number, (int, float)):
-            raise ConfigProblem(
+            raise ConfigurationError(
                 f"{name} = {_shown(value)} is not {wanted}: expected e.g. {name} = {example}"
             )
         if not math.isfinite(number) or number <= 0:
-            raise ConfigProblem(
+            raise ConfigurationError(
                 f"{name} = {value!r} is out of range: expected {wanted} greater than 0, e.g. {example}"
             )
         if kind is int:
             if number != int(number):
-                raise ConfigProblem(
+                raise ConfigurationError(
                     f"{name} = {value!r} is not a whole number: expected e.g. {name} = {example}"
                 )
             return int(number)
@@ -129,17 +126,17 @@ def _or_cpu_count(clean: Cleaner) -> Cleaner:
 
 def _env(name: str, value: Any) -> dict[str, str]:
     if not isinstance(value, dict):
-        raise ConfigProblem(
+        raise ConfigurationError(
             f"{name} = {_shown(value)} is not a dict of environment variables: "
             'expected e.g. jaxcheck_env = {"JAX_PLATFORMS": "cpu"}'
         )
     for key, item in value.items():
         if not isinstance(key, str) or not key or "=" in key or "\0" in key:
-            raise ConfigProblem(
+            raise ConfigurationError(
                 f"{name} has the key {key!r}, which is not an environment variable name"
             )
         if not isinstance(item, str) or "\0" in item:
-            raise ConfigProblem(
+            raise ConfigurationError(
                 f"{name}[{key!r}] = {_shown(item)} is not a string: environment values are text, "
                 f"write it in quotes"
             )
@@ -152,7 +149,7 @@ def _names(name: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)) or not all(
         isinstance(v, str) and v and "=" not in v for v in value
     ):
-        raise ConfigProblem(
+        raise ConfigurationError(
             f"{name} = {_shown(value)} is not a list of environment variable names: "
             f'expected e.g. {name} = ["MY_TOKENLESS_SETTING"]'
         )
@@ -164,14 +161,14 @@ def _doctest_flags(name: str, value: Any) -> tuple[str, ...]:
 
     names = value.replace(",", " ").split() if isinstance(value, str) else value
     if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
-        raise ConfigProblem(
+        raise ConfigurationError(
             f"{name} = {_shown(value)} is not a list of flag names, e.g. "
             '["NUMBER", "NORMALIZE_WHITESPACE"]'
         )
     try:
         flags_from_names(names)
     except ValueError as problem:
-        raise ConfigProblem(f"{name}: {problem}") from None
+        raise ConfigurationError(f"{name}: {problem}") from None
     return tuple(names)
 
 
@@ -179,11 +176,11 @@ def _setup_code(name: str, value: Any) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise ConfigProblem(f"{name} = {_shown(value)} is not Python source text (a str)")
+        raise ConfigurationError(f"{name} = {_shown(value)} is not Python source text (a str)")
     try:
         compile(value, "<jaxcheck_setup>", "exec", dont_inherit=True)
     except SyntaxError as problem:
-        raise ConfigProblem(
+        raise ConfigurationError(
             f"{name} is not valid Python: line {problem.lineno}: {problem.msg}"
         ) from None
     return value
@@ -192,12 +189,12 @@ def _setup_code(name: str, value: Any) -> str:
 def _shard(name: str, value: Any) -> str | None:
     if value in (None, ""):
         return None
-    from .run.shards import Shard, ShardProblem
+    from .run.shards import Shard
 
     try:
         return str(Shard.parse(value))
-    except ShardProblem as problem:
-        raise ConfigProblem(f"{name}: {problem}") from None
+    except ShardError as problem:
+        raise ConfigurationError(f"{name}: {problem}") from None
 
 
 def _optional_path(what: str, example: str) -> Cleaner:
@@ -205,7 +202,7 @@ def _optional_path(what: str, example: str) -> Cleaner:
         if value in (None, ""):
             return None
         if not isinstance(value, (str, os.PathLike)):
-            raise ConfigProblem(
+            raise ConfigurationError(
                 f"{name} = {_shown(value)} is not {what}: expected a string, e.g. {name} = {example!r}"
             )
         return os.fspath(value)

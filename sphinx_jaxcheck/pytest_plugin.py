@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .errors import ConfigurationError, JaxcheckError
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
@@ -64,7 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-class JaxcheckFailure(Exception):
+class ItemFailedError(JaxcheckError, Exception):
     """A problem of an item, already worded as the build reports it."""
 
 
@@ -155,23 +157,21 @@ class DocsFolder(pytest.Directory):
         self.plugin = plugin
 
     def collect(self) -> Iterator[DocsPage]:
-        run = DocsRun.read(
-            self.path,
-            update=bool(self.config.getoption("jaxcheck_update")),
-            in_xdist_worker=hasattr(self.config, "workerinput"),
-        )
+        try:
+            run = DocsRun.read(
+                self.path,
+                update=bool(self.config.getoption("jaxcheck_update")),
+                in_xdist_worker=hasattr(self.config, "workerinput"),
+            )
+        except ConfigurationError as error:
+            # A SystemExit, which pytest lets end the session: one collection error instead.
+            message = str(error).removeprefix("jaxcheck: ")
+            raise self.CollectError(f"jaxcheck: {self.path}: {message}") from None
         self.plugin.runs.append(run)
         for docname in run.docnames():
             yield DocsPage.from_parent(
                 self, path=Path(run.app.env.doc2path(docname)), run=run, docname=docname
             )
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str:  # type: ignore[override]
-        from .cli import ConfigurationError
-
-        if isinstance(excinfo.value, ConfigurationError):
-            return f"jaxcheck: {self.path}: {str(excinfo.value).removeprefix('jaxcheck: ')}"
-        return str(super().repr_failure(excinfo))
 
 
 class DocsPage(pytest.File):
@@ -243,10 +243,10 @@ class DocsItem(pytest.Item):
 
         if findings:
             text = "\n".join(format_finding(finding_record(f), False) for f in findings)
-            raise JaxcheckFailure("\n".join([text.rstrip("\n"), *notes]))
+            raise ItemFailedError("\n".join([text.rstrip("\n"), *notes]))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
-        if isinstance(excinfo.value, JaxcheckFailure):
+        if isinstance(excinfo.value, ItemFailedError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo, style))
 
@@ -371,19 +371,18 @@ class DocsRun:
 
     def _check(self, docnames: list[str]) -> None:
         from .sphinx.sessions import run_documents
-        from .sphinx.settings import ConfigurationExit
         from .sphinx.workers import workers_of
 
         if self.stopped:
-            raise JaxcheckFailure(self.stopped)
+            raise ItemFailedError(self.stopped)
         documents = {doc: self.domain.blocks(doc) for doc in docnames}
         if self.workers is None:
             self.workers = workers_of(self.app)
         try:
             found = run_documents(self.app, documents, self.workers)
-        except ConfigurationExit as stop:  # no block can run (jax missing): every item says why
-            self.stopped = f"jaxcheck: {stop.message.removeprefix('jaxcheck: ')}"
-            raise JaxcheckFailure(self.stopped) from None
+        except ConfigurationError as stop:  # no block can run (jax missing): every item says why
+            self.stopped = f"jaxcheck: {str(stop).removeprefix('jaxcheck: ')}"
+            raise ItemFailedError(self.stopped) from None
         self.verdicts.update(found)
         if self.update:
             self._rewrite(documents, found)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import replace_file
+from ..errors import JaxcheckError
 from ..model import Outcome, Program
 from ..run.pool import WorkerSettings
 from ..version import __version__
@@ -133,7 +134,7 @@ class CachedSession:
     files: dict[str, str]
 
 
-class BadEntry(ValueError):
+class BadEntryError(JaxcheckError, Exception):
     """A stored entry that is not what :meth:`OutcomeCache.put` writes."""
 
 
@@ -146,22 +147,24 @@ def _read_entry(key: str, text: str) -> CachedSession:
     try:
         data = json.loads(text)
     except ValueError:
-        raise BadEntry("not JSON") from None
+        raise BadEntryError("not JSON") from None
     if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "files"}:
-        raise BadEntry("not an entry of this cache")
+        raise BadEntryError("not an entry of this cache")
     stored, files = data["outcomes"], data["files"]
     if data["key"] != key or data["digest"] != _entry_digest(key, stored, files):
-        raise BadEntry(
+        raise BadEntryError(
             "its content does not match its checksum (edited, or written by something else)"
         )
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
-        raise BadEntry("its imported files are not a mapping of names to digests")
+        raise BadEntryError("its imported files are not a mapping of names to digests")
     if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
-        raise BadEntry("its outcomes are not a list of objects")
+        raise BadEntryError("its outcomes are not a list of objects")
     try:
         outcomes = [outcome_from_wire(item) for item in stored]
     except (KeyError, TypeError, ValueError) as error:
-        raise BadEntry(f"an outcome does not parse ({type(error).__name__}: {error})") from None
+        raise BadEntryError(
+            f"an outcome does not parse ({type(error).__name__}: {error})"
+        ) from None
     for item, outcome in zip(stored, outcomes, strict=True):
         texts = [
             outcome.stdout,
@@ -172,9 +175,9 @@ def _read_entry(key: str, text: str) -> CachedSession:
         if json.loads(json.dumps(outcome_to_wire(outcome))) != item or not all(
             isinstance(t, str) for t in texts
         ):
-            raise BadEntry("an outcome has fields of the wrong shape")
+            raise BadEntryError("an outcome has fields of the wrong shape")
         if outcome.failure is not None:
-            raise BadEntry("it holds a failure, which is never stored")
+            raise BadEntryError("it holds a failure, which is never stored")
     return CachedSession(outcomes, files)
 
 
@@ -222,7 +225,7 @@ class OutcomeCache:
     def _check(self, path: Path, key: str, text: str, count: int | None) -> CachedSession | None:
         try:
             entry = _read_entry(key, text)
-        except BadEntry as bad:
+        except BadEntryError as bad:
             self._discard(path, str(bad))
             return None
         if count is not None and len(entry.outcomes) != count:

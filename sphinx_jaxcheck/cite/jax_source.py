@@ -22,11 +22,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import JaxcheckError
+
 PACKAGES = ("jax",)  # the top-level packages whose files can be cited
 _LINES = re.compile(r"^L(\d+)(?:-L?(\d+))?$")
 
 
-class TargetError(ValueError):
+class TargetError(JaxcheckError, Exception):
     """A target that names nothing, or more than one thing; the message lists candidates."""
 
     def __init__(self, message: str, candidates: tuple[str, ...] = ()) -> None:

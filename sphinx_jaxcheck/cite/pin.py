@@ -12,11 +12,9 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import PinMismatchError
+
 DEFAULT_REPO = "https://github.com/jax-ml/jax"
-
-
-class PinMismatch(ValueError):
-    """The installed jax is not the pinned one; the message says how to proceed."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +112,7 @@ def resolve_pin(
 ) -> Pin:
     """Check the configured pin against the installed jax and return the pin links use.
 
-    Raises :class:`PinMismatch` naming both versions (or commits) and the next step.
+    Raises :class:`PinMismatchError` naming both versions (or commits) and the next step.
     ``version_overridden`` says the version came from ``-D`` on the command line
     while the commit did not: the configured commit then belongs to the old pin,
     so it is neither checked nor used, and links fall back to the tag of the
@@ -124,12 +122,12 @@ def resolve_pin(
         # Not pinned: cite whatever is installed, by its tag (conf.py named no commit).
         return Pin(version=found.version, commit=commit, repo=repo)
     if found.version is None:
-        raise PinMismatch(
+        raise PinMismatchError(
             f"jax is not installed, but the docs are pinned to jax {version} "
             f"(jaxcheck_jax_version). Install the pin: pip install jax=={version}"
         )
     if found.version != version:
-        raise PinMismatch(
+        raise PinMismatchError(
             f"installed jax {found.version} differs from the pinned jax {version} "
             f"(jaxcheck_jax_version). Install the pin with `pip install jax=={version}`, "
             f"or build against the installed one with `-D jaxcheck_jax_version={found.version}`"
@@ -137,7 +135,7 @@ def resolve_pin(
     if version_overridden and not commit_overridden:
         commit = None
     if commit and found.commit and commit != found.commit:
-        raise PinMismatch(
+        raise PinMismatchError(
             f"installed jax {found.version} was built from commit {found.commit}, "
             f"but the docs are pinned to jax {version} at commit {commit} "
             f"(jaxcheck_jax_commit). Reinstall the pin with "

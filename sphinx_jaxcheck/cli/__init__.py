@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ..run.interrupt import Interrupted, interruptible, message
+from ..errors import ConfigurationError, InterruptError, JaxcheckError, ShardError
+from ..run.interrupt import interruptible, message
 from ..version import __version__
 from .arguments import MATRIX_FORMATS, add_report_options
 
@@ -208,11 +209,11 @@ def _definition(text: str) -> tuple[str, str]:
 
 
 def _shard(text: str) -> str:
-    from ..run.shards import Shard, ShardProblem
+    from ..run.shards import Shard
 
     try:
         return str(Shard.parse(text))
-    except ShardProblem as problem:
+    except ShardError as problem:
         raise argparse.ArgumentTypeError(str(problem)) from None
 
 
@@ -234,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with interruptible():
             return _run(args)
-    except Interrupted as stopped:  # the handler printed the one line
+    except InterruptError as stopped:  # the handler printed the one line
         return 128 + stopped.signum
     except KeyboardInterrupt:  # before the handler was in place
         print(message(signal.SIGINT), file=sys.stderr)
@@ -246,7 +247,7 @@ def _run(args: argparse.Namespace) -> int:
         return run_cache_command(args)
     try:
         target = find_target(args.paths or ["."])
-    except _UsageError as error:
+    except UsageError as error:
         print(f"jaxcheck: {error}", file=sys.stderr)
         return EXIT_USAGE
     srcdir = target.srcdir
@@ -329,8 +330,9 @@ def run_matrix(
     srcdir: Path, pythons: list[str], overrides: dict[str, object], args: argparse.Namespace
 ) -> int:
     """``jaxcheck matrix``: one check per interpreter (ours first), one column per JAX version."""
+    from ..errors import InterpreterError
     from ..report.matrix import build_matrix, column_names, format_matrix, save_matrix
-    from ..run.interpreter import InterpreterProblem, describe, locate
+    from ..run.interpreter import describe, locate
     from ..run.pool import WorkerSettings
     from ..sphinx.domain import domain_of
 
@@ -345,7 +347,7 @@ def run_matrix(
                 found = describe(
                     locate(python, os.getcwd()), WorkerSettings(python=python).process_env()
                 )
-            except InterpreterProblem as problem:
+            except InterpreterError as problem:
                 print(f"jaxcheck: {problem}", file=sys.stderr)
                 return EXIT_USAGE
             # Each column is checked against its own JAX, whatever the docs are pinned to.
@@ -370,11 +372,7 @@ def run_matrix(
     return EXIT_FAILED if matrix.failing() else EXIT_OK
 
 
-class ConfigurationError(RuntimeError):
-    """conf.py, a -D value or the pin is wrong: exit status 2."""
-
-
-class _UsageError(ValueError):
+class UsageError(JaxcheckError, Exception):
     """The command line names no Sphinx project or pages of one: exit status 2."""
 
 
@@ -391,7 +389,7 @@ def find_target(paths: Sequence[str]) -> Target:
     folders = [p for p in paths if Path(p).is_dir()]
     if folders:
         if len(paths) > 1:
-            raise _UsageError(
+            raise UsageError(
                 f"{' '.join(paths)}: give one source folder, or pages of one project, not both"
             )
         if not (Path(folders[0]) / "conf.py").is_file():
@@ -401,7 +399,7 @@ def find_target(paths: Sequence[str]) -> Target:
                 if len(below) == 1
                 else ", e.g. `jaxcheck check docs` or `jaxcheck check docs/index.md`"
             )
-            raise _UsageError(
+            raise UsageError(
                 f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
                 f"holding conf.py) or pages in it{hint}"
             )
@@ -410,13 +408,13 @@ def find_target(paths: Sequence[str]) -> Target:
     for path in paths:
         page = Path(path).resolve()
         if not page.is_file():
-            raise _UsageError(
+            raise UsageError(
                 f"{path}: no such file or folder; expected the Sphinx source folder or pages in it"
             )
         pages.append(page)
     projects = {_project_of(page, path) for page, path in zip(pages, paths, strict=True)}
     if len(projects) > 1:
-        raise _UsageError(
+        raise UsageError(
             f"{' '.join(paths)}: these pages belong to different projects "
             f"({', '.join(sorted(map(str, projects)))}); check one project at a time"
         )
@@ -427,7 +425,7 @@ def _project_of(page: Path, given: str) -> Path:
     for folder in page.parents:
         if (folder / "conf.py").is_file():
             return folder
-    raise _UsageError(
+    raise UsageError(
         f"{given}: no conf.py in the folders above it; is it a page of a Sphinx project?"
     )
 
@@ -451,7 +449,6 @@ def run_build(
 
     from ..sphinx.domain import domain_of
     from ..sphinx.read_only import read_only as only_read
-    from ..sphinx.settings import ConfigurationExit
 
     build_dir = build_dir or srcdir / "_build" / "jaxcheck"
     _ignored_by_git(build_dir, srcdir)
@@ -481,8 +478,6 @@ def run_build(
             if read_only:
                 only_read(app)
             app.build()
-    except ConfigurationExit as stopped:
-        raise ConfigurationError(stopped.message) from None
     except (ConfigError, ExtensionError) as error:
         raise ConfigurationError(str(error)) from None
     except SphinxError as error:

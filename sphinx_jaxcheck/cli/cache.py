@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cache.size import clear, human_size, prune, usage
-from ..config import ConfigProblem, Settings, read_settings
+from ..config import Settings, read_settings
+from ..errors import ConfigurationError
 
 ACTIONS = ("info", "prune", "clear")
 
@@ -51,7 +52,7 @@ def run_cache_command(args: argparse.Namespace) -> int:
         return 2
     try:
         settings = _settings(srcdir, args.define)
-    except ConfigProblem as problem:
+    except ConfigurationError as problem:
         print(
             f"jaxcheck: configuration error: {problem} (in {srcdir / 'conf.py'} or a -D option)",
             file=sys.stderr,

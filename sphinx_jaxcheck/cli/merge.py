@@ -36,8 +36,9 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run_merge(args: argparse.Namespace) -> int:
     """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not belong together."""
+    from ..errors import ShardError
     from ..report.formats import render, use_colour, write_junit
-    from ..run.shards import ShardProblem, merge, report_durations, save_durations
+    from ..run.shards import merge, report_durations, save_durations
 
     reports: list[tuple[str, Report]] = []
     for name in args.reports:
@@ -57,7 +58,7 @@ def run_merge(args: argparse.Namespace) -> int:
         reports.append((name, data))
     try:
         merged = merge(reports)
-    except ShardProblem as problem:
+    except ShardError as problem:
         return _refuse(str(problem))
     except (KeyError, TypeError, IndexError) as error:
         return _refuse(f"a report is incomplete or was edited ({type(error).__name__}: {error})")

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ..errors import JaxcheckError
 from ..model import DEFAULT_TIMEOUT, BlockOptions, Example, Expectation, ExpectationKind, Program
 from .doctest_flags import apply_directives
 
@@ -52,7 +53,7 @@ class ParsedBody:
         )
 
 
-class BodyError(ValueError):
+class BodyError(JaxcheckError, Exception):
     """A body that cannot be run as written; the message names the block line."""
 
     def __init__(self, message: str, line: int = 1) -> None:

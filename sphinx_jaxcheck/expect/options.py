@@ -1,6 +1,6 @@
 """The options of the ``jaxcheck`` directive: parse and validate (user guide: guide/blocks).
 
-Converters never raise: a bad value becomes an :class:`OptionProblem` that the
+Converters never raise: a bad value becomes a :class:`BadOption` that the
 directive reports as a build error. docutils and MyST handle converter errors
 differently (error vs. dropped option); this way both report the same message
 and both fail the build.
@@ -20,7 +20,7 @@ DIRECTIVE = "jaxcheck"
 
 
 @dataclass(frozen=True)
-class OptionProblem:
+class BadOption:
     """An unknown option, or a value outside what the option allows."""
 
     option: str
@@ -45,7 +45,7 @@ def _choice(name: str, allowed: tuple[str, ...]) -> Converter:
         text = (value or "").strip()
         if text in allowed:
             return text
-        return OptionProblem(name, value, "one of " + ", ".join(allowed))
+        return BadOption(name, value, "one of " + ", ".join(allowed))
 
     return convert
 
@@ -53,7 +53,7 @@ def _choice(name: str, allowed: tuple[str, ...]) -> Converter:
 def _text(name: str, what: str) -> Converter:
     def convert(value: str | None) -> Any:
         text = (value or "").strip()
-        return text if text else OptionProblem(name, value, what)
+        return text if text else BadOption(name, value, what)
 
     return convert
 
@@ -66,7 +66,7 @@ def _positive_number(name: str) -> Converter:
             number = math.nan
         if math.isfinite(number) and number > 0:
             return number
-        return OptionProblem(name, value, "a number greater than 0, e.g. 1e-6")
+        return BadOption(name, value, "a number greater than 0, e.g. 1e-6")
 
     return convert
 
@@ -74,9 +74,7 @@ def _positive_number(name: str) -> Converter:
 def _flag(name: str) -> Converter:
     def convert(value: str | None) -> Any:
         return (
-            True
-            if not (value or "").strip()
-            else OptionProblem(name, value, "no value (it is a flag)")
+            True if not (value or "").strip() else BadOption(name, value, "no value (it is a flag)")
         )
 
     return convert
@@ -87,7 +85,7 @@ def _parsed(name: str, parse: Callable[[str], Any], what: str) -> Converter:
         try:
             return parse(value or "")
         except ValueError:
-            return OptionProblem(name, value, what)
+            return BadOption(name, value, what)
 
     return convert
 
@@ -102,8 +100,8 @@ class StrictOptionSpec(dict[str, Converter]):
     def __missing__(self, key: str) -> Converter:
         allowed = "one of the options " + ", ".join(f":{name}:" for name in sorted(self))
 
-        def unknown(value: str | None) -> OptionProblem:
-            return OptionProblem(key, value, allowed)
+        def unknown(value: str | None) -> BadOption:
+            return BadOption(key, value, allowed)
 
         return unknown
 
@@ -133,13 +131,13 @@ def block_option_spec() -> StrictOptionSpec:
     )
 
 
-def problems_in(options: Mapping[str, Any]) -> list[OptionProblem]:
+def bad_options(options: Mapping[str, Any]) -> list[BadOption]:
     """Every unknown option or bad value among converted options."""
-    return [value for value in options.values() if isinstance(value, OptionProblem)]
+    return [value for value in options.values() if isinstance(value, BadOption)]
 
 
 def block_options(options: Mapping[str, Any]) -> BlockOptions:
-    """The execution-relevant options, once :func:`problems_in` found none."""
+    """The execution-relevant options, once :func:`bad_options` found none."""
     return BlockOptions(
         name=options.get("name"),
         session=options.get("session"),

@@ -7,7 +7,7 @@ so its work grows with the product of the two lengths, never faster: a ``...``
 line's possible runs are found by one greedy scan per start (its pieces hold no
 line break) and the best end is read from a running maximum. The work is
 counted in :class:`Steps`; past the limit the alignment stops with
-:class:`AlignmentTooLarge`, which update turns into a refusal, never a hang.
+:class:`AlignmentTooLargeError`, which update turns into a refusal, never a hang.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import JaxcheckError
 from ..judge.matching import (
     ELLIPSIS,
     MatchRules,
@@ -31,7 +32,7 @@ DEFAULT_STEP_LIMIT = 2_000_000
 Aligned = list[tuple[str, "int | None"]]
 
 
-class AlignmentTooLarge(ValueError):
+class AlignmentTooLargeError(JaxcheckError, Exception):
     """Aligning these texts would take more steps than allowed."""
 
 
@@ -46,7 +47,7 @@ class Steps:
         """Count ``count`` steps; raise when the limit is passed."""
         self.used += count
         if self.used > self.limit:
-            raise AlignmentTooLarge(
+            raise AlignmentTooLargeError(
                 f"aligning the expected lines with the actual ones needs more than {self.limit:,} steps"
             )
 

@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..atomic import replace_file
+from ..errors import JaxcheckError
 
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
 BOM = "\ufeff"
 
 
-class FileChanged(RuntimeError):
+class FileChangedError(JaxcheckError, Exception):
     """The file changed since it was read; it was left alone."""
 
 
@@ -146,7 +147,7 @@ def write_atomically(path: str | os.PathLike[str], data: bytes, expected_digest:
         with open(target, "rb") as handle:
             current = handle.read()
         if digest(current) != expected_digest:
-            raise FileChanged(
+            raise FileChangedError(
                 f"{target} changed since jaxcheck read it; nothing was written. "
                 "Run the update again to rewrite it from its current text."
             )

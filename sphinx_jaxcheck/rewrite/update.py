@@ -23,15 +23,15 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..errors import JaxcheckError, WorkerStartError
 from ..expect.grammar import ParsedBody, parse_body
 from ..judge.matching import texts_match
 from ..judge.verdict import rules_of
 from ..model import Block, Drift, ExpectationKind, SessionKey, Verdict
-from ..run.pool import WorkerStartError
-from .alignment import AlignmentTooLarge, Steps, refreshed_lines
+from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
 from .edits import (
     Edit,
-    FileChanged,
+    FileChangedError,
     SourceText,
     apply_edits,
     digest,
@@ -48,7 +48,7 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{jaxcheck\}")
 _OPTION = re.compile(r"^\s*:[\w-]+:")
 
 
-class CannotRewrite(ValueError):
+class CannotRewriteError(JaxcheckError, Exception):
     """This drift needs a human: the message says why and where."""
 
 
@@ -205,7 +205,7 @@ def _update_file(
             planned.append(
                 plan_edit(source, block, drift, Steps(step_limit) if step_limit else Steps())
             )
-        except CannotRewrite as why:
+        except CannotRewriteError as why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
     planned = _read_back(source, planned, report)
     edits = _merge(planned, copies, report)
@@ -219,7 +219,7 @@ def _update_file(
     if not dry_run:
         try:
             write_atomically(path, new_data, digest(data))
-        except (FileChanged, OSError) as error:
+        except (FileChangedError, OSError) as error:
             report.refused.append((path, first_line, str(error)))
             return
         report.written.append(path)
@@ -295,14 +295,14 @@ def plan_edit(
         kept = refreshed_lines(
             expectation.expected, drift.actual, rules_of(block, expectation), steps
         )
-    except AlignmentTooLarge as error:
-        raise CannotRewrite(
+    except AlignmentTooLargeError as error:
+        raise CannotRewriteError(
             f"{error} ({len(expectation.expected)} expected lines with `...` against "
             f"{len(drift.actual)} actual ones); rewrite this expectation by hand"
         ) from None
     why = unwritable_characters([text for text, origin in kept if origin is None])
     if why is not None:
-        raise CannotRewrite(why)
+        raise CannotRewriteError(why)
     first, stop = expectation.first, expectation.stop
     if expectation.kind is ExpectationKind.INLINE:
         ((text, _),) = kept  # one line: a drift of any other length carries a note
@@ -430,11 +430,11 @@ def _prefixes(source: SourceText, block: Block) -> list[str]:
     for offset, body_line in enumerate(block.body):
         index = start + offset
         if index >= len(source.lines):
-            raise CannotRewrite(f"block {block.label!r} extends past the end of the file")
+            raise CannotRewriteError(f"block {block.label!r} extends past the end of the file")
         raw = source.lines[index].rstrip()  # readers drop trailing whitespace; so do we
         text = body_line.rstrip()
         if text and not raw.endswith(text):
-            raise CannotRewrite(_mismatch(index + 1, source.lines[index], body_line))
+            raise CannotRewriteError(_mismatch(index + 1, source.lines[index], body_line))
         prefixes.append(raw[: len(raw) - len(text)] if text else "")
     known = next((p for p in prefixes if p), "")
     # Blank lines carry no indentation; new lines take the block's.

@@ -23,6 +23,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
+from ..errors import InterpreterError
 
 TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
 OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
@@ -45,10 +46,6 @@ except Exception as error:
 print(json.dumps({"python": sys.version, "versions": {n: version(n) for n in sys.argv[1:]},
                   "jax_dir": places[0] if places else None, "problem": problem}))
 """
-
-
-class InterpreterProblem(ValueError):
-    """The configured interpreter cannot run the workers; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +87,7 @@ def locate(python: str | None, base: str) -> str:
     else:
         path = shutil.which(python) or os.path.abspath(os.path.join(base, python))
     if not os.path.isfile(path) or not os.access(path, os.X_OK):
-        raise InterpreterProblem(
+        raise InterpreterError(
             f"jaxcheck_python = {python!r}: no executable at {path}; expected the path of a "
             "Python interpreter with jax installed, e.g. .venv-jax/bin/python"
         )
@@ -129,19 +126,19 @@ def _ask(python: str, env: dict[str, str]) -> Interpreter:
             timeout=PROBE_SECONDS,
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise InterpreterProblem(
+        raise InterpreterError(
             f"{what}: could not be run ({error}); expected a working Python"
         ) from None
     try:
         facts = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         tail = (done.stderr.strip() or done.stdout.strip() or "no output")[-600:]
-        raise InterpreterProblem(
+        raise InterpreterError(
             f"{what}: does not run as a Python interpreter (exit status {done.returncode}: {tail}); "
             "expected the path of a Python 3 executable"
         ) from None
     if facts["problem"]:
-        raise InterpreterProblem(
+        raise InterpreterError(
             f"{what}: the worker code of sphinx-jaxcheck cannot run there "
             f"(Python {facts['python'].split()[0]}: {facts['problem']}); "
             "expected a Python version sphinx-jaxcheck supports (3.11 or newer)"
@@ -159,7 +156,7 @@ def _check_jax(found: Interpreter) -> None:
         return  # ours: its jax is the pin check's business, as it always was
     version = found.jax_version
     if version is None or found.version("jaxlib") is None:
-        raise InterpreterProblem(
+        raise InterpreterError(
             f"jaxcheck_python = {found.python!r} has no jax (or no jaxlib) installed; install it "
             f"there, e.g. `{found.python} -m pip install jax jaxlib`"
         )
@@ -168,7 +165,7 @@ def _check_jax(found: Interpreter) -> None:
     except InvalidVersion:
         too_old = False
     if too_old:
-        raise InterpreterProblem(
+        raise InterpreterError(
             f"jaxcheck_python = {found.python!r} has jax {version}, older than the oldest "
             f"release the workers support ({OLDEST_JAX}); install jax>={OLDEST_JAX} there"
         )

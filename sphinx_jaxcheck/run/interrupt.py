@@ -1,7 +1,7 @@
 """Ctrl-C and SIGTERM: stop cleanly, with one line, instead of dying mid-write.
 
 While :func:`interruptible` is active, the first SIGINT or SIGTERM raises
-:class:`Interrupted` in the main thread. It unwinds like any exception, so every
+:class:`InterruptError` in the main thread. It unwinds like any exception, so every
 ``finally`` runs: the workers are closed (the zygote kills every process the
 blocks started), temporary folders and half-written files are removed, and the
 sessions that finished are already in the cache. Without it, SIGTERM would end
@@ -18,19 +18,9 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
+from ..errors import InterruptError
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(SystemExit):
-    """A SIGINT or SIGTERM arrived; the exit status is 128 + its number, as shells report it.
-
-    A SystemExit, so that neither Sphinx (which prints a crash report for other
-    exceptions) nor user code that catches ``Exception`` swallows it.
-    """
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(128 + signum)
-        self.signum = signum
 
 
 def message(signum: int) -> str:
@@ -42,7 +32,7 @@ def message(signum: int) -> str:
 
 
 def install() -> Callable[[], None]:
-    """Raise :class:`Interrupted` on the first SIGINT or SIGTERM; returns a function that undoes it."""
+    """Raise :class:`InterruptError` on the first SIGINT or SIGTERM; returns a function that undoes it."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     fired: list[int] = []
@@ -58,7 +48,7 @@ def install() -> Callable[[], None]:
             return  # cleaning up already: let it finish
         fired.append(signum)
         print(message(signum), file=sys.stderr, flush=True)
-        raise Interrupted(signum)
+        raise InterruptError(signum)
 
     previous = {signum: signal.signal(signum, handler) for signum in SIGNALS}
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
 from ..config import Settings
+from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from ..worker.protocol import encode, outcome_from_wire, program_to_wire
 
@@ -33,14 +34,6 @@ READY_SECONDS = 300.0
 ONE_THREAD_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 # Set by the user: then the persistent compilation cache is theirs to configure.
 XLA_CACHE_VARIABLES = frozenset({"JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE"})
-
-
-class WorkerStartError(RuntimeError):
-    """The worker process could not start; the message says why."""
-
-
-class JaxUnavailable(WorkerStartError):
-    """The workers' interpreter cannot import jax, so no block can run."""
 
 
 # What a worker inherits from the Sphinx process: the names below (``*`` ends a
@@ -232,7 +225,7 @@ class Workers:
         if "jax" not in zygote.preloaded:
             why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
             what = "is not installed" if "No module named 'jax'" in why else "cannot be imported"
-            raise JaxUnavailable(
+            raise JaxUnavailableError(
                 f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
             )
         return zygote.run(sessions, progress, finished)

@@ -20,13 +20,10 @@ from typing import Any
 
 from ..atomic import replace_file
 from ..cache.size import DURATIONS_FILE
+from ..errors import ShardError
 from ..judge.example_verdicts import ExampleVerdict
 from ..model import Block, SessionKey, Status, Verdict
 from ..report.formats import Report, summary_line
-
-
-class ShardProblem(ValueError):
-    """Shards that cannot be used or merged; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +38,10 @@ class Shard:
         """``"K/N"`` with 1 <= K <= N."""
         index, slash, count = str(text).partition("/")
         if not (slash and index.strip().isdigit() and count.strip().isdigit()):
-            raise ShardProblem(f"shard {text!r} is not of the form K/N, e.g. 1/3")
+            raise ShardError(f"shard {text!r} is not of the form K/N, e.g. 1/3")
         shard = cls(int(index), int(count))
         if not 1 <= shard.index <= shard.count:
-            raise ShardProblem(f"shard {text!r}: K must be between 1 and N")
+            raise ShardError(f"shard {text!r}: K must be between 1 and N")
         return shard
 
     def __str__(self) -> str:
@@ -149,12 +146,12 @@ _SAME = (
 def merge(reports: Sequence[tuple[str, Report]]) -> Report:
     """The report of one full run, from the reports of its shards (``(file name, report)`` pairs)."""
     if not reports:
-        raise ShardProblem("no reports to merge")
+        raise ShardError("no reports to merge")
     runs = []
     for name, report in reports:
         run = report.get("run") or {}
         if not run.get("shard"):
-            raise ShardProblem(
+            raise ShardError(
                 f"{name} is not the report of a shard: make each with "
                 "`jaxcheck check --shard K/N --format json`"
             )
@@ -163,25 +160,25 @@ def merge(reports: Sequence[tuple[str, Report]]) -> Report:
     for key, what in _SAME:
         for name, run, _ in runs[1:]:
             if run.get(key) != first_run.get(key):
-                raise ShardProblem(
+                raise ShardError(
                     f"{first_name} and {name} were made from {what}: "
                     f"{first_run.get(key)!r} and {run.get(key)!r}; merge only the shards of one run"
                 )
     seen: dict[int, str] = {}
     for name, _run, shard in runs:
         if shard.count != first_shard.count:
-            raise ShardProblem(
+            raise ShardError(
                 f"{first_name} is shard {first_shard} but {name} is shard {shard}: the counts differ"
             )
         if shard.index in seen:
-            raise ShardProblem(f"{seen[shard.index]} and {name} are both shard {shard}")
+            raise ShardError(f"{seen[shard.index]} and {name} are both shard {shard}")
         seen[shard.index] = name
     missing = [f"{n}/{first_shard.count}" for n in range(1, first_shard.count + 1) if n not in seen]
     if missing:
-        raise ShardProblem(f"the report of shard {', '.join(missing)} is missing")
+        raise ShardError(f"the report of shard {', '.join(missing)} is missing")
     for name, run, _ in runs[1:]:
         if run.get("split") != first_run.get("split"):
-            raise ShardProblem(
+            raise ShardError(
                 f"{first_name} and {name} split the sessions differently (their caches remembered "
                 f"different durations): give every shard the same {DURATIONS_FILE}, or none"
             )
@@ -196,7 +193,7 @@ def _combine(reports: Sequence[Report], run: Mapping[str, Any]) -> Report:
     for position, block in enumerate(reports[0]["blocks"]):
         owners = [r for r in reports if r["blocks"][position]["status"] != Status.OTHER_SHARD.value]
         if len(owners) != 1:
-            raise ShardProblem(
+            raise ShardError(
                 f"block {block['name']!r} of {block['document']} was checked by {len(owners)} shards, "
                 "expected exactly one"
             )

@@ -16,7 +16,7 @@ from sphinx.directives.code import container_wrapper
 from sphinx.util.docutils import SphinxDirective
 
 from ..expect.grammar import parse_body
-from ..expect.options import block_option_spec, block_options, problems_in
+from ..expect.options import bad_options, block_option_spec, block_options
 from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
 from ..rewrite.edits import file_digest
@@ -62,7 +62,7 @@ class JaxcheckDirective(SphinxDirective):
         domain = domain_of(self.env)
         docname = self.env.docname
         path, body_line = self._body_location()
-        problems = problems_in(self.options)
+        problems = bad_options(self.options)
         if problems:
             for problem in problems:
                 domain.add_finding(

@@ -8,11 +8,11 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from ..errors import InterpreterError
 from ..expect.conditions import Runtime
 from ..model import Block
 from ..run.interpreter import (
     Interpreter,
-    InterpreterProblem,
     default_platform,
     describe,
     locate,
@@ -34,7 +34,7 @@ def _resolve(app: Sphinx, config: Config) -> None:
             config.jaxcheck_python = locate(config.jaxcheck_python, str(app.confdir))
             remember_settings(config)
         interpreter_of(config)
-    except InterpreterProblem as problem:
+    except InterpreterError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
 
 

@@ -9,7 +9,8 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 from ..cite.jax_source import SourceIndex, index_for
-from ..cite.pin import Installed, Pin, PinMismatch, resolve_pin
+from ..cite.pin import Installed, Pin, resolve_pin
+from ..errors import PinMismatchError
 from .interpreter import interpreter_of
 from .settings import settings_of, stop
 
@@ -22,12 +23,12 @@ def setup_pin(app: Sphinx) -> None:
 def _check_pin(app: Sphinx, config: Config) -> None:
     try:
         pin_of(config)
-    except PinMismatch as mismatch:
+    except PinMismatchError as mismatch:
         stop(str(mismatch))
 
 
 def pin_of(config: Config) -> Pin:
-    """The pin links use; raises :class:`PinMismatch` when the workers' jax differs."""
+    """The pin links use; raises :class:`PinMismatchError` when the workers' jax differs."""
     settings = settings_of(config)
     overrides = config.overrides
     return _resolve(

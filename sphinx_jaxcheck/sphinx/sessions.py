@@ -11,9 +11,10 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ..cache.outcomes import OutcomeCache
+from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import Block, Problem, Status, Subtype, Verdict
 from ..rewrite.update import Rerun
-from ..run.pool import JaxUnavailable, Workers, WorkerStartError
+from ..run.pool import Workers
 from ..run.sessions import CheckPlan, check_documents
 from .domain import domain_of
 from .fingerprint import fingerprint
@@ -64,7 +65,7 @@ def run_documents(
             )
         for doc in documents:
             domain_of(app.env).set_imports(doc, report.imports.get(doc, {}))
-    except JaxUnavailable as error:
+    except JaxUnavailableError as error:
         # Once for the build, not once per block: no block can run.
         stop(
             f"{error}. Install it there: `pip install jax` (the release your docs describe), "

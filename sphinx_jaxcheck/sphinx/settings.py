@@ -12,29 +12,17 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from ..config import VALUES, ConfigProblem, Settings, read_settings
+from ..config import VALUES, Settings, read_settings
+from ..errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
-
-
-class ConfigurationExit(SystemExit):
-    """A configuration problem: logged once, then the build stops with exit status 2.
-
-    A SystemExit rather than a SphinxError because sphinx-build answers every
-    exception with its crash report (and a plea to report a Sphinx bug), and a
-    wrong value in conf.py is no crash.
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(2)
-        self.message = message
 
 
 def stop(message: str) -> NoReturn:
     """Report a configuration problem and stop the build (exit status 2)."""
     text = f"jaxcheck: {message}"
     logger.error(text)
-    raise ConfigurationExit(text)
+    raise ConfigurationError(text)
 
 
 def setup_settings(app: Sphinx) -> None:
@@ -60,7 +48,7 @@ def setup_settings(app: Sphinx) -> None:
 def _validate(app: Sphinx, config: Config) -> None:
     try:
         settings = remember_settings(config)
-    except ConfigProblem as problem:
+    except ConfigurationError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
     if settings.cache:
         ensure_writable(
@@ -96,7 +84,7 @@ _CACHED = "_jaxcheck_settings"
 
 
 def remember_settings(config: Config) -> Settings:
-    """Clean the config's values now (raises :class:`ConfigProblem`) and keep the result on it.
+    """Clean the config's values now (raises :class:`ConfigurationError`) and keep the result on it.
 
     Called when the config is read, and again by whatever changes a value after that.
     """

@@ -10,7 +10,7 @@ from buildkit import build, write_project
 from sphinx_jaxcheck.cite.pin import (
     installed,
 )
-from sphinx_jaxcheck.sphinx.settings import ConfigurationExit
+from sphinx_jaxcheck.errors import ConfigurationError
 
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 
@@ -26,10 +26,10 @@ def pinned_project(root: Path, version: str) -> Path:
 
 def test_pin_mismatch_in_conf_py_stops_the_build_naming_both_versions(tmp_path: Path) -> None:
     srcdir = pinned_project(tmp_path / "src", "0.4.30")
-    with pytest.raises(ConfigurationExit) as error:
+    with pytest.raises(ConfigurationError) as error:
         build(srcdir)
     assert error.value.code == 2
-    message = error.value.message
+    message = str(error.value)
     assert "0.4.30" in message and installed().version in message  # type: ignore[operator]
     assert "pip install jax==0.4.30" in message
 

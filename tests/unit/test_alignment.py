@@ -1,7 +1,7 @@
 """The alignment behind ``jaxcheck update``: as good as trying every run, work at most quadratic, bounded.
 
 Work is counted in steps (never timed): doubling both texts at most quadruples
-it, and past the limit the alignment stops with ``AlignmentTooLarge``.
+it, and past the limit the alignment stops with ``AlignmentTooLargeError``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sphinx_jaxcheck.judge.matching import MatchRules, normalize, texts_match
-from sphinx_jaxcheck.rewrite.alignment import AlignmentTooLarge, Steps, align, refreshed_lines
+from sphinx_jaxcheck.rewrite.alignment import AlignmentTooLargeError, Steps, align, refreshed_lines
 
 PLAIN = MatchRules()
 PIECES = st.sampled_from(["a", "b", "ab", "...", " ", "0x1234567", "x"])
@@ -66,7 +66,7 @@ def test_past_the_limit_the_alignment_stops_with_an_error_not_a_hang() -> None:
     want = [f"... {n} ..." for n in range(3000)]
     got = [f"{n} changed" for n in range(3000)]
     steps = Steps(limit=100_000)
-    with pytest.raises(AlignmentTooLarge, match="more than 100,000 steps"):
+    with pytest.raises(AlignmentTooLargeError, match="more than 100,000 steps"):
         refreshed_lines(want, got, PLAIN, steps)
     assert steps.used <= 100_000 + 3001 * 3001  # stopped at the first count past the limit
 
@@ -76,6 +76,6 @@ def test_with_a_tolerance_every_run_is_tried_and_counted() -> None:
     want = ["x = 1.0", "...", "y = 2.0"]
     got = ["x = 1.00001", *(f"z{chr(97 + n % 26)}" for n in range(200)), "y = 2.5"]
     steps = Steps(limit=1_000)
-    with pytest.raises(AlignmentTooLarge):
+    with pytest.raises(AlignmentTooLargeError):
         refreshed_lines(want, got, rules, steps)
     assert texts_match([t for t, _ in refreshed_lines(want, got, rules)], got, rules)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_jaxcheck.rewrite import edits
-from sphinx_jaxcheck.rewrite.edits import FileChanged, digest, write_atomically
+from sphinx_jaxcheck.rewrite.edits import FileChangedError, digest, write_atomically
 
 
 def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(
@@ -28,7 +28,9 @@ def test_an_editors_save_during_the_write_is_kept_and_nothing_is_written(
         real_fsync(descriptor)
 
     monkeypatch.setattr(os, "fsync", fsync_while_an_editor_saves)
-    with pytest.raises(FileChanged, match="changed since jaxcheck read it; nothing was written"):
+    with pytest.raises(
+        FileChangedError, match="changed since jaxcheck read it; nothing was written"
+    ):
         write_atomically(path, b"new\n", digest(b"old\n"))
     assert path.read_bytes() == b"saved by the editor\n"
     assert [p.name for p in tmp_path.iterdir()] == ["page.md"]

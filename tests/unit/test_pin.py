@@ -12,11 +12,11 @@ import pytest
 from sphinx_jaxcheck.cite.pin import (
     Installed,
     Pin,
-    PinMismatch,
     installed,
     recorded_commit,
     resolve_pin,
 )
+from sphinx_jaxcheck.errors import PinMismatchError
 
 REPO = "https://github.com/jax-ml/jax"
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
@@ -56,7 +56,7 @@ def test_link_uses_commit_else_tag() -> None:
 
 def test_version_mismatch_names_both_versions_and_next_steps() -> None:
     found = Installed("0.10.2", COMMIT, None)
-    with pytest.raises(PinMismatch) as error:
+    with pytest.raises(PinMismatchError) as error:
         resolve_pin("0.4.30", None, REPO, found)
     message = str(error.value)
     assert "0.10.2" in message and "0.4.30" in message
@@ -67,7 +67,7 @@ def test_version_mismatch_names_both_versions_and_next_steps() -> None:
 def test_commit_mismatch_names_both_commits() -> None:
     found = Installed("0.10.2", COMMIT, None)
     other = "0" * 40
-    with pytest.raises(PinMismatch) as error:
+    with pytest.raises(PinMismatchError) as error:
         resolve_pin("0.10.2", other, REPO, found)
     assert COMMIT in str(error.value) and other in str(error.value)
 

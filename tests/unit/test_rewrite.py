@@ -11,7 +11,7 @@ import pytest
 
 from sphinx_jaxcheck.rewrite.edits import (
     Edit,
-    FileChanged,
+    FileChangedError,
     SourceText,
     apply_edits,
     digest,
@@ -111,7 +111,9 @@ def test_write_atomically_replaces_the_file_and_keeps_its_mode(tmp_path: Path) -
 def test_write_atomically_leaves_a_changed_file_alone(tmp_path: Path) -> None:
     path = tmp_path / "doc.md"
     path.write_bytes(b"edited by hand\n")
-    with pytest.raises(FileChanged, match="changed since jaxcheck read it; nothing was written"):
+    with pytest.raises(
+        FileChangedError, match="changed since jaxcheck read it; nothing was written"
+    ):
         write_atomically(path, b"new\n", digest(b"old\n"))
     assert path.read_bytes() == b"edited by hand\n"
     assert [p.name for p in tmp_path.iterdir()] == ["doc.md"]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sphinx_jaxcheck.run.shards import Shard, ShardProblem, load_durations, save_durations, split
+from sphinx_jaxcheck.errors import ShardError
+from sphinx_jaxcheck.run.shards import Shard, load_durations, save_durations, split
 
 
 def test_split_is_deterministic_and_balances_remembered_durations() -> None:
@@ -42,5 +43,5 @@ def test_durations_are_remembered_atomically_and_merged(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", ["0/3", "4/3", "1", "a/b", "1/0", ""])
 def test_bad_shards_are_refused_with_the_expected_form(text: str) -> None:
-    with pytest.raises(ShardProblem, match="K"):
+    with pytest.raises(ShardError, match="K"):
         Shard.parse(text)

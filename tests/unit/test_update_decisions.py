@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from sphinx_jaxcheck.errors import WorkerStartError
 from sphinx_jaxcheck.expect import doctest_directives
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.verdict import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Verdict
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import UpdateReport, describe, update_sources
-from sphinx_jaxcheck.run.pool import WorkerStartError
 
 Outcomes = Mapping[tuple[str, int], Outcome]
 
