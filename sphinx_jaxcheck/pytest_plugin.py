@@ -239,7 +239,8 @@ class DocsItem(pytest.Item):
 
     def fail_with(self, findings: Sequence[Finding], notes: Sequence[str] = ()) -> None:
         """Fail with these findings, as ``jaxcheck check`` prints them (and notes after them)."""
-        from .report.formats import finding_record, format_finding
+        from .report.formats import format_finding
+        from .report.records import finding_record
 
         if findings:
             text = "\n".join(format_finding(finding_record(f), False) for f in findings)
@@ -261,7 +262,7 @@ class BlockItem(DocsItem):
     def runtest(self) -> None:
         from .model import Status
         from .report.findings import findings_of
-        from .report.formats import relative
+        from .report.records import relative
 
         verdict = self.run.verdict(self.block)
         if verdict.status is Status.SKIPPED:
@@ -388,7 +389,7 @@ class DocsRun:
             self._rewrite(documents, found)
 
     def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
-        from .report.formats import relative
+        from .report.records import relative
         from .rewrite.update import describe, update_sources
         from .sphinx.sessions import second_run
         from .sphinx.settings import settings_of

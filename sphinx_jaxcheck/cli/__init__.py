@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from ..errors import ConfigurationError, InterruptError, JaxcheckError, ShardError
+from ..report.matrix import MATRIX_RENDERERS
 from ..run.interrupt import interruptible, message
 from ..version import __version__
-from .arguments import MATRIX_FORMATS, add_report_options
+from .arguments import add_report_options
 
 # Only what parsing the command line needs: the rest is imported where it is
 # used, so that `--help`, `merge` and `cache` never load Sphinx's application.
@@ -143,7 +144,7 @@ def parser() -> argparse.ArgumentParser:
     add_build_options(matrix, several=True)
     matrix.add_argument(
         "--format",
-        choices=MATRIX_FORMATS,
+        choices=list(MATRIX_RENDERERS),
         default="text",
         help="how to print the matrix (default: text)",
     )
@@ -266,7 +267,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"jaxcheck: {str(error).removeprefix('jaxcheck: ')}", file=sys.stderr)
         return EXIT_USAGE
     from ..model import Subtype
-    from ..report.formats import build_report, colour_diff, render, use_colour, write_junit
+    from ..report.colour import colour_diff, use_colour
+    from ..report.formats import render
+    from ..report.junit import write_junit
+    from ..report.records import build_report
     from ..rewrite.update import describe, update_sources
     from ..sphinx.domain import domain_of
     from ..sphinx.page_examples import unchecked_examples

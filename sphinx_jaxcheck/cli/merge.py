@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .arguments import add_report_options
 
 if TYPE_CHECKING:
-    from ..report.formats import Report
+    from ..report.records import Report
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -37,8 +37,11 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
 def run_merge(args: argparse.Namespace) -> int:
     """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not belong together."""
     from ..errors import ShardError
-    from ..report.formats import render, use_colour, write_junit
-    from ..run.shards import merge, report_durations, save_durations
+    from ..report.colour import use_colour
+    from ..report.formats import render
+    from ..report.junit import write_junit
+    from ..report.merge import merge, report_durations
+    from ..run.shards import save_durations
 
     reports: list[tuple[str, Report]] = []
     for name in args.reports:
@@ -55,7 +58,7 @@ def run_merge(args: argparse.Namespace) -> int:
             return _refuse(
                 f"{name}: not a jaxcheck report (expected the output of `jaxcheck check --format json`)"
             )
-        reports.append((name, data))
+        reports.append((name, cast("Report", data)))
     try:
         merged = merge(reports)
     except ShardError as problem:

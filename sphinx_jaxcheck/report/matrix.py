@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,8 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from ..atomic import replace_file
-from ..cli.arguments import MATRIX_FORMATS
 from ..model import Block, Status, Verdict
 
-FORMATS = MATRIX_FORMATS
 FAILING = (Status.DRIFT.value, Status.ERROR.value)
 
 
@@ -138,31 +136,56 @@ def from_json(data: dict[str, Any]) -> Matrix:
     return Matrix(versions, rows)
 
 
-def format_matrix(matrix: Matrix, style: str) -> str:
-    """The matrix as a text table, JSON, or a Markdown table."""
-    if style == "json":
-        return json.dumps(to_json(matrix), indent=2) + "\n"
+def _table(matrix: Matrix) -> list[list[str]]:
+    """The header and one row of cells per block."""
     header = ["block", "where", *matrix.versions]
-    table = [
+    return [header] + [
         [row.name, f"{row.path}:{row.line}", *(row.status_in(v) or "-" for v in matrix.versions)]
         for row in matrix.rows
     ]
-    if style == "markdown":
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(_markdown_cell(c) for c in cells) + " |" for cells in table]
-        return "\n".join(lines) + "\n"
-    widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
+
+
+def text_table(matrix: Matrix) -> str:
+    """A table of aligned columns, for a terminal."""
+    table = _table(matrix)
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     return (
         "\n".join(
             "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
-            for cells in [header, *table]
+            for cells in table
         )
         + "\n"
     )
 
 
+def json_document(matrix: Matrix) -> str:
+    """The matrix as :func:`to_json` holds it: what ``jaxcheck matrix`` saves for the directive."""
+    return json.dumps(to_json(matrix), indent=2) + "\n"
+
+
+def markdown_table(matrix: Matrix) -> str:
+    """A Markdown (GitHub) table."""
+    header, *table = _table(matrix)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_markdown_cell(c) for c in cells) + " |" for cells in table]
+    return "\n".join(lines) + "\n"
+
+
 def _markdown_cell(text: str) -> str:
     return text.replace("|", "\\|")
+
+
+# ``jaxcheck matrix --format``: each format's name and renderer, in the order ``--help`` lists them.
+MATRIX_RENDERERS: dict[str, Callable[[Matrix], str]] = {
+    "text": text_table,
+    "json": json_document,
+    "markdown": markdown_table,
+}
+
+
+def format_matrix(matrix: Matrix, style: str) -> str:
+    """The matrix in the format named ``style`` (a key of :data:`MATRIX_RENDERERS`)."""
+    return MATRIX_RENDERERS[style](matrix)
 
 
 def matrix_file(sourcedir: str | os.PathLike[str]) -> Path:
@@ -174,5 +197,5 @@ def save_matrix(matrix: Matrix, sourcedir: str | os.PathLike[str]) -> Path:
     """Write the matrix beside the project's other jaxcheck files, atomically."""
     path = matrix_file(sourcedir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_file(path, format_matrix(matrix, "json").encode("utf-8"), mode=0o644)
+    replace_file(path, json_document(matrix).encode("utf-8"), mode=0o644)
     return path

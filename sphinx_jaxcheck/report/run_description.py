@@ -1,7 +1,7 @@
 """What a report was made from, so that only reports of one run are merged.
 
 Pure: the adapter hands over the blocks read, the environment fingerprint and
-the settings; ``run.shards.merge`` compares the descriptions of the shards.
+the settings; ``report.merge.merge`` compares the descriptions of the shards.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from ..config import Settings
 from ..model import Block
+from .records import RunRecord
 
 # Settings that decide how a check runs, not what a block's verdict is.
 _NOT_DECIDING = ("workers", "cache", "cache_dir", "cache_max_mb", "update", "shard")
@@ -24,7 +25,7 @@ def describe_run(
     settings: Settings,
     jax_version: str,
     split: str | None,
-) -> dict[str, object]:
+) -> RunRecord:
     """Digests of the blocks read and of everything that decides a verdict (the
     environment ``fingerprint`` and the ``jaxcheck_*`` values that reach a
     block), the JAX version, and for a shard its number and ``split``.

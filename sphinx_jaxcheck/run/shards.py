@@ -1,9 +1,8 @@
-"""Split the sessions of one docs set over N machines, and merge their reports back into one.
+"""Split the sessions of one docs set over N machines; remember how long each session took.
 
 Pure of Sphinx. The split is deterministic: every shard computes it from the
 same sessions and the same remembered durations, so each session runs on
-exactly one shard. ``merge`` checks that the reports belong together and
-rebuilds the report one full run would have printed.
+exactly one shard. Their reports merge back into one in ``report/merge.py``.
 """
 
 from __future__ import annotations
@@ -16,14 +15,11 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..atomic import replace_file
 from ..cache.size import DURATIONS_FILE
 from ..errors import ShardError
-from ..judge.example_verdicts import ExampleVerdict
 from ..model import Block, SessionKey, Status, Verdict
-from ..report.formats import Report, summary_line
 
 
 @dataclass(frozen=True)
@@ -120,105 +116,3 @@ def session_durations(
                 name = session_name(block.session_key)
                 durations[name] = durations.get(name, 0.0) + verdict.seconds
     return durations
-
-
-def report_durations(report: Report) -> dict[str, float]:
-    """Session durations measured in a report (blocks run on another shard left out)."""
-    durations: dict[str, float] = {}
-    for block in report["blocks"]:
-        if block["status"] not in (Status.OTHER_SHARD.value, Status.SKIPPED.value):
-            name = session_name((block["document"], block.get("session", "")))
-            durations[name] = durations.get(name, 0.0) + float(block["seconds"])
-    return durations
-
-
-# What must agree between the shards of one run, and how to name a disagreement.
-_SAME = (
-    ("documents", "different documents (the docs changed between the shards?)"),
-    ("jax", "different JAX versions"),
-    (
-        "configuration",
-        "different configurations (conf.py, jaxcheck_env, Python or the installed packages)",
-    ),
-)
-
-
-def merge(reports: Sequence[tuple[str, Report]]) -> Report:
-    """The report of one full run, from the reports of its shards (``(file name, report)`` pairs)."""
-    if not reports:
-        raise ShardError("no reports to merge")
-    runs = []
-    for name, report in reports:
-        run = report.get("run") or {}
-        if not run.get("shard"):
-            raise ShardError(
-                f"{name} is not the report of a shard: make each with "
-                "`jaxcheck check --shard K/N --format json`"
-            )
-        runs.append((name, run, Shard.parse(run["shard"])))
-    first_name, first_run, first_shard = runs[0]
-    for key, what in _SAME:
-        for name, run, _ in runs[1:]:
-            if run.get(key) != first_run.get(key):
-                raise ShardError(
-                    f"{first_name} and {name} were made from {what}: "
-                    f"{first_run.get(key)!r} and {run.get(key)!r}; merge only the shards of one run"
-                )
-    seen: dict[int, str] = {}
-    for name, _run, shard in runs:
-        if shard.count != first_shard.count:
-            raise ShardError(
-                f"{first_name} is shard {first_shard} but {name} is shard {shard}: the counts differ"
-            )
-        if shard.index in seen:
-            raise ShardError(f"{seen[shard.index]} and {name} are both shard {shard}")
-        seen[shard.index] = name
-    missing = [f"{n}/{first_shard.count}" for n in range(1, first_shard.count + 1) if n not in seen]
-    if missing:
-        raise ShardError(f"the report of shard {', '.join(missing)} is missing")
-    for name, run, _ in runs[1:]:
-        if run.get("split") != first_run.get("split"):
-            raise ShardError(
-                f"{first_name} and {name} split the sessions differently (their caches remembered "
-                f"different durations): give every shard the same {DURATIONS_FILE}, or none"
-            )
-    return _combine([report for _, report in reports], first_run)
-
-
-def _combine(reports: Sequence[Report], run: Mapping[str, Any]) -> Report:
-    blocks: list[dict[str, Any]] = []
-    read = [f for f in reports[0]["findings"] if f["block"] is None]
-    findings = list(read)
-    examples: list[dict[str, Any]] = []
-    for position, block in enumerate(reports[0]["blocks"]):
-        owners = [r for r in reports if r["blocks"][position]["status"] != Status.OTHER_SHARD.value]
-        if len(owners) != 1:
-            raise ShardError(
-                f"block {block['name']!r} of {block['document']} was checked by {len(owners)} shards, "
-                "expected exactly one"
-            )
-        owner = owners[0]
-        blocks.append(owner["blocks"][position])
-        examples.extend(
-            e
-            for e in owner.get("examples", [])
-            if (e["block"], e["path"]) == (block["name"], block["path"])
-        )
-        findings.extend(
-            f
-            for f in owner["findings"]
-            if f["block"] == block["name"] and f["document"] == block["document"]
-        )
-    statuses = [Status(b["status"]) for b in blocks]
-    unchecked = int(reports[0].get("unchecked_examples", 0))
-    summary = summary_line(
-        statuses, read, str(run.get("jax", "?")), [ExampleVerdict(**e) for e in examples], unchecked
-    )
-    return {
-        **reports[0],
-        "blocks": blocks,
-        "examples": examples,
-        "findings": findings,
-        "summary": summary,
-        "run": {**run, "shard": None, "split": None},
-    }

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from sphinx.application import Sphinx
 
+from ..report.records import RunRecord
 from ..report.run_description import describe_run
 from .domain import domain_of
 from .fingerprint import fingerprint
 from .settings import settings_of
 
 
-def run_description(app: Sphinx) -> dict[str, object]:
+def run_description(app: Sphinx) -> RunRecord:
     """What a report of this build was made from, so that only reports of one run are merged."""
     domain = domain_of(app.env)
     return describe_run(

@@ -10,7 +10,7 @@ from sphinx.util import logging
 
 from ..judge.example_verdicts import all_examples
 from ..model import Subtype
-from ..report.formats import summary_line
+from ..report.records import summary_line
 from .domain import JaxcheckDomain, domain_of
 from .page_examples import unchecked_examples
 from .read_only import is_read_only

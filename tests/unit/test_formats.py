@@ -1,24 +1,88 @@
-"""When the reports are coloured: NO_COLOR, then FORCE_COLOR, then the terminal (no builds)."""
+"""The report formats come from one registry, which the command line offers as its choices."""
 
 from __future__ import annotations
 
-import os
+import json
 
 import pytest
 
-from sphinx_jaxcheck.report.formats import use_colour
+from sphinx_jaxcheck.cli import parser
+from sphinx_jaxcheck.report.formats import RENDERERS, render
+from sphinx_jaxcheck.report.matrix import MATRIX_RENDERERS, Matrix, Row, format_matrix
+from sphinx_jaxcheck.report.records import Report
+
+REPORT: Report = {
+    "blocks": [
+        {
+            "document": "index",
+            "name": "first",
+            "session": "",
+            "path": "index.md",
+            "line": 4,
+            "status": "stale",
+            "seconds": 0.25,
+        }
+    ],
+    "examples": [],
+    "findings": [
+        {
+            "path": "index.md",
+            "line": 7,
+            "subtype": "drift",
+            "drift": True,
+            "document": "index",
+            "block": "first",
+            "message": "block 'first': the output of this print is stale:\n-1\n+2",
+        }
+    ],
+    "unchecked_examples": 0,
+    "summary": "jaxcheck: 1 block(s): 0 verified, 1 stale, 0 failed (jax 0.10.2)",
+    "run": {"sourcedir": "docs"},
+}
 
 
-def test_colour_follows_no_color_then_force_color_then_the_terminal(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    leader, follower = os.openpty()
-    with open(follower, "w") as terminal, open(os.devnull, "w") as plain:
-        monkeypatch.delenv("NO_COLOR", raising=False)
-        monkeypatch.delenv("FORCE_COLOR", raising=False)
-        assert use_colour(terminal) and not use_colour(plain)
-        monkeypatch.setenv("FORCE_COLOR", "1")
-        assert use_colour(plain)
-        monkeypatch.setenv("NO_COLOR", "1")
-        assert not use_colour(terminal) and not use_colour(plain)
-    os.close(leader)
+@pytest.mark.parametrize("command", [["check"], ["merge", "shard.json"]])
+def test_check_and_merge_offer_exactly_the_registered_formats(command: list[str]) -> None:
+    for name in RENDERERS:
+        assert parser().parse_args([*command, "--format", name]).format == name
+    with pytest.raises(SystemExit) as refused:
+        parser().parse_args([*command, "--format", "no-such-format"])
+    assert refused.value.code == 2
+    assert parser().parse_args(command).format == next(iter(RENDERERS)) == "text"
+
+
+def test_matrix_offers_exactly_the_registered_formats() -> None:
+    for name in MATRIX_RENDERERS:
+        args = parser().parse_args(["matrix", "--python", "python3", "--format", name])
+        assert args.format == name
+    with pytest.raises(SystemExit):
+        parser().parse_args(["matrix", "--python", "python3", "--format", "no-such-format"])
+
+
+def test_every_format_renders_the_report_and_json_is_the_report_itself() -> None:
+    assert json.loads(render(REPORT, "json", False)) == REPORT
+    text = render(REPORT, "text", False)
+    assert text.startswith("index.md:7: drift: block 'first'")
+    assert text.endswith("Accept the new outputs with: jaxcheck update docs\n")
+    assert render(REPORT, "github", False) == (
+        "::error file=index.md,line=7,title=jaxcheck drift::block 'first': the output of this "
+        "print is stale:%0A-1%0A+2\n" + REPORT["summary"] + "\n"
+    )
+
+
+def test_every_matrix_format_renders_each_block_under_each_version() -> None:
+    matrix = Matrix(
+        ("0.4.35", "0.10.2"),
+        (Row("a|b", "index", "index.md", 3, "d", (("0.4.35", "stale"), ("0.10.2", "verified"))),),
+    )
+    assert format_matrix(matrix, "text").splitlines() == [
+        "block  where       0.4.35  0.10.2",
+        "a|b    index.md:3  stale   verified",
+    ]
+    assert format_matrix(matrix, "markdown").splitlines()[2] == (
+        "| a\\|b | index.md:3 | stale | verified |"
+    )
+    assert json.loads(format_matrix(matrix, "json"))["blocks"][0]["status"] == {
+        "0.4.35": "stale",
+        "0.10.2": "verified",
+    }

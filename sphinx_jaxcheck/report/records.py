@@ -1,0 +1,192 @@
+"""The plain report of a run: its typed records, and how a run becomes one.
+
+A run is first turned into one :class:`Report` (the JSON document of
+``--format json``); every format is rendered from it (``formats``, ``junit``),
+so a report read back from JSON (``jaxcheck merge``) prints exactly as the run
+did. Pure of Sphinx.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import NotRequired, TypedDict
+
+from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
+from ..model import Block, Status, Subtype, Verdict
+from .findings import Finding, findings_of
+from .printable import printable
+
+
+class BlockRecord(TypedDict):
+    """One block and its verdict."""
+
+    document: str
+    name: str  # the block's label
+    session: str  # "" for the document's default session
+    path: str  # relative to the current folder
+    line: int  # the first line of its code
+    status: str  # a Status value
+    seconds: float
+    reason: NotRequired[str]  # why a skipped block did not run (its limits exclude this JAX)
+
+
+class ExampleRecord(TypedDict):
+    """One ``>>>`` example and how it fared (the fields of an ExampleVerdict)."""
+
+    path: str
+    line: int
+    block: str
+    status: str
+
+
+class FindingRecord(TypedDict):
+    """One open problem."""
+
+    path: str
+    line: int
+    subtype: str  # a Subtype value
+    drift: bool
+    document: str
+    block: str | None  # the label of its block; None for citations, quotes, unreadable files
+    message: str  # printable: no terminal sequences, nothing XML 1.0 cannot hold
+
+
+class RunRecord(TypedDict, total=False):
+    """What was checked and how: reports of shards merge only when these agree."""
+
+    sourcedir: str  # as the command line named it
+    documents: str  # a digest of the blocks read
+    jax: str
+    configuration: str  # a digest of everything that decides a verdict
+    shard: str | None  # "K/N", or None for a full run
+    split: str | None  # the digest of the split of sessions over the shards
+
+
+class Report(TypedDict):
+    """The plain report: every block, every example, every open finding, the summary."""
+
+    blocks: list[BlockRecord]
+    examples: list[ExampleRecord]
+    findings: list[FindingRecord]
+    unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
+    summary: str
+    run: RunRecord
+
+
+def relative(path: str) -> str:
+    """``path`` relative to the current folder, as reports print it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
+
+
+def summary_line(
+    statuses: Iterable[Status],
+    read: Sequence[Finding | FindingRecord],
+    jax_version: str,
+    examples: Iterable[ExampleVerdict] = (),
+    unchecked_examples: int = 0,
+) -> str:
+    """The one-line summary: blocks by status, problems found while reading, the JAX version, examples.
+
+    ``read`` holds the findings not tied to a block (citations, quotes, names,
+    encoding); ``unchecked_examples`` counts the pages' own examples left unchecked.
+    """
+    counts = dict.fromkeys(Status, 0)
+    for status in statuses:
+        counts[status] += 1
+    kinds = [
+        (f.subtype, f.is_drift) if isinstance(f, Finding) else (Subtype(f["subtype"]), f["drift"])
+        for f in read
+    ]
+    stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype is Subtype.CITATION)
+    unknown_names = sum(1 for subtype, _ in kinds if subtype is Subtype.NAME)
+    parts = [
+        f"{counts[Status.VERIFIED]} verified",
+        f"{counts[Status.DRIFT]} stale",
+        f"{counts[Status.ERROR]} failed",
+    ]
+    if counts[Status.UNCHECKED]:
+        parts.append(f"{counts[Status.UNCHECKED]} not compared")
+    if counts[Status.SKIPPED]:
+        parts.append(f"{counts[Status.SKIPPED]} skipped")
+    if counts[Status.OTHER_SHARD]:
+        parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
+    if read:
+        other = len(read) - stale_quotes - unknown_names
+        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
+        parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
+    total = sum(counts.values())
+    line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + f" (jax {jax_version or '?'})"
+    described = describe_examples(examples)
+    if described:
+        line += f"; {described}"
+    if unchecked_examples:
+        line += (
+            f"; {unchecked_examples} `>>>` example(s) of the pages were not checked: set "
+            'jaxcheck_doctests = "check" in conf.py to check them'
+        )
+    return line
+
+
+def build_report(
+    checked: Sequence[tuple[Block, Verdict]],
+    findings: Sequence[Finding],
+    *,
+    summary: str,
+    unchecked_examples: int = 0,
+    run: RunRecord | None = None,
+) -> Report:
+    """The plain report of a run: every block with its status, every open finding, the summary.
+
+    A finding of a block names it (``"block"``); the others (citations,
+    quotes, unreadable files) have ``"block": null``. ``run`` says what was
+    checked and how (documents, JAX, configuration, shard); merging needs it.
+    """
+    owner = {
+        finding: block.label
+        for block, verdict in checked
+        for finding in findings_of(block, verdict)
+    }
+    return {
+        "blocks": [_block_record(block, verdict) for block, verdict in checked],
+        "examples": [
+            {"path": relative(e.path), "line": e.line, "block": e.block, "status": e.status}
+            for e in all_examples(checked)
+        ],
+        "findings": [finding_record(f, owner.get(f)) for f in findings],
+        "unchecked_examples": unchecked_examples,
+        "summary": summary,
+        "run": run.copy() if run else {},
+    }
+
+
+def _block_record(block: Block, verdict: Verdict) -> BlockRecord:
+    record: BlockRecord = {
+        "document": block.docname,
+        "name": block.label,
+        "session": block.options.session or "",
+        "path": relative(block.path),
+        "line": block.body_line,
+        "status": verdict.status.value,
+        "seconds": round(verdict.seconds, 3),
+    }
+    if verdict.reason:
+        record["reason"] = verdict.reason
+    return record
+
+
+def finding_record(finding: Finding, block: str | None = None) -> FindingRecord:
+    """A finding as reports hold it; ``block`` names the block it belongs to, if any."""
+    return {
+        "path": relative(finding.path),
+        "line": finding.line,
+        "subtype": finding.subtype.value,
+        "drift": finding.is_drift,
+        "document": finding.docname,
+        "block": block,
+        # Every report shows a block's output escaped: no terminal sequences, nothing XML 1.0 cannot hold.
+        "message": printable(finding.message),
+    }
