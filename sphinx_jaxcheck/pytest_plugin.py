@@ -337,7 +337,7 @@ class DocsRun:
     @classmethod
     def read(cls, folder: Path, *, update: bool, in_xdist_worker: bool) -> DocsRun:
         """Read every document with Sphinx (dummy builder, private doctrees); run nothing."""
-        from .cli import run_build
+        from .sphinx.build import run_build
 
         scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-pytest-")
         try:

@@ -10,17 +10,18 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..cache.size import clear, human_size, prune, usage
-from ..config import Settings, read_settings
 from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 ACTIONS = ("info", "prune", "clear")
 
 
-def add_cache_parser(commands: Any) -> None:
-    """The ``cache`` subcommand of ``jaxcheck``."""
+def add_parser(commands: Any) -> None:
+    """Add ``cache`` to the ``jaxcheck`` parser's subcommands."""
     cache = commands.add_parser("cache", help="show, prune or clear the result and XLA caches")
     cache.add_argument(
         "action",
@@ -38,10 +39,13 @@ def add_cache_parser(commands: Any) -> None:
         metavar="name=value",
         help="override a conf.py value, e.g. -D jaxcheck_cache_max_mb=100",
     )
+    cache.set_defaults(run=run)
 
 
-def run_cache_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``jaxcheck cache ...``; the exit status."""
+    from ..cache.size import clear, human_size, prune, usage
+
     srcdir = Path(args.sourcedir).resolve()
     if not (srcdir / "conf.py").is_file():
         print(
@@ -89,6 +93,8 @@ def run_cache_command(args: argparse.Namespace) -> int:
 def _settings(srcdir: Path, define: list[str]) -> Settings:
     from sphinx.config import eval_config_file
     from sphinx.util.tags import Tags
+
+    from ..config import read_settings
 
     namespace = eval_config_file(srcdir / "conf.py", Tags())
     for text in define:

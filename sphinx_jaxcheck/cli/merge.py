@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def merge_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add the ``merge`` command to the ``jaxcheck`` parser's subcommands."""
+def add_parser(commands: Any) -> None:
+    """Add ``merge`` to the ``jaxcheck`` parser's subcommands."""
     command: argparse.ArgumentParser = commands.add_parser(
         "merge",
         help="combine the JSON reports of `check --shard K/N` into the report of one full run",
@@ -31,10 +31,10 @@ def merge_parser(commands: Any) -> argparse.ArgumentParser:
         help="remember how long each session took in CACHEDIR (the result cache folder), "
         "so the next split balances by it",
     )
-    return command
+    command.set_defaults(run=run)
 
 
-def run_merge(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not belong together."""
     from ..errors import ShardError
     from ..report.colour import use_colour

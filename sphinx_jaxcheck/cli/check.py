@@ -1,0 +1,63 @@
+"""``jaxcheck check``: verify every block and citation of a project, print the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import ShardError
+from .arguments import add_project_options, add_report_options
+from .project import build_project
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``check`` to the ``jaxcheck`` parser's subcommands."""
+    check = commands.add_parser("check", help="verify every block and citation (no HTML written)")
+    add_project_options(check)
+    add_report_options(check)
+    check.add_argument(
+        "--shard",
+        metavar="K/N",
+        type=_shard,
+        help="check only shard K of N (a deterministic split of the sessions); merge the JSON reports with `jaxcheck merge`",
+    )
+    check.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build with every block run; print the report in ``--format``; 1 on drift or errors."""
+    from ..report.colour import use_colour
+    from ..report.formats import render
+    from ..report.junit import write_junit
+    from ..report.records import build_report
+    from ..sphinx.domain import domain_of
+    from ..sphinx.page_examples import unchecked_examples
+    from ..sphinx.run_description import run_description
+    from ..sphinx.summary import summary
+
+    built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
+    domain = domain_of(built.app.env)
+    line, failed = summary(domain)
+    checked = build_report(
+        list(domain.checked_blocks()),
+        list(domain.all_findings()),
+        summary=line,
+        unchecked_examples=unchecked_examples(domain),
+        run={"sourcedir": built.sourcedir, **run_description(built.app)},
+    )
+    print(render(checked, args.format, use_colour(sys.stdout)), end="")
+    if args.junit:
+        write_junit(args.junit, checked)
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _shard(text: str) -> str:
+    from ..run.shards import Shard
+
+    try:
+        return str(Shard.parse(text))
+    except ShardError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None

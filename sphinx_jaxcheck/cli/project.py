@@ -1,0 +1,107 @@
+"""The project a command line names: its source folder and pages, found from the paths given; its build."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import JaxcheckError
+from .arguments import build_overrides
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+
+class UsageError(JaxcheckError, Exception):
+    """The command line names no Sphinx project or pages of one: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to check: a Sphinx source folder, and maybe only some of its pages."""
+
+    srcdir: Path
+    pages: tuple[Path, ...] = ()  # empty: every document
+
+
+def find_target(paths: Sequence[str]) -> Target:
+    """The project (the nearest folder above holding conf.py) and pages the paths name."""
+    folders = [p for p in paths if Path(p).is_dir()]
+    if folders:
+        if len(paths) > 1:
+            raise UsageError(
+                f"{' '.join(paths)}: give one source folder, or pages of one project, not both"
+            )
+        if not (Path(folders[0]) / "conf.py").is_file():
+            below = sorted(p.parent for p in Path(folders[0]).glob("*/conf.py"))
+            hint = (
+                f"; {below[0] / 'conf.py'} is one level down: `jaxcheck check {below[0]}`"
+                if len(below) == 1
+                else ", e.g. `jaxcheck check docs` or `jaxcheck check docs/index.md`"
+            )
+            raise UsageError(
+                f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
+                f"holding conf.py) or pages in it{hint}"
+            )
+        return Target(Path(folders[0]).resolve())
+    pages = []
+    for path in paths:
+        page = Path(path).resolve()
+        if not page.is_file():
+            raise UsageError(
+                f"{path}: no such file or folder; expected the Sphinx source folder or pages in it"
+            )
+        pages.append(page)
+    projects = {_project_of(page, path) for page, path in zip(pages, paths, strict=True)}
+    if len(projects) > 1:
+        raise UsageError(
+            f"{' '.join(paths)}: these pages belong to different projects "
+            f"({', '.join(sorted(map(str, projects)))}); check one project at a time"
+        )
+    return Target(projects.pop(), tuple(pages))
+
+
+def _project_of(page: Path, given: str) -> Path:
+    for folder in page.parents:
+        if (folder / "conf.py").is_file():
+            return folder
+    raise UsageError(
+        f"{given}: no conf.py in the folders above it; is it a page of a Sphinx project?"
+    )
+
+
+@dataclass(frozen=True)
+class Built:
+    """A finished build of the project a command line named."""
+
+    app: Sphinx
+    srcdir: Path
+    sourcedir: str  # the source folder as the user named it, for messages and reports
+
+
+def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None = None) -> Built:
+    """Find the project ``args.paths`` name, build it (``extra`` overrides too), print Sphinx's own warnings.
+
+    Raises :class:`UsageError` when the paths name no project, and
+    :class:`~sphinx_jaxcheck.errors.ConfigurationError` when its build cannot start.
+    """
+    from ..sphinx.build import other_warnings, run_build
+
+    target = find_target(args.paths or ["."])
+    srcdir = target.srcdir
+    sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
+    build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
+    app, warnings = run_build(
+        srcdir,
+        {**build_overrides(args), **(extra or {})},
+        args.jobs or 0,
+        build_dir=build_dir,
+        pages=target.pages,
+    )
+    print(other_warnings(warnings), end="", file=sys.stderr)
+    return Built(app, srcdir, sourcedir)

@@ -1,0 +1,72 @@
+"""``jaxcheck update``: rewrite the expectations that drifted, in place (or show the diff)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .arguments import add_project_options
+from .project import build_project
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``update`` to the ``jaxcheck`` parser's subcommands."""
+    update = commands.add_parser("update", help="rewrite the expectations that drifted, in place")
+    add_project_options(update)
+    update.add_argument("--dry-run", action="store_true", help="print the diff and write nothing")
+    update.add_argument(
+        "--allow-outside",
+        action="store_true",
+        help="also write files outside SOURCEDIR (symlinked or included from elsewhere)",
+    )
+    update.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build, rewrite what a second run confirms, say what is left; 1 when problems remain."""
+    from ..model import Subtype
+    from ..report.colour import colour_diff, use_colour
+    from ..rewrite.update import describe, update_sources
+    from ..sphinx.domain import domain_of
+    from ..sphinx.sessions import second_run
+    from ..sphinx.settings import settings_of
+
+    built = build_project(args)
+    app = built.app
+    domain = domain_of(app.env)
+    report = update_sources(
+        domain.checked_blocks(),
+        rerun=second_run(app),
+        dry_run=args.dry_run,
+        root=str(built.srcdir),
+        allow_outside=args.allow_outside or settings_of(app.config).update_allow_outside,
+    )
+    for path in sorted(report.diffs):
+        diff = report.diffs[path]
+        print(colour_diff(diff) if use_colour(sys.stdout) else diff, end="")
+    for line in describe(report, dry_run=args.dry_run):
+        print(line, file=sys.stderr)
+    remaining = [
+        f
+        for f in domain.all_findings()
+        if not (f.is_drift and (f.path, f.line) in report.rewritten_at)
+    ]
+    if args.dry_run:
+        return EXIT_FAILED if report.diffs or report.refused else EXIT_OK
+    others = [f for f in remaining if not f.is_drift or f.subtype is Subtype.CITATION]
+    for finding in others:  # what update leaves alone, each with its reason
+        print(
+            f"{finding.location}: not updated: {finding.message.splitlines()[0]}",
+            file=sys.stderr,
+        )
+    if report.refused or others:
+        print(
+            f"jaxcheck: {len(report.refused)} expectation(s) could not be rewritten and "
+            f"{len(others)} other problem(s) remain; `jaxcheck check {built.sourcedir}` lists them",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_OK

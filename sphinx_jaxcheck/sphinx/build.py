@@ -1,0 +1,152 @@
+"""A ``jaxcheck``-builder build in this process, for the ``jaxcheck`` commands and the pytest plugin.
+
+Every document read, every block run, nothing written; doctrees are kept in
+the build folder, so repeated builds are incremental. Sphinx's status stream is
+filtered down to our progress lines, and its warnings are kept apart: ours are
+reported structurally, Sphinx's own are printed with :func:`other_warnings`.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from sphinx.application import Sphinx
+from sphinx.errors import ConfigError, ExtensionError, SphinxError
+from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+from ..errors import ConfigurationError
+from .domain import domain_of
+from .read_only import read_only as only_read
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_LINE_END = re.compile(r"[\r\n]")
+
+
+class _StatusFilter(io.TextIOBase):
+    """Pass only our own progress lines from Sphinx's status stream to ``target``.
+
+    Sphinx's progress display ends a line with a carriage return on a terminal,
+    so that the next one overwrites it; so does this filter.
+    """
+
+    def __init__(self, target: TextIO) -> None:
+        self.target = target
+        self.pending = ""
+        self.overwrite = bool(getattr(target, "isatty", lambda: False)())
+        self.line_open = False  # a progress line waits to be overwritten
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        while (end := _LINE_END.search(self.pending)) is not None:
+            line, ending = self.pending[: end.start()], end.group()
+            self.pending = self.pending[end.end() :]
+            plain = _ANSI.sub("", line)
+            if plain.startswith("jaxcheck: running"):
+                newline = "\r" if ending == "\r" and self.overwrite else "\n"
+                self.target.write(("\x1b[2K" if self.overwrite else "") + plain + newline)
+                self.target.flush()
+                self.line_open = newline == "\r"
+            elif self.line_open and ending == "\n":  # the display ended: keep its last line
+                self.target.write("\n")
+                self.line_open = False
+        return len(text)
+
+
+def run_build(
+    srcdir: Path,
+    overrides: dict[str, object],
+    jobs: int,
+    *,
+    build_dir: Path | None = None,
+    pages: Sequence[Path] = (),
+    read_only: bool = False,
+) -> tuple[Sphinx, str]:
+    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings.
+
+    ``read_only``: read every document (blocks, citations, cards) but run no block.
+    Raises :class:`ConfigurationError` for whatever stops the build before it
+    checks anything: conf.py, a ``-D`` value, the pin, a folder, a page not in the project.
+    """
+    build_dir = build_dir or srcdir / "_build" / "jaxcheck"
+    _ignored_by_git(build_dir, srcdir)
+    warnings = io.StringIO()
+    status = _StatusFilter(sys.stderr)
+    try:
+        with patch_docutils(srcdir), docutils_namespace():
+            app = Sphinx(
+                srcdir,
+                srcdir,
+                build_dir / "out",
+                build_dir / "doctrees",
+                "jaxcheck",
+                confoverrides=overrides,
+                status=status,  # type: ignore[arg-type]
+                warning=warnings,
+                parallel=jobs,
+                keep_going=True,
+            )
+            if "sphinx_jaxcheck" not in app.config.extensions:
+                raise ConfigurationError(
+                    f"{srcdir / 'conf.py'} does not load the extension: add "
+                    '"sphinx_jaxcheck" to `extensions`'
+                )
+            if pages:
+                domain_of(app.env).scope = frozenset(_docnames(app, pages))
+            if read_only:
+                only_read(app)
+            app.build()
+    except (ConfigError, ExtensionError) as error:
+        raise ConfigurationError(str(error)) from None
+    except SphinxError as error:
+        raise ConfigurationError(f"{type(error).__name__}: {error}") from None
+    return app, warnings.getvalue()
+
+
+def _docnames(app: Sphinx, pages: Sequence[Path]) -> list[str]:
+    app.env.find_files(app.config, app.builder)  # as reading will (exclude_patterns applied)
+    found = []
+    for page in pages:
+        docname = app.env.path2doc(page)
+        if docname is None or docname not in app.env.found_docs:
+            suffixes = ", ".join(app.config.source_suffix)
+            raise ConfigurationError(
+                f"{os.path.relpath(page)}: not a document of the project in {os.path.relpath(app.srcdir)} "
+                f"(its source suffixes: {suffixes}; excluded pages are not built)"
+            )
+        found.append(docname)
+    return found
+
+
+def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
+    """A build folder inside the sources carries a .gitignore, so `git status` stays clean."""
+    if not build_dir.is_relative_to(srcdir):
+        return
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+        ignore = build_dir / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text(
+                "# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8"
+            )
+    except OSError as error:
+        raise ConfigurationError(
+            f"configuration error: cannot write to {build_dir}, the build folder of jaxcheck "
+            f"({error.strerror or error}): choose one you can write to with --build-dir"
+        ) from None
+
+
+def other_warnings(text: str) -> str:
+    """Sphinx's own warnings (not ours, which are reported structurally), one block a line."""
+    blocks = re.split(r"\n(?=\S+: WARNING: |\S+: ERROR: |WARNING: |ERROR: )", _ANSI.sub("", text))
+    return "".join(
+        block.rstrip() + "\n" for block in blocks if block.strip() and "[jaxcheck." not in block
+    )
