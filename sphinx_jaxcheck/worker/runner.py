@@ -353,14 +353,18 @@ class SessionRunner:
 
 
 def is_out_of_memory(error: BaseException) -> bool:
-    """A failed allocation: Python's MemoryError, or XLA's RESOURCE_EXHAUSTED."""
+    """A failed allocation: Python's MemoryError, XLA's RESOURCE_EXHAUSTED, or C++'s bad_alloc.
+
+    jaxlib passes a ``std::bad_alloc`` on as a RuntimeError, e.g. when the CPU
+    backend cannot start for want of memory.
+    """
     if _isinstance(error, MemoryError):
         return True
     try:
         text = _str(error)
     except Exception:  # a block's exception may fail to print itself
         return False
-    return "RESOURCE_EXHAUSTED" in text and "memory" in text.lower()
+    return ("RESOURCE_EXHAUSTED" in text and "memory" in text.lower()) or "std::bad_alloc" in text
 
 
 def out_of_memory_message(raised: RaisedException) -> str:

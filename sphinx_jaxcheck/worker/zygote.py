@@ -32,6 +32,12 @@ from .runner import run_session
 # Exit status of a child whose own code failed, e.g. because the block closed the
 # pipe it reports on: the result is lost.
 EXIT_LOST = 70
+# Exit status of glibc's fatal errors ("cannot allocate memory for thread-local
+# data: ABORT" when a thread cannot be started): under a memory cap, the cap.
+EXIT_GLIBC_FATAL = 127
+# How a child dies when memory runs out and nothing raises: XLA aborts or
+# faults, the kernel's out-of-memory killer kills.
+CRASH_SIGNALS = frozenset({signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS})
 POLL_SECONDS = 0.05
 
 
@@ -334,16 +340,8 @@ class ZygoteServer:
                 else str(number)
             )
             hint = " (out of memory?)" if number == signal.SIGKILL else ""
-            if self.memory_limit and number in (
-                signal.SIGKILL,
-                signal.SIGSEGV,
-                signal.SIGABRT,
-                signal.SIGBUS,
-            ):
-                hint = (
-                    f" (out of memory? each worker may use at most {self.memory_limit // (1024 * 1024)} MB, "
-                    "jaxcheck_memory_limit_mb, and XLA may crash rather than raise when it is too small)"
-                )
+            if self.memory_limit and number in CRASH_SIGNALS:
+                hint = under_the_cap(self.memory_limit)
             what = f"the worker process was killed by signal {name}{hint}"
         elif os.WEXITSTATUS(status) == EXIT_LOST:
             message = (
@@ -353,10 +351,24 @@ class ZygoteServer:
             )
             return Outcome(failure=FailureKind.CRASH, message=message, seconds=seconds)
         else:
-            what = f"the worker process exited with status {os.WEXITSTATUS(status)} (os._exit?)"
+            code = os.WEXITSTATUS(status)
+            hint = (
+                under_the_cap(self.memory_limit)
+                if self.memory_limit and code == EXIT_GLIBC_FATAL
+                else " (os._exit?)"
+            )
+            what = f"the worker process exited with status {code}{hint}"
         return Outcome(
             failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds
         )
+
+
+def under_the_cap(limit: int) -> str:
+    """Why a child that died under a memory cap of ``limit`` bytes probably did."""
+    return (
+        f" (out of memory? each worker may use at most {limit // (1024 * 1024)} MB, "
+        "jaxcheck_memory_limit_mb, and XLA may crash rather than raise when it is too small)"
+    )
 
 
 def _checked_event(line: bytes, count: int) -> dict[str, Any]:

@@ -6,8 +6,8 @@ run in (stdout closed or replaced, descriptors closed under the worker, print
 without end, signals, global jax config, patched builtins, missing modules) or
 exhaust memory under ``jaxcheck_memory_limit_mb`` (a cap on each worker's
 address space: JAX works under a sane cap; a failed allocation raises
-MemoryError or XLA's RESOURCE_EXHAUSTED, which the worker reports as "out of
-memory"). Then processes that try to outlive the build, and state that must not
+MemoryError, XLA's RESOURCE_EXHAUSTED or C++'s std::bad_alloc, which the worker
+reports as "out of memory", or kills the worker, whose crash names the cap). Then processes that try to outlive the build, and state that must not
 leak from one document to the next.
 """
 
@@ -292,29 +292,62 @@ def test_a_process_started_in_a_new_session_does_not_outlive_the_build(tmp_path:
     assert ended_within(daemon, 5)
 
 
+JITTED = (
+    "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x + 1)(jnp.ones(3)))  # [2. 2. 2.]\n"
+)
+CAP = "import resource\nprint(resource.getrlimit(resource.RLIMIT_AS))  # (4294967296, 4294967296)\n"
+
+
 def test_jax_runs_under_a_sane_memory_cap_and_a_tiny_cap_fails_with_a_clear_message(
     tmp_path: Path,
 ) -> None:
-    # XLA does not survive every failed mmap: with too small a cap it crashes
-    # instead of raising. The message says what the cap was.
-    root = write_project(
-        tmp_path,
-        {
-            "tiny.md": "# Tiny\n\n```{jaxcheck}\nimport jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x + 1)(jnp.ones(3)))  # [2. 2. 2.]\n```\n"
-        },
-        conf="jaxcheck_memory_limit_mb = 600\n",
+    # 4096 MB, the guide's example: JAX itself needs about 2 GB of address space.
+    sane = write_project(
+        tmp_path / "sane",
+        {"sane.md": f"# Sane\n\n```{{jaxcheck}}\n{CAP}{JITTED}```\n"},
+        conf="jaxcheck_memory_limit_mb = 4096\n",
     )
-    result = build(root)
+    ran = build(sane)
+    assert ran.status == 0 and ran.reported == [], ran.warnings
+    assert "1 block(s): 1 verified" in ran.log  # under the cap, which was in force
+    # 64 MB, less than the worker already uses: the CPU backend cannot start. XLA does
+    # not survive every failed allocation: it raises (MemoryError, std::bad_alloc),
+    # aborts, faults, or glibc exits with status 127 when a thread cannot get its
+    # memory. Whichever it is, the message says what the cap was.
+    tiny = write_project(
+        tmp_path / "tiny",
+        {"tiny.md": f"# Tiny\n\n```{{jaxcheck}}\n{JITTED}```\n"},
+        conf="jaxcheck_memory_limit_mb = 64\n",
+    )
+    result = build(tiny)
     assert result.status == 1
     (found,) = result.reported
     # The two outcomes the guide documents, each naming the cap; never a plain error.
     named = {
-        "crash": "(out of memory? each worker may use at most 600 MB, jaxcheck_memory_limit_mb,",
-        "memory": "the block ran out of memory (each worker may use at most 600 MB (jaxcheck_memory_limit_mb)",
+        "crash": "(out of memory? each worker may use at most 64 MB, jaxcheck_memory_limit_mb,",
+        "memory": "the block ran out of memory (each worker may use at most 64 MB (jaxcheck_memory_limit_mb)",
     }
     assert found.subtype in named, found
     assert named[found.subtype] in found.message, found.message
     assert "block 'tiny[1]': " in found.message
+
+
+def test_a_worker_exiting_as_glibc_does_when_memory_runs_out_names_the_cap(
+    tmp_path: Path,
+) -> None:
+    # glibc's fatal errors ("cannot allocate memory for thread-local data") exit with
+    # status 127; under a cap that is the likely cause, so the message names it.
+    root = write_project(
+        tmp_path,
+        {"gone.md": "# Gone\n\n```{jaxcheck}\nimport os\nos._exit(127)\n```\n"},
+        conf="jaxcheck_memory_limit_mb = 4096\n",
+    )
+    (found,) = build(root).reported
+    assert found.subtype == "crash"
+    assert (
+        "the worker process exited with status 127 (out of memory? each worker may use at "
+        "most 4096 MB, jaxcheck_memory_limit_mb, and XLA may crash rather than raise"
+    ) in found.message
 
 
 def test_sphinx_process_never_imports_jax(tmp_path: Path) -> None:
