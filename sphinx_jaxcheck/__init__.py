@@ -53,7 +53,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
 def setup_checking(app: Sphinx) -> None:
     """The events that run blocks and report on them, in the order a build reaches them."""
-    from .sphinx import check, findings, fingerprint, outdated, signals, summary, updating, workers
+    from .sphinx import check, findings, outdated, signals, summary, updating, workers
 
     signals.setup_signals(app)
     outdated.setup_outdated(app)
@@ -61,7 +61,6 @@ def setup_checking(app: Sphinx) -> None:
     check.setup_check(app)
     updating.setup_updating(app)
     findings.setup_findings(app)
-    fingerprint.setup_fingerprint(app)
     summary.setup_summary(app)
 
 

@@ -1,12 +1,7 @@
-"""A persistent cache of session outcomes, keyed by everything that can change them.
+"""Stored session outcomes, one checked JSON file each, and the digests of the files they imported.
 
-The key covers the programs a session runs (code, options that reach the
-worker, pseudo file names, the folder they run in), the workers' Python and
-every distribution installed where they import from, the environment the
-workers really get, and this package's version and worker code. Expected outputs are not part
-of it (those comments are blanked out of the code before hashing): verdicts are
-always recomputed from the current comments, so a cached outcome can never hide
-a drift. Sessions with any failure are not stored.
+Entries are found by the key of :mod:`sphinx_jaxcheck.cache.key`. Sessions
+with any failure are not stored.
 
 A session may also import the project's own modules (a ``helper.py`` beside
 its page, a package installed in editable mode): the worker names those files,
@@ -20,86 +15,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import json
 import os
-import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import replace_file
 from ..errors import JaxcheckError
-from ..model import Outcome, Program
-from ..run.pool import WorkerSettings
-from ..version import __version__
-from ..worker.probe import PackageSet, probe
-from ..worker.protocol import outcome_from_wire, outcome_to_wire, program_to_wire
+from ..model import Outcome
+from ..worker.protocol import outcome_from_wire, outcome_to_wire
 from .size import mark_used
-
-
-def _worker_source_digest() -> str:
-    """A digest of the code that runs blocks, so a changed worker invalidates the cache."""
-    digest = hashlib.sha256()
-    for path in sorted((Path(__file__).parent.parent / "worker").glob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> str:
-    """What, besides the code and its folder, decides a session's outcome.
-
-    ``env`` is the environment the workers really get, ``interpreter`` their
-    Python and every distribution installed where they look for imports.
-    """
-    parts = {
-        "python": interpreter.python,
-        "distributions": [list(d) for d in interpreter.distributions],
-        "jaxcheck": __version__,
-        "worker": _worker_source_digest(),
-        "env": dict(sorted(env.items())),
-    }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
-
-
-def fingerprint_of(settings: WorkerSettings) -> str:
-    """The fingerprint of the workers these settings start (asks their interpreter: about 0.2 s)."""
-    env = settings.outcome_env()
-    return environment_fingerprint(env, probe(settings.python, env))
-
-
-def session_key(programs: Sequence[Program], fingerprint: str) -> str:
-    """The cache key of one session."""
-    wire = [{**program_to_wire(p), "code": code_without_expectations(p)} for p in programs]
-    payload = json.dumps([fingerprint, wire], sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-def code_without_expectations(program: Program) -> str:
-    """The code with the comments that only hold expected output blanked out.
-
-    Those are the comment lines after the last line of code (the trailing block;
-    commented-REPL statements travel separately as examples) and the comments
-    on annotated print lines. Blanking keeps every line number, so editing an
-    expectation (or ``jaxcheck update`` rewriting it) reuses the cached run.
-    """
-    lines = program.code.split("\n")
-    # Backwards over comment lines only: an unterminated string cannot end valid code.
-    row = len(lines)
-    while row and (not lines[row - 1].strip() or lines[row - 1].lstrip().startswith("#")):
-        lines[row - 1] = ""
-        row -= 1
-    if program.inline_prints:
-        inline = {last for _, last in program.inline_prints}
-        try:
-            tokens = tokenize.generate_tokens(io.StringIO(program.code).readline)
-            for token in tokens:
-                if token.type == tokenize.COMMENT and token.start[0] in inline:
-                    lines[token.start[0] - 1] = lines[token.start[0] - 1][: token.start[1]]
-        except (tokenize.TokenError, SyntaxError):
-            return program.code
-    return "\n".join(lines)
-
 
 MISSING = "missing"  # the digest of a file that cannot be read
 

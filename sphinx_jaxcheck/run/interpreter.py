@@ -1,16 +1,21 @@
-"""The interpreter the workers run, and the JAX installed there.
+"""The interpreter the workers run: its JAX, what it has installed, the fingerprint of both.
 
 The workers may run another Python than Sphinx (``jaxcheck_python``), with its
-own jax, jaxlib and numpy. The Sphinx process learns what that interpreter has
-by asking it, in a subprocess that reads package metadata and locates ``jax``
-without importing it; it also imports our worker code there, so an interpreter
-the workers cannot run in is reported before any block runs. For the
-interpreter running Sphinx, the same facts are read in-process.
+own jax, jaxlib and numpy. One script, run by that interpreter in the
+workers' environment, answers everything the Sphinx process needs to know
+about it: the versions of jax, jaxlib and numpy and where jax lives (located,
+never imported), whether our worker code imports there (so an interpreter the
+workers cannot run in is reported before any block runs), and Python's
+version and every distribution installed where the workers import from
+(which, with the environment, make the fingerprint that keys the result
+cache). A :class:`Probe` asks it at most once. For the interpreter running
+Sphinx, its JAX is read in-process; only the fingerprint needs the script.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -24,13 +29,16 @@ from packaging.version import InvalidVersion, Version
 
 from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
 from ..errors import InterpreterError
+from ..version import __version__
 
 TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
 OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
 PROBE_SECONDS = 120.0
-# Runs in the other interpreter: never imports jax (only locates it).
+# Runs in the workers' interpreter, without the script's folder ('' for -c), as
+# the workers drop theirs. Never imports jax (only locates it).
 _PROBE = """
 import importlib.metadata, importlib.util, json, sys
+del sys.path[0]
 def version(name):
     try:
         return importlib.metadata.version(name)
@@ -43,8 +51,12 @@ try:
     import sphinx_jaxcheck.worker.zygote
 except Exception as error:
     problem = type(error).__name__ + ": " + str(error)
+found = set()
+for dist in importlib.metadata.distributions():
+    found.add(((dist.metadata["Name"] or "?").lower().replace("_", "-"), dist.version or "?"))
 print(json.dumps({"python": sys.version, "versions": {n: version(n) for n in sys.argv[1:]},
-                  "jax_dir": places[0] if places else None, "problem": problem}))
+                  "jax_dir": places[0] if places else None, "problem": problem,
+                  "distributions": sorted(found)}))
 """
 
 
@@ -94,33 +106,33 @@ def locate(python: str | None, base: str) -> str:
     return path
 
 
-def describe(python: str, env: Mapping[str, str]) -> Interpreter:
-    """What ``python`` offers, asked in the environment the workers get."""
-    return _describe(python, tuple(sorted(env.items())))
+@dataclass(frozen=True)
+class PackageSet:
+    """The workers' Python version and installed distributions (name, version), sorted."""
+
+    python: str
+    distributions: tuple[tuple[str, str], ...]
 
 
-@functools.lru_cache(maxsize=16)
-def _describe(python: str, env: tuple[tuple[str, str], ...]) -> Interpreter:
-    found = _here() if python == sys.executable else _ask(python, dict(env))
-    _check_jax(found)
-    return found
+@dataclass(frozen=True)
+class Answer:
+    """What the probe script answers: the interpreter's JAX, and what it has installed."""
+
+    interpreter: Interpreter
+    packages: PackageSet
 
 
-def _here() -> Interpreter:
-    root = jax_root()
-    return Interpreter(
-        python=sys.executable,
-        versions=tuple((name, installed_version(name)) for name in TRACKED_PACKAGES),
-        jax_root=str(root) if root else None,
-    )
+def ask(python: str, env: Mapping[str, str]) -> Answer:
+    """Run the probe script in ``python`` with ``env`` (the workers' environment).
 
-
-def _ask(python: str, env: dict[str, str]) -> Interpreter:
+    Raises :class:`InterpreterError` when it cannot run, is no Python, or
+    cannot import our worker code.
+    """
     what = f"jaxcheck_python = {python!r}"
     try:
         done = subprocess.run(
             [python, "-c", _PROBE, *TRACKED_PACKAGES],
-            env=env,
+            env=dict(env),
             capture_output=True,
             text=True,
             timeout=PROBE_SECONDS,
@@ -144,16 +156,100 @@ def _ask(python: str, env: dict[str, str]) -> Interpreter:
             "expected a Python version sphinx-jaxcheck supports (3.11 or newer)"
         )
     jax_dir = facts["jax_dir"]
-    return Interpreter(
+    interpreter = Interpreter(
         python=python,
         versions=tuple((name, facts["versions"].get(name)) for name in TRACKED_PACKAGES),
         jax_root=os.path.dirname(jax_dir) if jax_dir else None,
     )
+    distributions = tuple((str(n), str(v)) for n, v in facts["distributions"])
+    return Answer(interpreter, PackageSet(str(facts["python"]), distributions))
+
+
+class Probe:
+    """The workers' interpreter in one environment, asked at most once, and only when needed.
+
+    ``env`` is the environment the workers really get (without our cache
+    folder, which changes no outcome).
+    """
+
+    def __init__(self, python: str, env: Mapping[str, str]) -> None:
+        self.python = python
+        self.env = dict(env)
+
+    @functools.cached_property
+    def _answer(self) -> Answer | InterpreterError:
+        try:
+            return ask(self.python, self.env)
+        except InterpreterError as problem:
+            return problem
+
+    @functools.cached_property
+    def interpreter(self) -> Interpreter:
+        """Its JAX; raises :class:`InterpreterError` when another interpreter cannot run the workers.
+
+        Ours is read in-process, and never refused here: its jax is the pin
+        check's business, and workers that cannot start say why, block by block.
+        """
+        if self.python == sys.executable:
+            root = jax_root()
+            return Interpreter(
+                python=sys.executable,
+                versions=tuple((name, installed_version(name)) for name in TRACKED_PACKAGES),
+                jax_root=str(root) if root else None,
+            )
+        answer = self._answer
+        if isinstance(answer, InterpreterError):
+            raise answer
+        _check_jax(answer.interpreter)
+        return answer.interpreter
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """The environment fingerprint of these workers (see :func:`environment_fingerprint`).
+
+        An interpreter that cannot answer gets one made of the failure: its
+        workers will not start and will say why; the key only has to differ.
+        """
+        answer = self._answer
+        packages = (
+            PackageSet(f"unusable: {answer}", ())
+            if isinstance(answer, InterpreterError)
+            else answer.packages
+        )
+        return environment_fingerprint(self.env, packages)
+
+
+def describe(python: str, env: Mapping[str, str]) -> Interpreter:
+    """What ``python`` offers the workers, asked in the environment they get."""
+    return Probe(python, env).interpreter
+
+
+def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> str:
+    """What, besides the code and its folder, decides a session's outcome.
+
+    ``env`` is the environment the workers really get, ``interpreter`` their
+    Python and every distribution installed where they look for imports; this
+    package's version and worker code count too.
+    """
+    parts = {
+        "python": interpreter.python,
+        "distributions": [list(d) for d in interpreter.distributions],
+        "jaxcheck": __version__,
+        "worker": _worker_source_digest(),
+        "env": dict(sorted(env.items())),
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _worker_source_digest() -> str:
+    """A digest of the code that runs blocks, so a changed worker invalidates the cache."""
+    digest = hashlib.sha256()
+    for path in sorted((Path(__file__).parent.parent / "worker").glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def _check_jax(found: Interpreter) -> None:
-    if found.python == sys.executable:
-        return  # ours: its jax is the pin check's business, as it always was
     version = found.jax_version
     if version is None or found.version("jaxlib") is None:
         raise InterpreterError(

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
-from ..cache.outcomes import OutcomeCache, file_digests, session_key
+from ..cache.key import session_key
+from ..cache.outcomes import OutcomeCache, file_digests
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.verdict import judge
 from ..model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict

@@ -1,8 +1,7 @@
-"""Which Python the workers run, checked once the config is read."""
+"""Which Python the workers run, checked once the config is read; asked about once per build."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -13,12 +12,12 @@ from ..expect.conditions import Runtime
 from ..model import Block
 from ..run.interpreter import (
     Interpreter,
+    Probe,
     default_platform,
-    describe,
     locate,
     running_platform,
 )
-from ..run.pool import WorkerSettings
+from ..run.pool import WorkerSettings, worker_settings
 from .settings import remember_settings, settings_of, stop
 
 
@@ -38,12 +37,26 @@ def _resolve(app: Sphinx, config: Config) -> None:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
 
 
+# Where a config keeps the probe of its workers' interpreter: one per build, since
+# packages may change between two builds (``_`` names are not pickled).
+_PROBE = "_jaxcheck_probe"
+
+
+def probe_of(config: Config) -> Probe:
+    """The workers' interpreter in the environment they get, for this build's settings."""
+    workers = worker_settings(settings_of(config))
+    python, env = workers.python, workers.outcome_env()
+    kept = config.__dict__.get(_PROBE)
+    if isinstance(kept, Probe) and (kept.python, kept.env) == (python, env):
+        return kept
+    probe = Probe(python, env)
+    object.__setattr__(config, _PROBE, probe)
+    return probe
+
+
 def interpreter_of(config: Config) -> Interpreter:
-    """The workers' interpreter and its JAX (asked once per interpreter and environment)."""
-    settings = settings_of(config)
-    python = settings.python or sys.executable
-    # Asked in the workers' environment: their PYTHONPATH, their variables.
-    return describe(python, WorkerSettings(env=settings.env, python=python).process_env())
+    """The workers' interpreter and its JAX."""
+    return probe_of(config).interpreter
 
 
 def runtime_of(config: Config, blocks: list[Block]) -> Runtime:

@@ -18,11 +18,11 @@ import pytest
 from buildkit import Build, build, write_project
 
 from sphinx_jaxcheck import cli
-from sphinx_jaxcheck.cache.outcomes import OutcomeCache, environment_fingerprint
+from sphinx_jaxcheck.cache.outcomes import OutcomeCache
 from sphinx_jaxcheck.cite.pin import installed_version
+from sphinx_jaxcheck.run.interpreter import PackageSet, ask, environment_fingerprint
 from sphinx_jaxcheck.run.pool import WorkerSettings
 from sphinx_jaxcheck.run.sessions import CheckPlan, check_documents
-from sphinx_jaxcheck.worker.probe import PackageSet, probe
 
 CACHED = "jaxcheck_cache = True\n"
 
@@ -136,7 +136,7 @@ INTERPRETER = PackageSet(
 def test_the_probe_sees_what_the_workers_import() -> None:
     """The interpreter is asked with the workers' environment, so their sys.path decides."""
     settings = WorkerSettings(workers=1)
-    found = dict(probe(settings.python, settings.outcome_env()).distributions)
+    found = dict(ask(settings.python, settings.outcome_env()).packages.distributions)
     for name in ("jax", "jaxlib", "numpy"):
         assert found[name] == installed_version(name)
 

@@ -113,6 +113,29 @@ def test_jaxcheck_python_in_conf_py_is_relative_to_it(old_corpus: Path, older_py
     assert "(jax 0.4.35)" in done.stdout
 
 
+def test_each_build_asks_the_workers_interpreter_once(
+    old_corpus: Path, older_python: Path, tmp_path: Path
+) -> None:
+    """One probe answers both the pin check (its jax) and the cache key (all it has installed).
+
+    The workers' interpreter is a wrapper that logs how it was started: once
+    with ``-c`` per build (the probe), in a cold and in an incremental build;
+    the workers are started with ``-m``.
+    """
+    log = tmp_path / "started.txt"
+    wrapper = tmp_path / "python-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> {log}\nexec {older_python} "$@"\n')
+    wrapper.chmod(0o755)
+    with (old_corpus / "conf.py").open("a") as conf:
+        conf.write(f"jaxcheck_python = {str(wrapper)!r}\n")
+    for checks in (1, 2):
+        done = jaxcheck("check", old_corpus)
+        assert done.returncode == 0, done.stdout + done.stderr
+        started = log.read_text().splitlines()
+        assert started.count("-c") == checks, started
+    assert "-m" in started  # the workers ran there, in the first check
+
+
 def _bare_venv(where: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     return where / "bin" / "python"

@@ -3,14 +3,10 @@ fingerprint of the workers' environment (fast, no builds)."""
 
 from __future__ import annotations
 
-from sphinx_jaxcheck.cache.outcomes import (
-    code_without_expectations,
-    environment_fingerprint,
-    session_key,
-)
+from sphinx_jaxcheck.cache.key import code_without_expectations, session_key
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.model import BlockOptions, Example, Program
-from sphinx_jaxcheck.worker.probe import PackageSet
+from sphinx_jaxcheck.run.interpreter import PackageSet, environment_fingerprint
 
 
 def program(*body: str, raises: str | None = None, timeout: float = 60.0) -> Program:
