@@ -6,9 +6,10 @@ Two copies of a small project are built side by side, build after build. Before
 each build every page's block changes (a new constant in a jitted function), as
 pages do while docs are written: each build stores new session outcomes and new
 compiled XLA programs. One copy has no practical cap (``jaxcheck_cache_max_mb``
-far above what it reaches), the other ``--cap-mb``. Prints a markdown table of
-the cache folder's size after each build (outcomes + compiled programs), as
-``jaxcheck cache info`` counts it.
+far above what it reaches), the other ``--cap-mb``: its outcomes are pruned to
+their share after every build, and JAX keeps its compiled programs under
+theirs. Prints a markdown table of the cache folder's size after each build
+(outcomes + compiled programs), as ``jaxcheck cache info`` counts it.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def main() -> None:
                     sys.exit(f"build {build} of {name!r} failed:\n{done.stdout}{done.stderr}")
                 found = usage(root / ".jaxcheck_cache")
                 sizes.append(
-                    f"{human_size(found.size())} ({found.count('outcome')} outcomes, {found.count('xla')} programs)"
+                    f"{human_size(found.size())} ({found.count('outcome')} outcomes, "
+                    f"{human_size(found.compiled)} compiled)"
                 )
             print(f"| {build} | " + " | ".join(sizes) + " |", flush=True)
 

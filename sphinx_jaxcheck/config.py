@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
+from .cache.size import COMPILED_SHARE, RESULTS_SHARE
 from .cite.pin import DEFAULT_REPO
 from .errors import ConfigurationError, ShardError
 from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
@@ -250,7 +251,9 @@ class Settings:
     cache: bool = _value(True, "reuse results of unchanged sessions across builds", _flag)
     cache_max_mb: float = _value(
         512,
-        "most disk space the result and XLA caches may take together, in MB",
+        f"most disk space the cache folder may take, in MB: {RESULTS_SHARE:.0%} for session "
+        f"results (pruned after every build), {COMPILED_SHARE:.0%} for compiled programs "
+        "(JAX's own limit, where the workers can import filelock)",
         _number(float, example="512"),
     )
     cache_dir: str | None = _value(

@@ -1,11 +1,14 @@
-"""How big the caches are, and keeping them under a size: least recently used first.
+"""How big the caches are, and keeping them under ``jaxcheck_cache_max_mb``.
 
 One folder holds both caches: session outcomes (``<key>.json``) and, in
 ``xla/``, JAX's persistent compilation cache that the workers share. Both only
-grow as blocks change; after every build the folder is pruned to
-``jaxcheck_cache_max_mb`` by deleting what was used least recently (an outcome
-is marked used when a build reads it; JAX stamps its own entries). Temporary
-files that an interrupted write left behind go too.
+grow as blocks change, so the limit is split between them. JAX keeps the
+compiled programs under :func:`compiled_share` of it itself
+(``jax_compilation_cache_max_size``: storing a program removes its least
+recently used ones), so nothing here reads that folder's layout, only its
+size. After every build the outcomes are pruned to :func:`results_share`,
+least recently used first (an outcome is marked used when a build reads it);
+temporary files that an interrupted write left behind go too.
 """
 
 from __future__ import annotations
@@ -18,32 +21,68 @@ from dataclasses import dataclass
 from pathlib import Path
 
 XLA_FOLDER = "xla"
+# Ours, in xla/: the programs there were all stored under JAX's limit.
+_BOUNDED_MARK = ".jaxcheck-bounded"
 # Written by sharding beside the outcomes; cleared with them.
 DURATIONS_FILE = "durations.tsv"
 # A write in progress is younger than this; an older temporary file is debris.
 STALE_TEMPORARY_SECONDS = 3600.0
+# Shares of jaxcheck_cache_max_mb. A compiled program (a few KB) is about ten
+# times an outcome (a few hundred bytes). The last 3% is room for what JAX keeps
+# beside each program and its own limit does not count (an 8-byte access time).
+COMPILED_SHARE = 0.72
+RESULTS_SHARE = 0.25
+
+
+def compiled_share(max_bytes: int) -> int:
+    """The bytes JAX may keep in ``xla/`` under a cache limit of ``max_bytes``."""
+    return int(max_bytes * COMPILED_SHARE)
+
+
+def results_share(max_bytes: int) -> int:
+    """The bytes session outcomes may take under a cache limit of ``max_bytes``."""
+    return int(max_bytes * RESULTS_SHARE)
+
+
+def compiled_folder(directory: str | os.PathLike[str]) -> str:
+    """``xla/`` in the cache folder, for workers whose JAX keeps it under its limit.
+
+    A folder filled without the limit (by an earlier sphinx-jaxcheck) is emptied
+    once: JAX's eviction reads an access-time file beside each program, which
+    JAX writes only under a limit, and jax 0.10.2 stores no new program at all
+    while one is missing.
+    """
+    folder = Path(directory) / XLA_FOLDER
+    if not (folder / _BOUNDED_MARK).is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / _BOUNDED_MARK).touch()
+    return str(folder)
 
 
 @dataclass(frozen=True)
 class Item:
-    """What is deleted as one: an outcome, or a compiled program with its access stamp."""
+    """An outcome, or a temporary file an interrupted write may have left."""
 
-    paths: tuple[Path, ...]
+    path: Path
     size: int
     used: float  # when it was last used (seconds since the epoch)
-    kind: str  # "outcome", "xla" or "temporary"
+    kind: str  # "outcome" or "temporary"
 
 
 @dataclass(frozen=True)
 class Usage:
-    """The items of a cache folder, least recently used first."""
+    """The items of a cache folder, least recently used first, and the size of ``xla/``."""
 
     directory: Path
     items: tuple[Item, ...]
+    compiled: int  # bytes in xla/: JAX's compiled programs, and what it keeps beside them
 
     def size(self, kind: str | None = None) -> int:
-        """Bytes held (by items of ``kind``)."""
-        return sum(i.size for i in self.items if kind is None or i.kind == kind)
+        """Bytes held by items of ``kind``; without a kind, by the whole folder."""
+        if kind is None:
+            return sum(i.size for i in self.items) + self.compiled
+        return sum(i.size for i in self.items if i.kind == kind)
 
     def count(self, kind: str) -> int:
         """How many items of ``kind``."""
@@ -67,32 +106,20 @@ def usage(directory: str | os.PathLike[str]) -> Usage:
             if stat is None or not path.is_file():
                 continue
             if path.suffix == ".json":
-                items.append(Item((path,), stat.st_size, stat.st_mtime, "outcome"))
+                items.append(Item(path, stat.st_size, stat.st_mtime, "outcome"))
             elif path.suffix == ".tmp":
-                items.append(Item((path,), stat.st_size, stat.st_mtime, "temporary"))
-    items.extend(_xla_items(root / XLA_FOLDER))
-    return Usage(root, tuple(sorted(items, key=lambda i: i.used)))
+                items.append(Item(path, stat.st_size, stat.st_mtime, "temporary"))
+    return Usage(root, tuple(sorted(items, key=lambda i: i.used)), _folder_size(root / XLA_FOLDER))
 
 
-def _xla_items(folder: Path) -> list[Item]:
-    """JAX's entries: ``<key>-cache`` with ``<key>-atime`` (its access stamp), or one file each."""
-    groups: dict[str, list[tuple[Path, os.stat_result]]] = {}
+def _folder_size(folder: Path) -> int:
+    total = 0
     with contextlib.suppress(OSError):
         for path in folder.rglob("*"):
             stat = _stat(path)
-            if stat is None or not path.is_file():
-                continue
-            key = str(path.relative_to(folder)).removesuffix("-cache").removesuffix("-atime")
-            groups.setdefault(key, []).append((path, stat))
-    return [
-        Item(
-            tuple(p for p, _ in group),
-            sum(s.st_size for _, s in group),
-            max(s.st_mtime for _, s in group),
-            "xla",
-        )
-        for group in groups.values()
-    ]
+            if stat is not None and path.is_file():
+                total += stat.st_size
+    return total
 
 
 @dataclass(frozen=True)
@@ -101,25 +128,30 @@ class Pruned:
 
     removed: int
     freed: int
-    left: int  # bytes the folder still holds
+    left: int  # bytes the outcomes still take
 
 
 def prune(directory: str | os.PathLike[str], max_bytes: int, *, now: float | None = None) -> Pruned:
-    """Delete leftover temporary files, then least recently used items until at most ``max_bytes`` remain."""
+    """Delete leftover temporary files, then least recently used outcomes until they take at most ``max_bytes``.
+
+    ``xla/`` is left alone: JAX keeps it under its own limit.
+    """
     found = usage(directory)
     now = time.time() if now is None else now
-    total = found.size()
+    total = found.size("outcome")
     removed = freed = 0
     for item in found.items:
-        debris = item.kind == "temporary" and now - item.used > STALE_TEMPORARY_SECONDS
-        if not debris and (total <= max_bytes or item.kind == "temporary"):
+        if item.kind == "temporary":
+            if now - item.used <= STALE_TEMPORARY_SECONDS:
+                continue  # a write in progress
+        elif total <= max_bytes:
             continue
-        for path in item.paths:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        else:
+            total -= item.size
+        with contextlib.suppress(FileNotFoundError):
+            item.path.unlink()
         removed += 1
         freed += item.size
-        total -= item.size
     return Pruned(removed, freed, total)
 
 
@@ -130,9 +162,8 @@ def clear(directory: str | os.PathLike[str]) -> int:
     """
     found = usage(directory)
     for item in found.items:
-        for path in item.paths:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+        with contextlib.suppress(FileNotFoundError):
+            item.path.unlink()
     shutil.rmtree(Path(directory) / XLA_FOLDER, ignore_errors=True)
     durations = Path(directory) / DURATIONS_FILE
     freed = found.size() + (durations.stat().st_size if durations.is_file() else 0)

@@ -26,7 +26,7 @@ def add_parser(commands: Any) -> None:
     cache.add_argument(
         "action",
         choices=ACTIONS,
-        help="info: sizes; prune: down to jaxcheck_cache_max_mb; clear: everything",
+        help="info: sizes; prune: results down to their share of jaxcheck_cache_max_mb; clear: everything",
     )
     cache.add_argument(
         "sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)"
@@ -44,7 +44,15 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``jaxcheck cache ...``; the exit status."""
-    from ..cache.size import clear, human_size, prune, usage
+    from ..cache.size import (
+        XLA_FOLDER,
+        clear,
+        compiled_share,
+        human_size,
+        prune,
+        results_share,
+        usage,
+    )
 
     srcdir = Path(args.sourcedir).resolve()
     if not (srcdir / "conf.py").is_file():
@@ -67,17 +75,26 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "clear":
         print(f"jaxcheck: cleared {directory}: {human_size(clear(directory))} freed")
     elif args.action == "prune":
-        pruned = prune(directory, cap)
+        pruned = prune(directory, results_share(cap))
         print(
-            f"jaxcheck: pruned {directory} to its limit of {human_size(cap)} (jaxcheck_cache_max_mb): "
-            f"{pruned.removed} item(s) removed, {human_size(pruned.freed)} freed, {human_size(pruned.left)} left"
+            f"jaxcheck: pruned the session outcomes in {directory} to their share of "
+            f"{human_size(results_share(cap))} (jaxcheck_cache_max_mb): {pruned.removed} item(s) "
+            f"removed, {human_size(pruned.freed)} freed, {human_size(pruned.left)} left; "
+            "JAX keeps the compiled programs under their own share"
         )
     else:
         found = usage(directory)
-        oldest = min((i.used for i in found.items), default=None)
+        oldest = min((i.used for i in found.items if i.kind == "outcome"), default=None)
         print(f"cache folder:      {directory}{'' if directory.is_dir() else ' (none yet)'}")
-        print(f"session outcomes:  {found.count('outcome')} ({human_size(found.size('outcome'))})")
-        print(f"compiled programs: {found.count('xla')} ({human_size(found.size('xla'))})")
+        print(
+            f"session outcomes:  {found.count('outcome')} ({human_size(found.size('outcome'))}) "
+            f"of at most {human_size(results_share(cap))}"
+        )
+        print(
+            f"compiled programs: {human_size(found.compiled)} in {XLA_FOLDER}/ of at most "
+            f"{human_size(cap - results_share(cap))} (JAX keeps the programs under "
+            f"{human_size(compiled_share(cap))})"
+        )
         if found.count("temporary"):
             print(
                 f"temporary files:   {found.count('temporary')} ({human_size(found.size('temporary'))})"
@@ -86,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
             f"total:             {human_size(found.size())} of at most {human_size(cap)} (jaxcheck_cache_max_mb)"
         )
         if oldest is not None:
-            print(f"least recently used: {time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))}")
+            print(
+                f"least recently used outcome: {time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))}"
+            )
     return 0
 
 

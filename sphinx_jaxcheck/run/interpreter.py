@@ -31,8 +31,12 @@ from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
 from ..errors import InterpreterError
 from ..version import __version__
 
-TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
+# filelock: JAX keeps a limit on its compilation cache only where it can import it.
+TRACKED_PACKAGES = ("jax", "jaxlib", "numpy", "filelock")
 OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
+# From this release on, JAX's limit counts only its own files in the cache folder
+# (0.4.30 removes any file there by modification time, other releases' too).
+FIRST_JAX_KEEPING_ITS_OWN_FILES = "0.4.31"
 PROBE_SECONDS = 120.0
 # Runs in the workers' interpreter, without the script's folder ('' for -c), as
 # the workers drop theirs. Never imports jax (only locates it).
@@ -65,9 +69,8 @@ class Interpreter:
     """What one Python offers the workers: its version and its JAX."""
 
     python: str  # the executable, as the workers are started with it
-    versions: tuple[
-        tuple[str, str | None], ...
-    ]  # (package, version or None) for jax, jaxlib, numpy
+    # (package, version or None) for each of TRACKED_PACKAGES
+    versions: tuple[tuple[str, str | None], ...]
     jax_root: str | None  # the folder holding its ``jax/`` package
 
     def version(self, package: str) -> str | None:
@@ -78,6 +81,19 @@ class Interpreter:
     def jax_version(self) -> str | None:
         """Its jax version, or None when it has no jax."""
         return self.version("jax")
+
+    @property
+    def keeps_compilation_cache_limit(self) -> bool:
+        """Whether its JAX can keep its compilation cache under a limit in a folder shared by releases.
+
+        JAX's eviction (``jax_compilation_cache_max_size``) needs ``filelock``.
+        """
+        if self.version("filelock") is None or self.jax_version is None:
+            return False
+        try:
+            return Version(self.jax_version) >= Version(FIRST_JAX_KEEPING_ITS_OWN_FILES)
+        except InvalidVersion:
+            return False
 
     def installed(self) -> Installed:
         """Its jax as the pin check sees it: version, recorded commit, source folder."""

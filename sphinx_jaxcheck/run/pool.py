@@ -21,6 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
+from ..cache.size import compiled_share
 from ..config import Settings
 from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
@@ -33,7 +34,9 @@ READY_SECONDS = 300.0
 # XLA splits a large reduction by the cores it may use, so pinning changes sums.
 ONE_THREAD_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 # Set by the user: then the persistent compilation cache is theirs to configure.
-XLA_CACHE_VARIABLES = frozenset({"JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE"})
+XLA_CACHE_VARIABLES = frozenset(
+    {"JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE", "JAX_COMPILATION_CACHE_MAX_SIZE"}
+)
 
 
 # What a worker inherits from the Sphinx process: the names below (``*`` ends a
@@ -96,6 +99,8 @@ class WorkerSettings:
     # Where workers share compiled XLA programs (JAX's persistent compilation
     # cache); None: a temporary folder for one run.
     xla_cache_dir: str | None = None
+    # The bytes JAX may keep there (its own limit); None: no limit.
+    xla_cache_max_size: int | None = None
     # Names (``*`` ends a prefix) passed on from the Sphinx process besides INHERITED.
     passthrough: tuple[str, ...] = ()
 
@@ -113,6 +118,8 @@ class WorkerSettings:
             env["JAX_COMPILATION_CACHE_DIR"] = self.xla_cache_dir
             env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
             env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
+            if self.xla_cache_max_size is not None:
+                env["JAX_COMPILATION_CACHE_MAX_SIZE"] = str(self.xla_cache_max_size)
         env["JAXCHECK_OUTPUT_LIMIT"] = str(self.output_limit)
         if self.memory_limit:
             env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
@@ -133,12 +140,15 @@ class WorkerSettings:
 def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
     """How to start workers, from the configuration."""
     memory = settings.memory_limit_mb * 1024 * 1024 if settings.memory_limit_mb else None
+    # The cache folder's share of jaxcheck_cache_max_mb (a build's temporary folder goes with it).
+    compiled = compiled_share(int(settings.cache_max_mb * 1024 * 1024)) if xla_cache_dir else None
     return WorkerSettings(
         env=settings.env,
         workers=settings.workers,
         output_limit=int(settings.output_limit_mb * 1024 * 1024),
         memory_limit=memory,
         xla_cache_dir=xla_cache_dir,
+        xla_cache_max_size=compiled,
         python=settings.python or sys.executable,
         passthrough=settings.env_passthrough,
     )

@@ -2,9 +2,9 @@
 
 The sessions of every document without verdicts run (or come from the cache),
 with Sphinx's progress display; the verdicts are stored in the environment,
-the cache is pruned to its limit, and the fingerprint and JAX version the
-verdicts belong to are recorded. Updating (:mod:`.updating`) and reporting
-(:mod:`.findings`) follow on the same event.
+the session outcomes are pruned to their share of the cache limit, and the
+fingerprint and JAX version the verdicts belong to are recorded. Updating
+(:mod:`.updating`) and reporting (:mod:`.findings`) follow on the same event.
 """
 
 from __future__ import annotations

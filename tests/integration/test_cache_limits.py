@@ -1,4 +1,8 @@
-"""Both caches stay under jaxcheck_cache_max_mb, least recently used first; `jaxcheck cache` shows, prunes, clears."""
+"""The cache folder stays under jaxcheck_cache_max_mb; `jaxcheck cache` shows, prunes, clears.
+
+Session outcomes are pruned to their share after every build, least recently
+used first; JAX keeps the compiled programs under theirs itself.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import pytest
 from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck import cli
-from sphinx_jaxcheck.cache.size import usage
+from sphinx_jaxcheck.cache.size import compiled_share, human_size, results_share, usage
 
 JITTED = """# Page {n}
 
@@ -36,18 +40,24 @@ def cached_project(tmp_path: Path, cap_mb: float) -> Path:
     )
 
 
+# MB. A build stores two outcomes (~340 bytes each) and two compiled programs (~3 KB
+# each): the outcomes' share holds three builds' worth, the programs' share two programs.
+CAP_MB = 0.01
+LIMIT = int(CAP_MB * 1024 * 1024)
+
+
 def test_changing_blocks_never_take_the_caches_over_their_cap(tmp_path: Path) -> None:
-    cap = 0.02  # MB: room for two builds (an outcome is ~300 bytes, a compiled program ~3.5 KB)
-    root = cached_project(tmp_path, cap)
-    sizes = []
+    root = cached_project(tmp_path, CAP_MB)
     for build in range(1, 5):
         for name, text in pages(build).items():
             (root / name).write_text(text)
         assert cli.main(["check", str(root)]) == 0
         found = usage(root / ".jaxcheck_cache")
-        assert found.count("xla") > 0  # the compiled programs are in the count
-        sizes.append(found.size())
-    assert max(sizes) <= cap * 1024 * 1024
+        assert found.compiled > 0  # the compiled programs are in the count
+        # Pruned by us, and (more than the share holds: see the next test) by JAX.
+        assert found.size("outcome") <= results_share(LIMIT)
+        assert found.compiled <= LIMIT - results_share(LIMIT)
+        assert found.size() <= LIMIT
     kept = usage(root / ".jaxcheck_cache").count("outcome")
     assert 2 <= kept < 8  # some of the 8 sessions were pruned ...
     runs = len((root / "ran.txt").read_text().splitlines())
@@ -63,7 +73,10 @@ def test_without_a_cap_in_reach_the_caches_keep_every_build(tmp_path: Path) -> N
         for name, text in pages(build).items():
             (root / name).write_text(text)
         assert cli.main(["check", str(root)]) == 0
-    assert usage(root / ".jaxcheck_cache").count("outcome") == 6
+    found = usage(root / ".jaxcheck_cache")
+    assert found.count("outcome") == 6
+    # The same builds compile more than all of CAP_MB: under it, JAX removed programs.
+    assert found.compiled > LIMIT
 
 
 def test_jaxcheck_cache_info_prune_and_clear(tmp_path: Path) -> None:
@@ -77,9 +90,12 @@ def test_jaxcheck_cache_info_prune_and_clear(tmp_path: Path) -> None:
         "session outcomes:  2 (" in info.stdout
         and "of at most 512.0 MB (jaxcheck_cache_max_mb)" in info.stdout
     )
+    compiled = usage(folder).compiled
+    assert f"compiled programs: {human_size(compiled)} in xla/ of at most" in info.stdout
     pruned = jaxcheck("cache", "prune", str(root), "-D", "jaxcheck_cache_max_mb=0.000001")
-    assert pruned.returncode == 0 and "item(s) removed" in pruned.stdout
-    assert usage(folder).size() == 0
+    assert pruned.returncode == 0 and "2 item(s) removed" in pruned.stdout
+    assert usage(folder).size("outcome") == 0
+    assert usage(folder).compiled == compiled  # JAX's to bound, as it stores programs
     assert cli.main(["check", str(root)]) == 0
     cleared = jaxcheck("cache", "clear", str(root))
     assert cleared.returncode == 0 and "freed" in cleared.stdout
@@ -96,3 +112,39 @@ def test_a_bad_cap_is_a_configuration_error(tmp_path: Path, value: str) -> None:
         and "jaxcheck_cache_max_mb" in done.stderr
         and "Traceback" not in done.stderr
     )
+
+
+def test_programs_stored_without_the_limit_are_removed_once(tmp_path: Path) -> None:
+    """As an earlier sphinx-jaxcheck left them: JAX under a limit stores nothing new beside them."""
+    root = cached_project(tmp_path, 512)
+    legacy = root / ".jaxcheck_cache" / "xla" / "jit_old-0123-cache"  # no access time beside it
+    legacy.parent.mkdir(parents=True)
+    legacy.write_bytes(b"x" * 100)
+    assert cli.main(["check", str(root)]) == 0
+    assert not legacy.exists()
+    assert usage(root / ".jaxcheck_cache").compiled > 2000  # this build's programs, stored
+
+
+LIMIT_PAGE = """# Limit
+
+```{{jaxcheck}}
+import os
+print(os.environ.get("JAX_COMPILATION_CACHE_MAX_SIZE"))
+
+# {expected}
+```
+"""
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
+def test_the_workers_give_jax_the_share_of_the_compiled_programs(
+    tmp_path: Path, cache: bool
+) -> None:
+    """In the cache folder; a build without the cache compiles into a folder of its own, for that build only."""
+    expected = compiled_share(1024 * 1024) if cache else None
+    root = write_project(
+        tmp_path / "docs",
+        {"limit.md": LIMIT_PAGE.format(expected=expected)},
+        conf=f"jaxcheck_cache = {cache}\njaxcheck_cache_max_mb = 1\n",
+    )
+    assert cli.main(["check", str(root)]) == 0

@@ -136,6 +136,26 @@ def test_each_build_asks_the_workers_interpreter_once(
     assert "-m" in started  # the workers ran there, in the first check
 
 
+def test_without_filelock_there_compiled_programs_are_kept_for_the_build_only(
+    older_python: Path, tmp_path: Path
+) -> None:
+    """JAX's own limit needs filelock (given one without it, JAX refuses its cache): no limit,
+    and no programs in the project's cache folder, which would grow without one."""
+    has_filelock = subprocess.run([str(older_python), "-c", "import filelock"], check=False)
+    assert has_filelock.returncode != 0, "the jax 0.4.35 environment must not have filelock"
+    page = (
+        "# Limit\n\n```{jaxcheck}\nimport os\nimport jax\n"
+        'print(os.environ.get("JAX_COMPILATION_CACHE_MAX_SIZE"))\n'
+        "print(jax.jit(lambda x: x * 2.5)(1.0))\n\n# None\n# 2.5\n```\n"
+    )
+    (tmp_path / "conf.py").write_text(CONF + "jaxcheck_cache = True\njaxcheck_cache_max_mb = 1\n")
+    (tmp_path / "index.md").write_text(page)
+    done = jaxcheck("check", tmp_path, "--python", older_python)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / ".jaxcheck_cache").is_dir()
+    assert not (tmp_path / ".jaxcheck_cache" / "xla").exists()
+
+
 def _bare_venv(where: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     return where / "bin" / "python"
