@@ -65,7 +65,8 @@ def setup_checking(app: Sphinx) -> None:
 
 
 def setup_pinned_source(app: Sphinx) -> None:
-    """The pin check, the citation roles, prose name checks and the Q&A cards (user guide: guide/citations, guide/qa-cards)."""
+    """The pin check, the citation roles, prose name checks and the Q&A cards (user guide:
+    guide/citations, guide/qa-cards)."""
     from .sphinx import citations, pin, prose_names, qa
 
     pin.setup_pin(app)

@@ -122,7 +122,8 @@ class DocsPlugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """Plain ``-n N`` (``--dist load``): every item on its own, but a document's items together."""
+        """Plain ``-n N`` (``--dist load``): every item on its own, but a document's items
+        together."""
         if config.getvalue("dist") != "load":
             return None
         from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped, unused-ignore]
@@ -234,7 +235,8 @@ class DocsItem(pytest.Item):
         self.page: DocsPage = self.parent
         self.run: DocsRun = self.page.run
         self.docname = self.page.docname
-        # With --dist loadgroup, xdist keeps a group on one worker: a document's items stay together.
+        # With --dist loadgroup, xdist keeps a group on one worker: a document's items
+        # stay together.
         self.add_marker(pytest.mark.xdist_group(self.page.nodeid))
 
     def fail_with(self, findings: Sequence[Finding], notes: Sequence[str] = ()) -> None:
@@ -362,7 +364,8 @@ class DocsRun:
         return sorted(with_items)
 
     def verdict(self, block: Block) -> Verdict:
-        """The verdict on a block, running its document's sessions (and, alone in a process, all selected ones) first."""
+        """The verdict on a block, running its document's sessions (and, alone in a
+        process, all selected ones) first."""
         if block.docname not in self.verdicts:
             pending = {block.docname}
             if not self.in_xdist_worker:

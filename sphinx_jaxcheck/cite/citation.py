@@ -39,7 +39,8 @@ class Citation:
 
 
 def split_title(text: str) -> tuple[str | None, str]:
-    """``"title <target>"`` -> ``("title", "target")``; plain ``"target"`` -> ``(None, "target")``."""
+    """``"title <target>"`` -> ``("title", "target")``; plain ``"target"`` ->
+    ``(None, "target")``."""
     match = _EXPLICIT.match(text.strip())
     if match and match.group(2).strip():
         return match.group(1).strip(), match.group(2).strip()
@@ -102,7 +103,8 @@ def check_citation(
             f"the source no longer says what the docs quote, or never did. "
             f"Closest passage (lines {result.start}-{result.end}, {result.similarity:.0%} alike):\n"
             f"{diff}\n"
-            "Fix the quote to match the pinned source (quotes are never rewritten by `jaxcheck update`)."
+            "Fix the quote to match the pinned source (quotes are never rewritten by "
+            "`jaxcheck update`)."
         ),
         is_drift=True,
         diff=diff,

@@ -63,7 +63,8 @@ def jax_root() -> Path | None:
 
 
 def installed_version(package: str) -> str | None:
-    """The installed version of a distribution, from its metadata (never imports it); None if absent."""
+    """The installed version of a distribution, from its metadata (never imports it); None
+    if absent."""
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:

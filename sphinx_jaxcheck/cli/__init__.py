@@ -35,7 +35,9 @@ def parser() -> argparse.ArgumentParser:
     """The argument parser of ``jaxcheck``."""
     top = argparse.ArgumentParser(
         prog="jaxcheck",
-        description="Run every jaxcheck block and citation of a Sphinx project; rewrite stale outputs.",
+        description=(
+            "Run every jaxcheck block and citation of a Sphinx project; rewrite stale outputs."
+        ),
     )
     top.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__} (sphinx-jaxcheck)"

@@ -22,7 +22,10 @@ def add_project_options(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--build-dir",
         metavar="DIR",
-        help="where doctrees are kept between runs (default: SOURCEDIR/_build/jaxcheck, ignored by git)",
+        help=(
+            "where doctrees are kept between runs (default: SOURCEDIR/_build/jaxcheck, "
+            "ignored by git)"
+        ),
     )
     add_run_options(command)
     add_build_options(command)
@@ -61,7 +64,10 @@ def add_build_options(command: argparse.ArgumentParser, several: bool = False) -
             action="append",
             default=[],
             required=True,
-            help="another interpreter to check with (repeat for more); the current one is always checked",
+            help=(
+                "another interpreter to check with (repeat for more); "
+                "the current one is always checked"
+            ),
         )
         return
     command.add_argument(
@@ -75,7 +81,8 @@ def add_build_options(command: argparse.ArgumentParser, several: bool = False) -
 
 
 def add_report_options(command: argparse.ArgumentParser) -> None:
-    """``--format`` (a name in the registry of report formats) and ``--junit``: ``check`` and ``merge``."""
+    """``--format`` (a name in the registry of report formats) and ``--junit``: ``check``
+    and ``merge``."""
     command.add_argument(
         "--format",
         choices=list(RENDERERS),

@@ -22,7 +22,10 @@ def add_parser(commands: Any) -> None:
         "--shard",
         metavar="K/N",
         type=_shard,
-        help="check only shard K of N (a deterministic split of the sessions); merge the JSON reports with `jaxcheck merge`",
+        help=(
+            "check only shard K of N (a deterministic split of the sessions); "
+            "merge the JSON reports with `jaxcheck merge`"
+        ),
     )
     check.set_defaults(run=run)
 

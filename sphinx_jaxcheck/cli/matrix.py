@@ -1,4 +1,5 @@
-"""``jaxcheck matrix``: check under several interpreters, one row per block, one column per JAX version."""
+"""``jaxcheck matrix``: check under several interpreters, one row per block, one column
+per JAX version."""
 
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """One check per interpreter (ours first); print and save the matrix; 1 when a block fails anywhere."""
+    """One check per interpreter (ours first); print and save the matrix; 1 when a block
+    fails anywhere."""
     from ..report.matrix import build_matrix, column_names, format_matrix, save_matrix
     from ..run.interpreter import describe, locate
     from ..run.pool import WorkerSettings

@@ -35,7 +35,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not belong together."""
+    """Merge, print, and exit as the full run would (0 or 1); 2 for reports that do not
+    belong together."""
     from ..errors import ShardError
     from ..report.colour import use_colour
     from ..report.formats import render
@@ -52,11 +53,13 @@ def run(args: argparse.Namespace) -> int:
             return _refuse(f"{name}: cannot read it ({error.strerror or error})")
         except ValueError as error:
             return _refuse(
-                f"{name}: not a JSON report ({error}); make it with `jaxcheck check --shard K/N --format json`"
+                f"{name}: not a JSON report ({error}); make it with "
+                "`jaxcheck check --shard K/N --format json`"
             )
         if not isinstance(data, dict) or not {"blocks", "findings", "summary"} <= data.keys():
             return _refuse(
-                f"{name}: not a jaxcheck report (expected the output of `jaxcheck check --format json`)"
+                f"{name}: not a jaxcheck report (expected the output of "
+                "`jaxcheck check --format json`)"
             )
         reports.append((name, cast("Report", data)))
     try:

@@ -1,4 +1,5 @@
-"""The project a command line names: its source folder and pages, found from the paths given; its build."""
+"""The project a command line names: its source folder and pages, found from the paths
+given; its build."""
 
 from __future__ import annotations
 
@@ -85,7 +86,8 @@ class Built:
 
 
 def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None = None) -> Built:
-    """Find the project ``args.paths`` name, build it (``extra`` overrides too), print Sphinx's own warnings.
+    """Find the project ``args.paths`` name, build it (``extra`` overrides too), print
+    Sphinx's own warnings.
 
     Raises :class:`UsageError` when the paths name no project, and
     :class:`~sphinx_jaxcheck.errors.ConfigurationError` when its build cannot start.

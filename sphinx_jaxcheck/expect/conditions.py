@@ -75,7 +75,8 @@ def why_skipped(limits: Limits, runtime: Runtime) -> str | None:
 
 
 def comment_limit(line: str) -> tuple[str, str] | None:
-    """``(name, value)`` of a ``# jaxcheck: NAME VALUE`` comment line (after a prompt, too), else None.
+    """``(name, value)`` of a ``# jaxcheck: NAME VALUE`` comment line (after a prompt, too),
+    else None.
 
     The name is returned whatever it is, so the caller can report unknown ones;
     check values with :func:`specifier` / :func:`platforms`.
@@ -89,7 +90,8 @@ def comment_limit(line: str) -> tuple[str, str] | None:
 def limits_from_comments(
     lines: list[str] | tuple[str, ...],
 ) -> tuple[Limits, list[tuple[int, str]]]:
-    """The limits that ``# jaxcheck:`` comment lines state, and (1-based line, message) per bad one."""
+    """The limits that ``# jaxcheck:`` comment lines state, and (1-based line, message) per
+    bad one."""
     version: str | None = None
     named: tuple[str, ...] = ()
     problems: list[tuple[int, str]] = []
@@ -108,7 +110,8 @@ def limits_from_comments(
                     (
                         number,
                         (
-                            f"unknown directive {line.strip()!r}; expected `# jaxcheck: jax-version SPEC` "
+                            f"unknown directive {line.strip()!r}; "
+                            "expected `# jaxcheck: jax-version SPEC` "
                             "or `# jaxcheck: platforms cpu|gpu|tpu`"
                         ),
                     )

@@ -1,4 +1,5 @@
-"""``sphinx.ext.doctest``'s directives as blocks: ``doctest``, ``testcode``/``testoutput``, ``testsetup``/``testcleanup``.
+"""``sphinx.ext.doctest``'s directives as blocks: ``doctest``, ``testcode``/``testoutput``,
+``testsetup``/``testcleanup``.
 
 The semantics are that extension's: each group is a namespace of its own
 (``default`` is the page's own session, shared with its other examples and

@@ -92,7 +92,8 @@ class PytestOutputChecker(doctest.OutputChecker):
 
 
 def adopt_written_precision(want: str, got: str) -> str:
-    """``got`` with each number that equals its expected twin to the written precision replaced by it.
+    """``got`` with each number that equals its expected twin to the written precision
+    replaced by it.
 
     Numbers pair up by position; when the two texts hold different counts of
     numbers nothing is replaced. ``3.14`` accepts anything within 0.01,

@@ -43,7 +43,8 @@ class ParsedBody:
         options: BlockOptions | None = None,
         default_timeout: float = DEFAULT_TIMEOUT,
     ) -> Program:
-        """What a worker runs for this body under these options (see :meth:`BlockOptions.program`)."""
+        """What a worker runs for this body under these options (see
+        :meth:`BlockOptions.program`)."""
         return (options or BlockOptions()).program(
             self.code,
             filename,

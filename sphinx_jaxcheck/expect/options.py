@@ -30,7 +30,10 @@ class BadOption:
     def message(self, directive: str = DIRECTIVE) -> str:
         """The error text: directive, option, what was found, what is allowed."""
         if self.allowed.startswith("one of the options"):
-            return f'"{directive}" directive: unknown option ":{self.option}:"; expected {self.allowed}'
+            return (
+                f'"{directive}" directive: unknown option ":{self.option}:"; '
+                f"expected {self.allowed}"
+            )
         return (
             f'"{directive}" directive, option ":{self.option}:": {self.value!r} is not '
             f"allowed; expected {self.allowed}"

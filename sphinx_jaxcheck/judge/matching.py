@@ -116,7 +116,8 @@ def _exception_lines(lines: list[str]) -> list[str]:
 
 
 def traceback_head(lines: Sequence[str]) -> int:
-    """How many leading lines are a traceback's header and stack, which doctest ignores (0: no traceback)."""
+    """How many leading lines are a traceback's header and stack, which doctest ignores
+    (0: no traceback)."""
     if not lines or lines[0] != TRACEBACK_HEADER:
         return 0
     end = 1

@@ -30,7 +30,8 @@ def format_finding(finding: FindingRecord, colour: bool) -> str:
 
 
 def text(report: Report, colour: bool) -> str:
-    """For people: one entry per problem with its diff, skipped blocks, the summary, the next step."""
+    """For people: one entry per problem with its diff, skipped blocks, the summary, the
+    next step."""
     findings = report["findings"]
     parts = [format_finding(f, colour) for f in findings]
     # Blocks whose limits exclude this JAX: not problems, but say why they did not run.
@@ -47,7 +48,8 @@ def text(report: Report, colour: bool) -> str:
 
 
 def github(report: Report, _colour: bool) -> str:
-    """GitHub Actions workflow commands: one ``::error`` annotation per problem, then the summary."""
+    """GitHub Actions workflow commands: one ``::error`` annotation per problem, then the
+    summary."""
     lines = [
         f"::error file={_github_escape(f['path'], True)},line={f['line']},"
         f"title=jaxcheck {f['subtype']}::{_github_escape(f['message'], False)}"

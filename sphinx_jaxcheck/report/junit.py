@@ -9,7 +9,8 @@ from .records import FindingRecord, Report
 
 
 def write_junit(path: str, report: Report) -> None:
-    """One test case per block (and per problem not tied to a block), JUnit XML as CI systems read it.
+    """One test case per block (and per problem not tied to a block), JUnit XML as CI
+    systems read it.
 
     Blocks run on another shard are left out: their shard's report has them.
     """

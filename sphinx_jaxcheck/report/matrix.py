@@ -102,7 +102,9 @@ def _version_order(column: str) -> tuple[int, Version | str, str]:
 
 
 def to_json(matrix: Matrix) -> dict[str, Any]:
-    """``{"versions": [...], "blocks": [{"name", "path", "line", "status": {version: status}}]}``."""
+    """
+    ``{"versions": [...], "blocks": [{"name", "path", "line", "status": {version: status}}]}``.
+    """
     return {
         "versions": list(matrix.versions),
         "blocks": [

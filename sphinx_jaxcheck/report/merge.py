@@ -1,4 +1,5 @@
-"""``jaxcheck merge``: the reports of the shards of one run, combined into the report of the full run.
+"""``jaxcheck merge``: the reports of the shards of one run, combined into the report of
+the full run.
 
 Checks that the reports belong together (same documents, JAX and
 configuration, the same split, every shard exactly once) and rebuilds the
@@ -39,7 +40,8 @@ _SAME = (
 
 
 def merge(reports: Sequence[tuple[str, Report]]) -> Report:
-    """The report of one full run, from the reports of its shards (``(file name, report)`` pairs)."""
+    """The report of one full run, from the reports of its shards (``(file name, report)``
+    pairs)."""
     if not reports:
         raise ShardError("no reports to merge")
     runs = []
@@ -64,7 +66,8 @@ def merge(reports: Sequence[tuple[str, Report]]) -> Report:
     for name, _run, shard in runs:
         if shard.count != first_shard.count:
             raise ShardError(
-                f"{first_name} is shard {first_shard} but {name} is shard {shard}: the counts differ"
+                f"{first_name} is shard {first_shard} but {name} is shard {shard}: "
+                "the counts differ"
             )
         if shard.index in seen:
             raise ShardError(f"{seen[shard.index]} and {name} are both shard {shard}")
@@ -90,8 +93,8 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         owners = [r for r in reports if r["blocks"][position]["status"] != Status.OTHER_SHARD.value]
         if len(owners) != 1:
             raise ShardError(
-                f"block {block['name']!r} of {block['document']} was checked by {len(owners)} shards, "
-                "expected exactly one"
+                f"block {block['name']!r} of {block['document']} was checked by "
+                f"{len(owners)} shards, expected exactly one"
             )
         owner = owners[0]
         blocks.append(owner["blocks"][position])

@@ -89,7 +89,8 @@ def summary_line(
     examples: Iterable[ExampleVerdict] = (),
     unchecked_examples: int = 0,
 ) -> str:
-    """The one-line summary: blocks by status, problems found while reading, the JAX version, examples.
+    """The one-line summary: blocks by status, problems found while reading, the JAX
+    version, examples.
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
     encoding); ``unchecked_examples`` counts the pages' own examples left unchecked.
@@ -187,6 +188,7 @@ def finding_record(finding: Finding, block: str | None = None) -> FindingRecord:
         "drift": finding.is_drift,
         "document": finding.docname,
         "block": block,
-        # Every report shows a block's output escaped: no terminal sequences, nothing XML 1.0 cannot hold.
+        # Every report shows a block's output escaped: no terminal sequences, nothing
+        # XML 1.0 cannot hold.
         "message": printable(finding.message),
     }

@@ -38,7 +38,8 @@ class AlignmentTooLargeError(JaxcheckError, Exception):
 
 @dataclass
 class Steps:
-    """A counter of alignment work with a limit (one step: one pair of lines or one piece looked up)."""
+    """A counter of alignment work with a limit (one step: one pair of lines or one piece
+    looked up)."""
 
     limit: int = DEFAULT_STEP_LIMIT
     used: int = 0
@@ -48,7 +49,8 @@ class Steps:
         self.used += count
         if self.used > self.limit:
             raise AlignmentTooLargeError(
-                f"aligning the expected lines with the actual ones needs more than {self.limit:,} steps"
+                "aligning the expected lines with the actual ones needs more than "
+                f"{self.limit:,} steps"
             )
 
 
@@ -69,7 +71,8 @@ def refreshed_lines(
 
 
 def _align_traceback(want: list[str], got: list[str], rules: MatchRules, steps: Steps) -> Aligned:
-    """Tracebacks keep their written header and stack (which doctest ignores); the rest is aligned."""
+    """Tracebacks keep their written header and stack (which doctest ignores); the rest is
+    aligned."""
     head, found = traceback_head(want), traceback_head(got)
     if not (head and found):
         return align(want, got, rules, steps)

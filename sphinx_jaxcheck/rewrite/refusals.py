@@ -44,7 +44,10 @@ def skip_reason(expectation: Expectation) -> str | None:
     if not (expectation.skip or skipped_example(expectation.source)):
         return None
     first = expectation.source.splitlines()[0] if expectation.source else ""
-    return f"the example {first!r} is marked `+SKIP`: its output is never checked, so update does not write one"
+    return (
+        f"the example {first!r} is marked `+SKIP`: its output is never checked, "
+        "so update does not write one"
+    )
 
 
 def example_problem(expectation: Expectation, mode: str = "single") -> str | None:
@@ -65,9 +68,9 @@ def example_problem(expectation: Expectation, mode: str = "single") -> str | Non
             ast.parse(source, mode=mode)
     except SyntaxError as error:
         return (
-            f"the example {first!r} is not Python ({error.msg}; an IPython command such as `%time`?): "
-            "code that does not compile gets no output from update; rewrite the example as Python, or "
-            "mark it `# doctest: +SKIP`"
+            f"the example {first!r} is not Python ({error.msg}; an IPython command such as "
+            "`%time`?): code that does not compile gets no output from update; rewrite the "
+            "example as Python, or mark it `# doctest: +SKIP`"
         )
     return None
 
@@ -98,7 +101,10 @@ def _describe(char: str) -> str:
 def reproduction_problem(drift: Drift, second: Verdict | None) -> str | None:
     """Why the first run's output of ``drift`` is not proven by a second run, or None."""
     if second is None:
-        return "the block did not run a second time, so its new output is not proven; run the update again"
+        return (
+            "the block did not run a second time, so its new output is not proven; "
+            "run the update again"
+        )
     if second.problems:
         return (
             "on a second run the block failed, so its new output is not proven: "

@@ -145,7 +145,8 @@ def update_sources(
 def _run_again(
     checked: list[tuple[Block, Verdict]], keys: set[SessionKey], rerun: Rerun
 ) -> dict[tuple[str, int], Verdict] | str:
-    """Verdicts of a second run of these sessions (by docname and block index), or why there are none."""
+    """Verdicts of a second run of these sessions (by docname and block index), or why there
+    are none."""
     documents: dict[str, list[Block]] = {}
     for block, _ in checked:
         if block.session_key in keys:
@@ -264,9 +265,10 @@ def _merge(
                 (
                     plan.block.path,
                     plan.drift.line,
-                    f"block {plan.block.label!r} is included by more than one document, which disagree: "
-                    f"{_place(plan)} needs {_shown(plan)}, {why}; update writes neither: make the "
-                    "documents agree, or rewrite the expectation by hand",
+                    f"block {plan.block.label!r} is included by more than one document, "
+                    f"which disagree: {_place(plan)} needs {_shown(plan)}, {why}; "
+                    "update writes neither: make the documents agree, or rewrite the "
+                    "expectation by hand",
                 )
             )
     return [edit for edit in edits if edit not in conflicts]
@@ -374,7 +376,10 @@ def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None
         for plan in plans:
             for line in plan.body_lines:
                 if re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", line):
-                    return f"the new output line {line.strip()!r} would close the Markdown fence {fence!r} of the block"
+                    return (
+                        f"the new output line {line.strip()!r} would close the Markdown "
+                        f"fence {fence!r} of the block"
+                    )
     if _read(block, block.body) != [(e.kind, e.source, e.expected) for e in block.expectations]:
         return None  # not a body our grammar alone reads (e.g. a testcode with its testoutput)
     again = _parsed(block, body)
@@ -446,13 +451,15 @@ def _mismatch(number: int, raw: str, body_line: str) -> str:
     odd = sorted({c for c in raw if c in "\t\v\f"})
     if "\t" in odd:
         return (
-            f"line {number} holds tabs, which reStructuredText expands to spaces, so jaxcheck cannot "
-            "rewrite the block byte for byte; indent it with spaces, or rewrite this expectation by hand"
+            f"line {number} holds tabs, which reStructuredText expands to spaces, so jaxcheck "
+            "cannot rewrite the block byte for byte; indent it with spaces, or rewrite this "
+            "expectation by hand"
         )
     if odd:
         return (
             f"line {number} holds {', '.join(repr(c) for c in odd)}, which the reader turns into "
-            "spaces, so jaxcheck cannot rewrite the block byte for byte; rewrite this expectation by hand"
+            "spaces, so jaxcheck cannot rewrite the block byte for byte; rewrite this "
+            "expectation by hand"
         )
     return (
         f"line {number} reads {raw!r} in the file, but the block was read as {body_line!r} "

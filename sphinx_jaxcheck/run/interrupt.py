@@ -26,13 +26,15 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def message(signum: int) -> str:
     """The one line an interrupted run prints."""
     return (
-        f"jaxcheck: interrupted by {signal.Signals(signum).name}: stopping the workers and every process "
-        "the blocks started, removing temporary files; sessions that finished stay in the cache"
+        f"jaxcheck: interrupted by {signal.Signals(signum).name}: stopping the workers and "
+        "every process the blocks started, removing temporary files; sessions that finished "
+        "stay in the cache"
     )
 
 
 def install() -> Callable[[], None]:
-    """Raise :class:`InterruptError` on the first SIGINT or SIGTERM; returns a function that undoes it."""
+    """Raise :class:`InterruptError` on the first SIGINT or SIGTERM; returns a function that
+    undoes it."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
     fired: list[int] = []

@@ -1,4 +1,5 @@
-"""A ``jaxcheck``-builder build in this process, for the ``jaxcheck`` commands and the pytest plugin.
+"""A ``jaxcheck``-builder build in this process, for the ``jaxcheck`` commands and the pytest
+plugin.
 
 Every document read, every block run, nothing written; doctrees are kept in
 the build folder, so repeated builds are incremental. Sphinx's status stream is
@@ -70,7 +71,8 @@ def run_build(
     pages: Sequence[Path] = (),
     read_only: bool = False,
 ) -> tuple[Sphinx, str]:
-    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its warnings.
+    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its
+    warnings.
 
     ``read_only``: read every document (blocks, citations, cards) but run no block.
     Raises :class:`ConfigurationError` for whatever stops the build before it
@@ -119,7 +121,8 @@ def _docnames(app: Sphinx, pages: Sequence[Path]) -> list[str]:
         if docname is None or docname not in app.env.found_docs:
             suffixes = ", ".join(app.config.source_suffix)
             raise ConfigurationError(
-                f"{os.path.relpath(page)}: not a document of the project in {os.path.relpath(app.srcdir)} "
+                f"{os.path.relpath(page)}: not a document of the project in "
+                f"{os.path.relpath(app.srcdir)} "
                 f"(its source suffixes: {suffixes}; excluded pages are not built)"
             )
         found.append(docname)

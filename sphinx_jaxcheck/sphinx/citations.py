@@ -84,7 +84,8 @@ def link_title(citation: Citation) -> str:
 
 
 def citation_link(citation: Citation, *children: nodes.Node, classes: list[str]) -> nodes.Element:
-    """A link to the cited lines; plain inline text (class ``jaxcheck-broken``) when it names nothing."""
+    """A link to the cited lines; plain inline text (class ``jaxcheck-broken``) when it names
+    nothing."""
     if citation.url is None:
         return nodes.inline("", "", *children, classes=[*classes, "jaxcheck-broken"])
     return nodes.reference(

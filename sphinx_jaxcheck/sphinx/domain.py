@@ -88,7 +88,8 @@ class JaxcheckDomain(Domain):
         return [doc for doc in self.documents_in_scope() if doc not in verdicts]
 
     def set_imports(self, docname: str, files: dict[str, str]) -> None:
-        """Remember the project's own module files a document's sessions imported, with their digests."""
+        """Remember the project's own module files a document's sessions imported, with their
+        digests."""
         self.data.setdefault("imports", {})[docname] = files
 
     def imports(self) -> dict[str, dict[str, str]]:

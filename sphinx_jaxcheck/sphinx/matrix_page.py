@@ -139,7 +139,8 @@ def _read(path: Path, where: str) -> Matrix | None:
         )
     except (OSError, KeyError, TypeError, ValueError) as error:
         _warn(
-            f"the compatibility matrix {path} cannot be read ({error}): run `jaxcheck matrix` again",
+            f"the compatibility matrix {path} cannot be read ({error}): "
+            "run `jaxcheck matrix` again",
             where,
         )
     return None

@@ -196,9 +196,9 @@ def _test_directives(
                 docname,
                 Finding(
                     Subtype.OPTION,
-                    f"{item.kind}: jaxcheck does not evaluate :skipif: (that would run code in the Sphinx "
-                    "process), so this directive is not checked; mark its examples "
-                    "`# doctest: +SKIP`, or drop the option",
+                    f"{item.kind}: jaxcheck does not evaluate :skipif: (that would run code "
+                    "in the Sphinx process), so this directive is not checked; mark its "
+                    "examples `# doctest: +SKIP`, or drop the option",
                     path,
                     first,
                     docname,

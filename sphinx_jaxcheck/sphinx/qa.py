@@ -189,7 +189,8 @@ class QACardDirective(SphinxDirective):
 
 
 def breakable_literal(text: str) -> nodes.literal:
-    """Inline code that a narrow column may break after ``.``, ``_``, ``/`` or ``::``, never mid-word.
+    """Inline code that a narrow column may break after ``.``, ``_``, ``/`` or ``::``, never
+    mid-word.
 
     The break points are HTML ``<wbr>`` elements; other builders ignore them.
     """

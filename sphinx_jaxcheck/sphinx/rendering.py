@@ -61,11 +61,17 @@ class RenderVerdicts(SphinxPostTransform):
 def _html_marker(verdict: Verdict | None, version: str) -> str:
     jax = f"jax {html.escape(version)}"
     if verdict is not None and verdict.reason:
-        return f'<div class="jaxcheck-status jaxcheck-status-skipped">not run · {html.escape(verdict.reason)}</div>'
+        return (
+            '<div class="jaxcheck-status jaxcheck-status-skipped">'
+            f"not run · {html.escape(verdict.reason)}</div>"
+        )
     if verdict is None or verdict.status is Status.SKIPPED:
         return f'<div class="jaxcheck-status jaxcheck-status-skipped">skipped · {jax}</div>'
     if verdict.status is Status.OTHER_SHARD:
-        return f'<div class="jaxcheck-status jaxcheck-status-skipped">checked on another shard · {jax}</div>'
+        return (
+            '<div class="jaxcheck-status jaxcheck-status-skipped">'
+            f"checked on another shard · {jax}</div>"
+        )
     if verdict.status is Status.VERIFIED:
         return (
             '<div class="jaxcheck-status jaxcheck-status-verified" '
@@ -73,7 +79,10 @@ def _html_marker(verdict: Verdict | None, version: str) -> str:
             f'<span class="jaxcheck-mark">✓ verified</span> · {jax}</div>'
         )
     if verdict.status is Status.UNCHECKED:
-        return f'<div class="jaxcheck-status jaxcheck-status-not-compared">ran · {jax} · not compared</div>'
+        return (
+            '<div class="jaxcheck-status jaxcheck-status-not-compared">'
+            f"ran · {jax} · not compared</div>"
+        )
     if verdict.status is Status.DRIFT:
         return (
             '<details class="jaxcheck-status jaxcheck-status-stale">'

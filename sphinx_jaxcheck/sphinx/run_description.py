@@ -1,4 +1,5 @@
-"""The description of this build's check that a report carries (see :mod:`..report.run_description`)."""
+"""The description of this build's check that a report carries (see
+:mod:`..report.run_description`)."""
 
 from __future__ import annotations
 

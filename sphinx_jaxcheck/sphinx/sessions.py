@@ -93,7 +93,8 @@ def _in_folder(blocks: Sequence[Block], folder: str) -> list[Block]:
 
 
 def second_run(app: Sphinx) -> Rerun:
-    """Check blocks again in fresh workers (a new process tree, no cache), for update to compare with."""
+    """Check blocks again in fresh workers (a new process tree, no cache), for update to
+    compare with."""
 
     def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
         workers = workers_of(app)

@@ -65,7 +65,8 @@ def cache_directory(confdir: str | os.PathLike[str], settings: Settings) -> str:
 
 
 def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> None:
-    """Create ``folder`` and a file in it now, so a folder we cannot use stops the build before any block runs."""
+    """Create ``folder`` and a file in it now, so a folder we cannot use stops the build
+    before any block runs."""
     try:
         Path(folder).mkdir(parents=True, exist_ok=True)
         handle, probe = tempfile.mkstemp(dir=folder, prefix=".jaxcheck-probe-")
@@ -79,7 +80,8 @@ def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> N
         )
 
 
-# Where a config keeps its cleaned settings; Sphinx leaves ``_`` names out of the pickled environment.
+# Where a config keeps its cleaned settings; Sphinx leaves ``_`` names out of the pickled
+# environment.
 _CACHED = "_jaxcheck_settings"
 
 
@@ -94,6 +96,7 @@ def remember_settings(config: Config) -> Settings:
 
 
 def settings_of(config: Config) -> Settings:
-    """The cleaned settings of a Sphinx config: cleaned once per build, then read from the config."""
+    """The cleaned settings of a Sphinx config: cleaned once per build, then read from the
+    config."""
     cached = config.__dict__.get(_CACHED)
     return cached if isinstance(cached, Settings) else remember_settings(config)

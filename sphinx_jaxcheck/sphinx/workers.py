@@ -42,7 +42,8 @@ def workers_of(app: Sphinx) -> Workers:
 
 
 def take_workers(app: Sphinx) -> Workers:
-    """The workers for this build's check: those started early, or new ones; the caller closes them."""
+    """The workers for this build's check: those started early, or new ones; the caller
+    closes them."""
     return _EARLY.pop(app, None) or workers_of(app)
 
 

@@ -19,7 +19,8 @@ _done: list[bool] = []
 
 
 def hide_worker_frames() -> None:
-    """Tell an imported jax to leave our frames out; a no-op before jax is imported, or once done."""
+    """Tell an imported jax to leave our frames out; a no-op before jax is imported, or once
+    done."""
     if _done or "jax" not in sys.modules:
         return
     _done.append(True)

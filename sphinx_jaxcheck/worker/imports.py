@@ -16,7 +16,8 @@ from collections.abc import Iterable
 
 
 def installed_folders() -> tuple[str, ...]:
-    """Folders of the standard library and of installed distributions, each ending in a separator."""
+    """Folders of the standard library and of installed distributions, each ending in a
+    separator."""
     paths = sysconfig.get_paths()
     folders = {
         paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths

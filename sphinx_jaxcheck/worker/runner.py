@@ -166,7 +166,8 @@ class SessionRunner:
         return True
 
     def wait_for_threads(self, timeout_of: Callable[[int], float]) -> dict[int, float]:
-        """At the end of a session, wait for the threads blocks left running, as Python does when a script ends.
+        """At the end of a session, wait for the threads blocks left running, as Python does
+        when a script ends.
 
         Runs the threading module's exit hooks (which end idle executor
         threads), then joins each non-daemon thread a block left running, for
@@ -204,7 +205,8 @@ class SessionRunner:
                 self.thread_owner.setdefault(thread.ident, index)
 
     def take_late(self) -> dict[int, str]:
-        """Output printed by threads after their block ended, by block index, since the last call."""
+        """Output printed by threads after their block ended, by block index, since the last
+        call."""
         late = {index: "".join(parts) for index, parts in list(self.late.items()) if parts}
         for index in late:
             self.late[index] = []
@@ -324,7 +326,8 @@ class SessionRunner:
                 raise
             except BaseException as error:  # doctest shows any exception
                 error_text = doctest_exception_text(error)
-                # As doctest expects it: the header, then the exception as doctest compares it; no frames.
+                # As doctest expects it: the header, then the exception as doctest compares
+                # it; no frames.
                 buffer.write(f"Traceback (most recent call last):\n{error_text}")
         return buffer.getvalue(), error_text
 
@@ -431,7 +434,8 @@ def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseEx
             break
         if found is None:
             raise LookupError(
-                f":raises: names {name!r}, which is not a builtin, a name of the session or an importable class"
+                f":raises: names {name!r}, which is not a builtin, a name of the session or "
+                "an importable class"
             )
     for part in rest:
         found = getattr(found, part, None)
@@ -441,7 +445,8 @@ def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseEx
 
 
 def enter_folder(folder: str, previous: str | None) -> None:
-    """Run from ``folder`` as a script there would: the working directory, and first on ``sys.path``.
+    """Run from ``folder`` as a script there would: the working directory, and first on
+    ``sys.path``.
 
     Only when a block's document lies elsewhere than the previous block's, so
     a block that changes directory keeps it for the next one of its document.
@@ -498,13 +503,15 @@ def run_session(
             quiet_before,
             emit,
             (
-                f"a thread this block started was still running {seconds:g} s after the last block of its "
-                "session ended (its timeout), so it was stopped and anything it printed later is lost; a script "
-                "would wait for it: join the thread (thread.join()) before the block ends, or start it with "
-                "daemon=True if it may be cut off"
+                f"a thread this block started was still running {seconds:g} s after the last "
+                "block of its session ended (its timeout), so it was stopped and anything it "
+                "printed later is lost; a script would wait for it: join the thread "
+                "(thread.join()) before the block ends, or start it with daemon=True if it may "
+                "be cut off"
             ),
         )
-    # The project's own modules the session imported: their content decides outcomes as much as the code.
+    # The project's own modules the session imported: their content decides outcomes as
+    # much as the code.
     imported = sys.modules.copy()
     emit(
         {
