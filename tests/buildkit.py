@@ -1,4 +1,5 @@
-"""The one way tests make a Sphinx project and build it for real, and read back what the build reported.
+"""The one way tests make a Sphinx project and build it for real, and read back what the
+build reported.
 
 A project is either written from a dict of documents (``write_project``) or
 copied from ``tests/roots/test-<name>`` (``copy_root``); ``build`` builds it
@@ -24,7 +25,9 @@ ROOTS = Path(__file__).parent / "roots"
 HTML = ("-q", "-E", "-b", "html")
 WARNING = re.compile(
     # A message may span lines, but never into the next warning (Sphinx's own included).
-    r"^(?P<path>\S+?):(?P<line>\d+): WARNING: (?P<message>(?:(?!\n\S*:? ?WARNING: ).)*?) \[jaxcheck\.(?P<subtype>[\w-]+)\]$",
+    r"^(?P<path>\S+?):(?P<line>\d+): WARNING: "
+    r"(?P<message>(?:(?!\n\S*:? ?WARNING: ).)*?) "
+    r"\[jaxcheck\.(?P<subtype>[\w-]+)\]$",
     re.MULTILINE | re.DOTALL,
 )
 

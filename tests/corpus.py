@@ -27,7 +27,10 @@ STALE_DRIFTS = [
         62,
         "md-raises",
         "the expected output at the end of the block is stale:",
-        "+The input carry c has type int32[] but the corresponding output carry component has type float32[], so the dtypes do not match.",
+        (
+            "+The input carry c has type int32[] but the corresponding output carry component has "
+            "type float32[], so the dtypes do not match."
+        ),
     ),
     (
         "forms_rst.rst",
@@ -80,7 +83,8 @@ REALWORLD = next(
 )
 PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")
 
-# conf.py of a project of those pages, as JAX's doctest run sees them; CACHE is replaced by a folder.
+# conf.py of a project of those pages, as JAX's doctest run sees them; CACHE is replaced by a
+# folder.
 CONF = '''
 extensions = ["myst_parser", "sphinx_jaxcheck"]
 exclude_patterns = ["_build"]

@@ -1,4 +1,5 @@
-"""Processes as /proc shows them: whether one still runs, and the worker supervisors a build left behind."""
+"""Processes as /proc shows them: whether one still runs, and the worker supervisors a build
+left behind."""
 
 from __future__ import annotations
 

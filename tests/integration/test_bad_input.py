@@ -30,11 +30,27 @@ SOURCES: dict[str, bytes] = {
         b"```{jaxcheck}\n:hide: yes\n\nprint(1)  # 1\n```\n"
     ),
     "empty_md.md": b"# Empty\n\n```{jaxcheck}\n```\n\n```{jaxcheck}\n# only\n# comments\n```\n",
-    "empty_rst.rst": b"Empty\n=====\n\n.. jaxcheck::\n\nText.\n\n.. jaxcheck::\n\n   # only\n   # comments\n",
+    "empty_rst.rst": (
+        b"Empty\n=====\n\n.. jaxcheck::\n\nText.\n\n.. jaxcheck::\n\n   # only\n   # comments\n"
+    ),
     "syntax_md.md": b"# Syntax\n\n```{jaxcheck}\nx = 1\ny = 2\nif x:\nprint(y)\n```\n",
-    "syntax_rst.rst": b"Syntax\n======\n\nText.\n\n.. jaxcheck::\n\n   x = 1\n   y = 2\n   z = (x +\n   print(z)\n",
+    "syntax_rst.rst": (
+        b"Syntax\n"
+        b"======\n"
+        b"\n"
+        b"Text.\n"
+        b"\n"
+        b".. jaxcheck::\n"
+        b"\n"
+        b"   x = 1\n"
+        b"   y = 2\n"
+        b"   z = (x +\n"
+        b"   print(z)\n"
+    ),
     "tabs_md.md": b"# Tabs\n\n```{jaxcheck}\nfor i in range(2):\n\tprint(i)\n\n# 0\n# 1\n```\n",
-    "tabs_rst.rst": b"Tabs\n====\n\n.. jaxcheck::\n\n\tfor i in range(2):\n\t\tprint(i)\n\n\t# 0\n\t# 5\n",
+    "tabs_rst.rst": (
+        b"Tabs\n====\n\n.. jaxcheck::\n\n\tfor i in range(2):\n\t\tprint(i)\n\n\t# 0\n\t# 5\n"
+    ),
     "latin1.md": BAD_UTF8,
     "bom.md": "\ufeff# Bom\n\n```{jaxcheck}\nprint('ü')  # ü\n```\n".encode(),
     "crlf.rst": b"Crlf\r\n====\r\n\r\n.. jaxcheck::\r\n\r\n   print(2)\r\n\r\n   # 2\r\n",
@@ -43,15 +59,42 @@ SOURCES: dict[str, bytes] = {
     ).encode(),
     "unclosed.md": b"# Unclosed\n\n```{jaxcheck}\nprint(1)  # 1\n\nMore prose that became code.\n",
     "nested.md": (
-        b"# Nested\n\n````{jaxcheck}\ns = '''\n```\n'''\nprint(s.strip())  # ```\n````\n\n"
-        b"- item\n\n  ```{jaxcheck}\n  print(2)  # 2\n  ```\n\n> ```{jaxcheck}\n> print(3)  # 3\n> ```\n"
+        b"# Nested\n"
+        b"\n"
+        b"````{jaxcheck}\n"
+        b"s = '''\n"
+        b"```\n"
+        b"'''\n"
+        b"print(s.strip())  # ```\n"
+        b"````\n"
+        b"\n"
+        b"- item\n"
+        b"\n"
+        b"  ```{jaxcheck}\n"
+        b"  print(2)  # 2\n"
+        b"  ```\n"
+        b"\n"
+        b"> ```{jaxcheck}\n"
+        b"> print(3)  # 3\n"
+        b"> ```\n"
     ),
     "raises.md": b"# Raises\n\n```{jaxcheck}\n:raises: NoSuchError\n\nraise KeyError('k')\n```\n",
     "cite_md.md": (
-        b"# Cite\n\nMissing: {jaxsrc}`no_such_file_xyz.py::f`.\n\n"
-        b"Outside: {jaxsrc}`../../etc/passwd`.\n\nAbsolute: {jaxsrc}`/etc/passwd`.\n\n"
-        b"Ambiguous: {jaxsrc}`__init__.py`.\n\nQuote outside: {jaxquote}`root <../../../etc/passwd>`.\n\n"
-        b"```{jaxcheck-quote} ../../etc/passwd\nroot\n```\n"
+        b"# Cite\n"
+        b"\n"
+        b"Missing: {jaxsrc}`no_such_file_xyz.py::f`.\n"
+        b"\n"
+        b"Outside: {jaxsrc}`../../etc/passwd`.\n"
+        b"\n"
+        b"Absolute: {jaxsrc}`/etc/passwd`.\n"
+        b"\n"
+        b"Ambiguous: {jaxsrc}`__init__.py`.\n"
+        b"\n"
+        b"Quote outside: {jaxquote}`root <../../../etc/passwd>`.\n"
+        b"\n"
+        b"```{jaxcheck-quote} ../../etc/passwd\n"
+        b"root\n"
+        b"```\n"
     ),
     "cite_rst.rst": (
         b"Cite\n====\n\nMissing: :jaxsrc:`no_such_file_xyz.py::f`.\n\n"
@@ -111,12 +154,14 @@ def test_bad_input_fails_the_build_without_a_traceback_from_our_code(bad) -> Non
         (
             "options_rst.rst",
             9,
-            '"jaxcheck" directive, option ":output:": \'maybe\' is not allowed; expected one of check, ignore, skip',
+            '"jaxcheck" directive, option ":output:": \'maybe\' is not allowed; '
+            "expected one of check, ignore, skip",
         ),
         (
             "options_rst.rst",
             14,
-            '"jaxcheck" directive, option ":timeout:": \'-3\' is not allowed; expected a number greater than 0',
+            '"jaxcheck" directive, option ":timeout:": \'-3\' is not allowed; '
+            "expected a number greater than 0",
         ),
         (
             "options_md.md",
@@ -126,12 +171,14 @@ def test_bad_input_fails_the_build_without_a_traceback_from_our_code(bad) -> Non
         (
             "options_md.md",
             9,
-            '"jaxcheck" directive, option ":compare:": \'pixels\' is not allowed; expected one of text, jaxpr',
+            '"jaxcheck" directive, option ":compare:": \'pixels\' is not allowed; '
+            "expected one of text, jaxpr",
         ),
         (
             "options_md.md",
             15,
-            '"jaxcheck" directive, option ":hide:": \'yes\' is not allowed; expected no value (it is a flag)',
+            '"jaxcheck" directive, option ":hide:": \'yes\' is not allowed; '
+            "expected no value (it is a flag)",
         ),
     ],
 )
@@ -284,8 +331,8 @@ def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -
     changed = {name for name in SOURCES if (root / name).read_bytes() != before[name]}
     assert changed == set()  # the one drift (tabs in rST) cannot be rewritten byte for byte
     assert (
-        "tabs_rst.rst:9: cannot update: block 'tabs_rst[1]': line 7 holds tabs, which reStructuredText expands to spaces"
-        in done.stderr
+        "tabs_rst.rst:9: cannot update: block 'tabs_rst[1]': line 7 holds tabs, "
+        "which reStructuredText expands to spaces" in done.stderr
     )
 
 
@@ -343,21 +390,55 @@ REPO = "https://example.org/fork/jax"
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     md = (
-        f"# Hostile\n\n```{{jaxcheck}}\nprint('{SCRIPT}')  # {SCRIPT}\n```\n\n"
-        f"```{{jaxcheck}}\nprint('{SCRIPT}')  # stale\n```\n\n"
-        f"```{{jaxcheck}}\nraise ValueError('{SCRIPT}')\n```\n\n"
-        f":::{{jaxcheck-qa}} Why {SCRIPT} and <b>bold</b>?\n:cite: loops.py::while_loop\n\n"
-        f"Answer with {{jaxquote}}`{SCRIPT} <loops.py::while_loop>` and <!-- a comment.\n:::\n\n"
-        f"```{{jaxcheck-quote}} jax/_src/lax/control_flow/loops.py\n:symbol: while_loop\n\n{SCRIPT}\n```\n"
+        "# Hostile\n"
+        "\n"
+        "```{jaxcheck}\n"
+        f"print('{SCRIPT}')  # {SCRIPT}\n"
+        "```\n"
+        "\n"
+        "```{jaxcheck}\n"
+        f"print('{SCRIPT}')  # stale\n"
+        "```\n"
+        "\n"
+        "```{jaxcheck}\n"
+        f"raise ValueError('{SCRIPT}')\n"
+        "```\n"
+        "\n"
+        f":::{{jaxcheck-qa}} Why {SCRIPT} and <b>bold</b>?\n"
+        ":cite: loops.py::while_loop\n"
+        "\n"
+        f"Answer with {{jaxquote}}`{SCRIPT} <loops.py::while_loop>` and <!-- a comment.\n"
+        ":::\n"
+        "\n"
+        "```{jaxcheck-quote} jax/_src/lax/control_flow/loops.py\n"
+        ":symbol: while_loop\n"
+        "\n"
+        f"{SCRIPT}\n"
+        "```\n"
     )
     rst = (
-        f"Hostile rST\n===========\n\n.. jaxcheck-qa:: Why {SCRIPT}?\n   :cite: loops.py::while_loop\n\n   Answer.\n\n"
-        f".. jaxcheck::\n\n   print('{SCRIPT}')\n\n   # nope\n"
+        "Hostile rST\n"
+        "===========\n"
+        "\n"
+        f".. jaxcheck-qa:: Why {SCRIPT}?\n"
+        "   :cite: loops.py::while_loop\n"
+        "\n"
+        "   Answer.\n"
+        "\n"
+        ".. jaxcheck::\n"
+        "\n"
+        f"   print('{SCRIPT}')\n"
+        "\n"
+        "   # nope\n"
     )
     root = write_project(
         tmp_path_factory.mktemp("hostile"),
         {"hostile.md": md, "hostile_rst.rst": rst},
-        conf=f'jaxcheck_on_drift = "warning"\nmyst_enable_extensions = ["colon_fence"]\njaxcheck_jax_repo = "{REPO}/"\n',
+        conf=(
+            'jaxcheck_on_drift = "warning"\n'
+            'myst_enable_extensions = ["colon_fence"]\n'
+            f'jaxcheck_jax_repo = "{REPO}/"\n'
+        ),
     )
     return root, build(root)
 

@@ -16,7 +16,12 @@ CASES = [
     Case("repl", "# >>> jnp.float32(1.5) * 2\n# Array(3., dtype=float32)", "verified"),
     Case(
         "doctest",
-        ">>> print(2 ** 10)\n1024\n>>> 1 / 0\nTraceback (most recent call last):\n    ...\nZeroDivisionError: division by zero",
+        ">>> print(2 ** 10)\n"
+        "1024\n"
+        ">>> 1 / 0\n"
+        "Traceback (most recent call last):\n"
+        "    ...\n"
+        "ZeroDivisionError: division by zero",
         "verified",
     ),
     Case("raises", "raise KeyError('k')\n\n# KeyError: 'k'", "verified", {"raises": "LookupError"}),
@@ -35,13 +40,18 @@ CASES = [
     Case("skip", "raise RuntimeError('never runs')", "skipped", {"output": "skip"}),
     Case(
         "jaxpr",
-        "import jax\nprint(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n\n# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }",
+        "import jax\n"
+        "print(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n"
+        "\n"
+        "# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }",
         "verified",
         {"compare": "jaxpr"},
     ),
     Case(
         "jaxpr-as-text",
-        "print(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n\n# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }",
+        "print(jax.make_jaxpr(lambda p, q: p * q)(1.0, 2.0))\n"
+        "\n"
+        "# { lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in (z,) }",
         "stale",
     ),
     Case("tolerance", "print(float(jnp.pi))\n\n# 3.14159", "verified", {"tolerance": "1e-5"}),
@@ -131,7 +141,18 @@ def test_named_block_can_be_referenced(tmp_path: Path) -> None:
     root = write_project(
         tmp_path,
         {
-            "page.rst": "Page\n====\n\n.. jaxcheck::\n   :name: target-block\n   :caption: The block\n\n   print(1)  # 1\n\nSee :ref:`target-block`.\n"
+            "page.rst": (
+                "Page\n"
+                "====\n"
+                "\n"
+                ".. jaxcheck::\n"
+                "   :name: target-block\n"
+                "   :caption: The block\n"
+                "\n"
+                "   print(1)  # 1\n"
+                "\n"
+                "See :ref:`target-block`.\n"
+            )
         },
     )
     result = build(root)
@@ -144,7 +165,19 @@ def test_status_table_lists_every_block_with_its_verdict_and_link(tmp_path: Path
     root = write_project(
         tmp_path,
         {
-            "a.md": "# A\n\n```{jaxcheck}\n:name: first\n\nprint(1)  # 1\n```\n\n```{jaxcheck}\nprint(2)  # 3\n```\n",
+            "a.md": (
+                "# A\n"
+                "\n"
+                "```{jaxcheck}\n"
+                ":name: first\n"
+                "\n"
+                "print(1)  # 1\n"
+                "```\n"
+                "\n"
+                "```{jaxcheck}\n"
+                "print(2)  # 3\n"
+                "```\n"
+            ),
             "status.rst": "Status\n======\n\n.. jaxcheck-status::\n",
         },
         conf='jaxcheck_on_drift = "warning"\n',

@@ -62,8 +62,15 @@ class DevTools:
         self.sock = socket.create_connection((host, port), timeout=30)
         key = base64.b64encode(os.urandom(16)).decode()
         self.sock.sendall(
-            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+            (
+                f"GET {path} HTTP/1.1\r\n"
+                f"Host: {host}:{port}\r\n"
+                "Upgrade: websocket\r\n"
+                "Connection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n"
+                "\r\n"
+            ).encode()
         )
         response = b""
         while b"\r\n\r\n" not in response:
@@ -220,8 +227,8 @@ def test_clicking_a_question_shows_its_answer_and_pinned_sources(
     assert browser.evaluate(f"{answer}.checkVisibility()") is False
 
     box = browser.evaluate(
-        f"(() => {{ const r = {card}.querySelector('summary .jaxcheck-qa-title').getBoundingClientRect();"
-        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        f"(() => {{ const r = {card}.querySelector('summary .jaxcheck-qa-title')"
+        ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
     )
     browser.click(*box)
 
@@ -279,7 +286,8 @@ lax.scan(lambda count, x: (count + x, x), jnp.int32(0), jnp.arange(3.0))
 
 # TypeError: scan body function carry input and carry output must have equal types, but they differ:
 #
-# The input carry count has type int32[] but the corresponding output carry component has type float32[], so the dtypes do not match.
+# The input carry count has type int32[] but the corresponding output carry component \
+has type float32[], so the dtypes do not match.
 #
 # Revise the function so that all output types match the corresponding input types.
 ```
@@ -343,7 +351,10 @@ def test_a_cards_permalink_opens_it_and_brings_it_into_view(
         "Runtime.evaluate",
         awaitPromise=True,
         returnByValue=True,
-        expression="new Promise(done => setTimeout(() => done(document.getElementById('qa-carry').open), 200))",
+        expression=(
+            "new Promise(done => setTimeout("
+            "() => done(document.getElementById('qa-carry').open), 200))"
+        ),
     )
     assert after_hashchange["result"]["value"] is True
 
@@ -351,8 +362,8 @@ def test_a_cards_permalink_opens_it_and_brings_it_into_view(
     _open(browser, page + "#qa-carry")  # with a mouse, which can hover
     browser.evaluate("document.getElementById('qa-carry').open = false")
     x, y = browser.evaluate(
-        "(() => { const r = document.querySelector('#qa-carry .jaxcheck-qa-permalink').getBoundingClientRect();"
-        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+        "(() => { const r = document.querySelector('#qa-carry .jaxcheck-qa-permalink')"
+        ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
     )
     browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)  # hovering shows the ¶
     assert browser.evaluate(
@@ -367,9 +378,13 @@ def test_clicking_a_question_in_the_index_opens_its_card(
     browser: DevTools, cards_site: Path
 ) -> None:
     _open(browser, (cards_site / "index.html").as_uri())
-    link = "Array.from(document.querySelectorAll('ul.jaxcheck-qa-index a')).find(a => a.hash === '#qa-carry')"
+    link = (
+        "Array.from(document.querySelectorAll('ul.jaxcheck-qa-index a'))"
+        ".find(a => a.hash === '#qa-carry')"
+    )
     box = browser.evaluate(
-        f"(() => {{ const r = {link}.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
+        f"(() => {{ const r = {link}.getBoundingClientRect(); "
+        "return [r.x + r.width / 2, r.y + r.height / 2]; })()"
     )
     browser.events.clear()
     browser.click(*box)
@@ -390,7 +405,8 @@ OVERFLOW = """(() => {
   return {
     comments: lines.length,
     spill: Math.max(...lines.map(l => l.getBoundingClientRect().right - pre.right)),
-    longestRows: Math.round(longest.getBoundingClientRect().height / parseFloat(getComputedStyle(longest).lineHeight)),
+    longestRows: Math.round(longest.getBoundingClientRect().height \
+/ parseFloat(getComputedStyle(longest).lineHeight)),
   };
 })()"""
 
@@ -408,10 +424,13 @@ def test_long_expected_output_lines_wrap_inside_the_column(
     assert found["longestRows"] >= 2  # the 134-character line wraps, visibly, in either width
 
 
-SOURCES = """(() => Array.from(document.querySelectorAll('#qa-carry .jaxcheck-qa-sources code')).map(code => ({
+SOURCES = """(() => Array.from(document.querySelectorAll('#qa-carry .jaxcheck-qa-sources code'))\
+.map(code => ({
   text: code.textContent,
-  rows: new Set(Array.from(code.querySelectorAll('span.pre')).map(s => Math.round(s.getBoundingClientRect().top))).size,
-  split: Array.from(code.querySelectorAll('span.pre')).filter(s => s.getClientRects().length > 1).map(s => s.textContent),
+  rows: new Set(Array.from(code.querySelectorAll('span.pre'))\
+.map(s => Math.round(s.getBoundingClientRect().top))).size,
+  split: Array.from(code.querySelectorAll('span.pre')).filter(s => s.getClientRects().length > 1)\
+.map(s => s.textContent),
 })))()"""
 
 

@@ -1,4 +1,5 @@
-"""The command line, ``jaxcheck check PATH...``, and the ``jaxcheck`` builder it runs (``sphinx-build -M jaxcheck``).
+"""The command line, ``jaxcheck check PATH...``, and the ``jaxcheck`` builder it runs
+(``sphinx-build -M jaxcheck``).
 
 Which pages a path names, usage errors (exit status 2), the build folder, the
 version, progress on a terminal, and the reports: GitHub annotations, JSON, JUnit.

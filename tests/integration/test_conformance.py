@@ -1,4 +1,5 @@
-"""The conformance corpus (``roots/test-conformance-fresh`` and ``-stale``): fresh passes, stale fails at exactly six blocks."""
+"""The conformance corpus (``roots/test-conformance-fresh`` and ``-stale``): fresh passes,
+stale fails at exactly six blocks."""
 
 from __future__ import annotations
 

@@ -215,7 +215,8 @@ def test_every_older_output_drifts_under_its_release_when_corrupted(
     lines = (DEMO_DOCS / f"{DRIFT_PAGE}.md").read_text(encoding="utf-8").split("\n")
     corrupted = 0
     for number, line in enumerate(lines):
-        # The last expected line of each block for jax <0.5: the comment line before the closing fence.
+        # The last expected line of each block for jax <0.5: the comment line before the
+        # closing fence.
         if line.startswith("# ") and lines[number + 1] == "```" and _block_is_old(lines, number):
             lines[number] += CORRUPTION
             corrupted += 1

@@ -7,8 +7,9 @@ without end, signals, global jax config, patched builtins, missing modules) or
 exhaust memory under ``jaxcheck_memory_limit_mb`` (a cap on each worker's
 address space: JAX works under a sane cap; a failed allocation raises
 MemoryError, XLA's RESOURCE_EXHAUSTED or C++'s std::bad_alloc, which the worker
-reports as "out of memory", or kills the worker, whose crash names the cap). Then processes that try to outlive the build, and state that must not
-leak from one document to the next.
+reports as "out of memory", or kills the worker, whose crash names the cap).
+Then processes that try to outlive the build, and state that must not leak
+from one document to the next.
 """
 
 from __future__ import annotations
@@ -64,24 +65,34 @@ TAMPERING = [
     Case("alarm", "import signal, time\nsignal.alarm(1)\ntime.sleep(30)", "failed"),
     Case(
         "x64",
-        "import jax, jax.numpy as jnp\njax.config.update('jax_enable_x64', True)\nprint(jnp.ones(1).dtype)  # float64",
+        "import jax, jax.numpy as jnp\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "print(jnp.ones(1).dtype)  # float64",
         "verified",
     ),
     Case(
         "patch-builtins",
-        "import builtins\nbuiltins.len = lambda x: -1\nbuiltins.isinstance = None\nbuiltins.str = None\nprint('ok')  # ok",
+        "import builtins\n"
+        "builtins.len = lambda x: -1\n"
+        "builtins.isinstance = None\n"
+        "builtins.str = None\n"
+        "print('ok')  # ok",
         "verified",
         {"session": "patched"},
     ),
     Case("missing-module", "import no_such_module_for_jaxcheck", "failed"),
     Case(
         "str-fails",
-        "class Weird(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\nraise Weird()",
+        "class Weird(Exception):\n"
+        "    def __str__(self):\n"
+        "        raise RuntimeError('no')\n"
+        "raise Weird()",
         "failed",
     ),
     Case(
         "jax-under-the-cap",
-        "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: (x * 2).sum())(jnp.arange(1000.0)))  # 999000.0",
+        "import jax, jax.numpy as jnp\n"
+        "print(jax.jit(lambda x: (x * 2).sum())(jnp.arange(1000.0)))  # 999000.0",
         "verified",
         {"session": "cap"},
     ),
@@ -207,8 +218,29 @@ def test_global_state_does_not_leak_between_documents(tmp_path: Path) -> None:
     root = write_project(
         tmp_path,
         {
-            "a.md": "# A\n\n```{jaxcheck}\nimport jax, builtins\njax.config.update('jax_enable_x64', True)\nbuiltins.round = lambda *a: 'patched'\nbuiltins.len = lambda x: -1\nimport os\nos.chdir('/')\nprint(round(1.4))  # patched\n```\n",
-            "b.md": "# B\n\n```{jaxcheck}\nimport jax, os\nprint(jax.numpy.ones(1).dtype)  # float32\nprint(len([1, 2]), round(1.4))  # 2 1\nprint(os.getcwd() == '/')  # False\n```\n",
+            "a.md": (
+                "# A\n"
+                "\n"
+                "```{jaxcheck}\n"
+                "import jax, builtins\n"
+                "jax.config.update('jax_enable_x64', True)\n"
+                "builtins.round = lambda *a: 'patched'\n"
+                "builtins.len = lambda x: -1\n"
+                "import os\n"
+                "os.chdir('/')\n"
+                "print(round(1.4))  # patched\n"
+                "```\n"
+            ),
+            "b.md": (
+                "# B\n"
+                "\n"
+                "```{jaxcheck}\n"
+                "import jax, os\n"
+                "print(jax.numpy.ones(1).dtype)  # float32\n"
+                "print(len([1, 2]), round(1.4))  # 2 1\n"
+                "print(os.getcwd() == '/')  # False\n"
+                "```\n"
+            ),
         },
     )
     result = build(root, jaxcheck_workers=1)
@@ -229,11 +261,16 @@ def test_global_jax_config_and_process_state_do_not_leak_between_documents(tmp_p
                 "print(jax.config.jax_disable_jit)  # True\n```\n"
             ),
             "b.md": (
-                "# B\n\n```{jaxcheck}\nimport jax, os, sys, numpy as np\n"
-                "print(jax.config.jax_disable_jit, jax.config.jax_default_matmul_precision)  # False None\n"
+                "# B\n"
+                "\n"
+                "```{jaxcheck}\n"
+                "import jax, os, sys, numpy as np\n"
+                "print(jax.config.jax_disable_jit, jax.config.jax_default_matmul_precision)  "
+                "# False None\n"
                 "print(np.array([1.2345]))  # [1.2345]\n"
                 "print('JAXCHECK_LEAK' in os.environ, '/leak' in sys.path)  # False False\n"
-                "print(sys.getrecursionlimit() > 50)  # True\n```\n"
+                "print(sys.getrecursionlimit() > 50)  # True\n"
+                "```\n"
             ),
         },
     )
@@ -248,7 +285,12 @@ def test_each_session_starts_its_own_backend_so_a_block_can_configure_it(tmp_pat
     four = (
         "import jax\njax.config.update('jax_num_cpu_devices', 4)\nprint(jax.device_count())  # 4\n"
     )
-    two = "import os\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\nimport jax\nprint(jax.device_count())  # 2\n"
+    two = (
+        "import os\n"
+        "os.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\n"
+        "import jax\n"
+        "print(jax.device_count())  # 2\n"
+    )
     one = "import jax\nprint(jax.device_count())  # 1\n"
     root = write_project(
         tmp_path,
@@ -263,7 +305,8 @@ def test_each_session_starts_its_own_backend_so_a_block_can_configure_it(tmp_pat
 
 
 def outliving(tmp_path: Path, start: str) -> tuple[Build, int]:
-    """Build a page whose block runs ``start`` (which sets ``pid``) and writes that pid down; the build and the pid."""
+    """Build a page whose block runs ``start`` (which sets ``pid``) and writes that pid down;
+    the build and the pid."""
     pidfile = tmp_path / "outliving.pid"
     page = (
         f"# Outliving\n\n```{{jaxcheck}}\n{start}"
@@ -325,7 +368,10 @@ def test_jax_runs_under_a_sane_memory_cap_and_a_tiny_cap_fails_with_a_clear_mess
     # The two outcomes the guide documents, each naming the cap; never a plain error.
     named = {
         "crash": "(out of memory? each worker may use at most 64 MB, jaxcheck_memory_limit_mb,",
-        "memory": "the block ran out of memory (each worker may use at most 64 MB (jaxcheck_memory_limit_mb)",
+        "memory": (
+            "the block ran out of memory (each worker may use at most 64 MB "
+            "(jaxcheck_memory_limit_mb)"
+        ),
     }
     assert found.subtype in named, found
     assert named[found.subtype] in found.message, found.message
@@ -371,7 +417,9 @@ def test_sphinx_process_never_imports_jax(tmp_path: Path) -> None:
 
 def test_parallel_read_and_write_merge_verdicts(tmp_path: Path) -> None:
     files = {
-        f"doc{n}.md": f"# Doc {n}\n\n```{{jaxcheck}}\nprint({n} * 2)  # {n * 2 + (1 if n == 3 else 0)}\n```\n"
+        f"doc{n}.md": (
+            f"# Doc {n}\n\n```{{jaxcheck}}\nprint({n} * 2)  # {n * 2 + (1 if n == 3 else 0)}\n```\n"
+        )
         for n in range(6)
     }
     root = write_project(tmp_path, files)

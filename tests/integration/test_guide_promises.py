@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 from buildkit import build, jaxcheck, sphinx_build, write_project
 
-PIN = 'jaxcheck_jax_version = "0.10.2"\njaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"\n'
+PIN = (
+    'jaxcheck_jax_version = "0.10.2"\n'
+    'jaxcheck_jax_commit = "990e6a0b84138346e6a38785412f36356e0e5dc3"\n'
+)
 GOOD_QUOTE = "carry input and carry output must have the same"
 
 
@@ -138,7 +141,9 @@ def test_workers_that_cannot_start_are_reported_as_jaxcheck_worker(tmp_path: Pat
 
 def test_a_platform_that_is_not_there_fails_each_block_as_the_guide_says(tmp_path: Path) -> None:
     pages = {
-        "a.md": "# A\n\n```{jaxcheck}\nimport jax.numpy as jnp\nprint(jnp.ones(2))  # [1. 1.]\n```\n"
+        "a.md": (
+            "# A\n\n```{jaxcheck}\nimport jax.numpy as jnp\nprint(jnp.ones(2))  # [1. 1.]\n```\n"
+        )
     }
     built = build(write_project(tmp_path, pages, conf='jaxcheck_env = {"JAX_PLATFORMS": "cuda"}\n'))
     assert built.status == 1

@@ -35,7 +35,21 @@ from processes import alive
 from sphinx_jaxcheck.cache.outcomes import OutcomeCache
 from sphinx_jaxcheck.run.interrupt import message
 
-QUICK = "# Quick {n}\n\n```{{jaxcheck}}\nprint({n})\n\n# {n}\n```\n\n```{{jaxcheck}}\nprint({n} + 1)\n\n# {m}\n```\n"
+QUICK = (
+    "# Quick {n}\n"
+    "\n"
+    "```{{jaxcheck}}\n"
+    "print({n})\n"
+    "\n"
+    "# {n}\n"
+    "```\n"
+    "\n"
+    "```{{jaxcheck}}\n"
+    "print({n} + 1)\n"
+    "\n"
+    "# {m}\n"
+    "```\n"
+)
 # A block that starts a child, a grandchild (through a shell) and a process in a
 # session of its own (out of reach of process-group kills), says so, and waits.
 WAITING = """# Waiting
@@ -43,7 +57,8 @@ WAITING = """# Waiting
 ```{{jaxcheck}}
 import os, subprocess, time
 plain = subprocess.Popen(["sleep", "600"])
-shell = subprocess.Popen(["sh", "-c", "sleep 600 & echo $! > {grandchild}.tmp && mv {grandchild}.tmp {grandchild}; wait"])
+shell = subprocess.Popen(["sh", "-c", "sleep 600 & echo $! > {grandchild}.tmp && \
+mv {grandchild}.tmp {grandchild}; wait"])
 apart = subprocess.Popen(["sleep", "600"], start_new_session=True)
 while not os.path.exists({grandchild!r}):
     time.sleep(0.05)
@@ -62,7 +77,15 @@ LARGE = (
 FILLER = ("Prose. " * 150 + "\n") * 1500
 LARGE_STALE = "# Page {n}\n\n" + FILLER + "\n```{{jaxcheck}}\nprint({n})\n\n# stale\n```\n"
 # Drift with a long diff: the report is larger than a pipe holds.
-LONG_DRIFT = "# Long {n}\n\n```{{jaxcheck}}\nprint('\\n'.join(f'line {{i}} of page {n}' for i in range(1500)))\n\n# stale\n```\n"
+LONG_DRIFT = (
+    "# Long {n}\n"
+    "\n"
+    "```{{jaxcheck}}\n"
+    "print('\\n'.join(f'line {{i}} of page {n}' for i in range(1500)))\n"
+    "\n"
+    "# stale\n"
+    "```\n"
+)
 # A hook of the Sphinx process (or of a -j reader): at the event named in HOLD,
 # write the marker (atomically, with the pid) and wait there for the signal.
 HOOKS = """
@@ -141,7 +164,8 @@ def descendants(root: int) -> set[int]:
 
 
 def with_tmpdir(tmpdir: Path) -> list[int]:
-    """Live processes that inherited this TMPDIR: the run's own, its workers', and what blocks started."""
+    """Live processes that inherited this TMPDIR: the run's own, its workers', and what blocks
+    started."""
     needle = f"TMPDIR={tmpdir}\0".encode()
     found = []
     for pid, (_, state) in processes().items():
@@ -194,7 +218,8 @@ def writing_an_entry(run: Run) -> bool:
 
 
 def report_started(run: Run) -> bool:
-    """The first bytes of the report arrived; the rest cannot fit in the pipe, which is read no further."""
+    """The first bytes of the report arrived; the rest cannot fit in the pipe, which is read no
+    further."""
     assert run.process.stdout is not None
     run.out = os.read(run.process.stdout.fileno(), 1).decode()
     return bool(run.out)
@@ -504,7 +529,8 @@ def test_an_interrupted_run_stops_everything_keeps_what_finished_and_says_so_in_
 
 
 def test_the_workers_clean_up_even_when_the_build_process_is_killed(tmp_path: Path) -> None:
-    """SIGKILL cannot be caught: the zygote learns of its parent's death and stops what the blocks started."""
+    """SIGKILL cannot be caught: the zygote learns of its parent's death and stops what the
+    blocks started."""
     pages = {f"{kind}.md": page(kind, tmp_path) for kind in (*QUICKS, "waiting")}
     root = write_project(
         tmp_path / "docs", pages, conf="jaxcheck_cache = True\njaxcheck_workers = 1\n"

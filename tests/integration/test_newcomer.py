@@ -108,7 +108,8 @@ def _checkout_copy(target: Path) -> Path:
 
 
 def quickstart(venv: Venv, where: Path, pages: dict[str, str]) -> Path:
-    """A ``sphinx-quickstart --sep`` project with the README's conf lines and these pages, committed."""
+    """A ``sphinx-quickstart --sep`` project with the README's conf lines and these pages,
+    committed."""
     made = venv.run(
         ["sphinx-quickstart", "-q", "--sep", "-p", "notes", "-a", "me", str(where)], where.parent
     )

@@ -115,14 +115,29 @@ def test_checked_examples_show_their_verdict_where_they_are_rendered(checked: Bu
 @pytest.mark.parametrize("mode", ["report", "off"])
 def test_report_counts_unchecked_examples_and_off_says_nothing(tmp_path: Path, mode: str) -> None:
     mark = tmp_path / "ran"
-    page = f"# Page\n\n```python\n>>> {RAN.format(mark=str(mark))}\n>>> 1 + 1\n2\n\n```\n\n    >>> 3\n    3\n"
+    page = (
+        "# Page\n"
+        "\n"
+        "```python\n"
+        f">>> {RAN.format(mark=str(mark))}\n"
+        ">>> 1 + 1\n"
+        "2\n"
+        "\n"
+        "```\n"
+        "\n"
+        "    >>> 3\n"
+        "    3\n"
+    )
     root = write_project(
         tmp_path / "docs", {"page.md": page}, conf=f"jaxcheck_doctests = {mode!r}\n"
     )
     result = build(root, "dummy")
     assert result.status == 0
     assert not mark.exists()
-    hint = '3 `>>>` example(s) of the pages were not checked: set jaxcheck_doctests = "check" in conf.py'
+    hint = (
+        "3 `>>>` example(s) of the pages were not checked: "
+        'set jaxcheck_doctests = "check" in conf.py'
+    )
     assert (hint in result.log) == (mode == "report")
 
 
@@ -130,7 +145,10 @@ def test_a_failing_setup_fails_every_block_of_its_session_and_says_why(tmp_path:
     root = write_project(
         tmp_path / "docs",
         {"page.md": "# Page\n\n```{jaxcheck}\nprint(1)  # 1\n```\n\n```python\n>>> 2\n2\n\n```\n"},
-        conf="jaxcheck_doctests = 'check'\njaxcheck_setup = 'raise RuntimeError(\"no setup today\")'\n",
+        conf=(
+            "jaxcheck_doctests = 'check'\n"
+            "jaxcheck_setup = 'raise RuntimeError(\"no setup today\")'\n"
+        ),
     )
     result = build(root, "dummy")
     assert result.status == 1

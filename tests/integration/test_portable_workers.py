@@ -137,7 +137,11 @@ def test_portable_watch_ends_a_process_whose_parent_died(tmp_path: Path) -> None
         open({str(pidfile)!r}, "w").write(str(os.getpid()))
         time.sleep(300)
     """)
-    parent = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {child!r}])\ntime.sleep(300)\n"
+    parent = (
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        "time.sleep(300)\n"
+    )
     env = {
         **os.environ,
         portability.PORTABLE_VARIABLE: "1",

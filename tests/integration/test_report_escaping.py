@@ -1,4 +1,5 @@
-"""What a block prints cannot drive the terminal, break a report's format, or bloat the search index."""
+"""What a block prints cannot drive the terminal, break a report's format, or bloat the search
+index."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``jaxcheck check --shard K/N`` and ``jaxcheck merge``: shards run every session once, merge equals a full run."""
+"""``jaxcheck check --shard K/N`` and ``jaxcheck merge``: shards run every session once,
+merge equals a full run."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ Logged {name}
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The stale conformance corpus plus pages whose sessions log each run: one full run, then 3 shards."""
+    """The stale conformance corpus plus pages whose sessions log each run: one full run, then
+    3 shards."""
     root = tmp_path_factory.mktemp("sharded")
     docs = copy_root("conformance-stale", root)
     log = root / "sessions.log"

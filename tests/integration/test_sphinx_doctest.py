@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-FLAGS = '["ELLIPSIS", "IGNORE_EXCEPTION_DETAIL", "DONT_ACCEPT_TRUE_FOR_1"]'  # sphinx.ext.doctest's default
+# sphinx.ext.doctest's default
+FLAGS = '["ELLIPSIS", "IGNORE_EXCEPTION_DETAIL", "DONT_ACCEPT_TRUE_FOR_1"]'
 PAGE = """\
 Page
 ====

@@ -1,4 +1,5 @@
-"""The result channel is untrusted: whatever a block writes on it, forks or leaves running fails that block alone."""
+"""The result channel is untrusted: whatever a block writes on it, forks or leaves running
+fails that block alone."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from cases import Case, documents, statuses
 from processes import zygotes_left_by_this_process
 
 
-# to_every_pipe(data) writes ``data`` to every pipe the block's process holds besides stdin/out/err: the result channel among them.
+# to_every_pipe(data) writes ``data`` to every pipe the block's process holds besides
+# stdin/out/err: the result channel among them.
 def to_every_pipe(data: bytes) -> str:
     return (
         "import os\n"
@@ -161,7 +163,8 @@ def test_output_of_a_thread_that_outlives_its_block_is_reported_on_that_block_as
 def test_a_thread_left_running_at_the_end_of_its_session_is_waited_for_as_a_script_would(
     supervised: Build,
 ) -> None:
-    """Non-daemon threads are joined (up to their block's timeout) and what they print is reported; daemon ones are not waited for."""
+    """Non-daemon threads are joined (up to their block's timeout) and what they print is
+    reported; daemon ones are not waited for."""
     found = statuses(supervised.app)
     [(subtype, message)] = messages(supervised, "prints-after-the-session")
     assert subtype == "output"
@@ -176,8 +179,8 @@ def test_a_thread_left_running_at_the_end_of_its_session_is_waited_for_as_a_scri
     [(subtype, message)] = messages(supervised, "never-ends")
     assert subtype == "output" and found["never-ends"] == "failed"
     assert (
-        "a thread this block started was still running 2 s after the last block of its session ended"
-        in message
+        "a thread this block started was still running 2 s after the last block "
+        "of its session ended" in message
     )
     assert "daemon=True" in message
 

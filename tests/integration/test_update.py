@@ -1,4 +1,5 @@
-"""``jaxcheck update`` and ``-D jaxcheck_update=1`` on real projects (guide/command-line, "jaxcheck update")."""
+"""``jaxcheck update`` and ``-D jaxcheck_update=1`` on real projects (guide/command-line,
+"jaxcheck update")."""
 
 from __future__ import annotations
 
@@ -69,8 +70,23 @@ def test_sphinx_build_with_update_flag_rewrites_and_passes(tmp_path: Path) -> No
 
 def test_update_keeps_ellipsis_lines_and_indentation_in_nested_fences(tmp_path: Path) -> None:
     page = (
-        "# Nested\n\n- An item\n\n  ```{jaxcheck}\n  print('jax', 1, 'on cpu')\n  print('two')\n\n"
-        "  # jax ... on cpu\n  # three\n  ```\n\n:::{note}\n```{jaxcheck}\nprint(5)  # 6\n```\n:::\n"
+        "# Nested\n"
+        "\n"
+        "- An item\n"
+        "\n"
+        "  ```{jaxcheck}\n"
+        "  print('jax', 1, 'on cpu')\n"
+        "  print('two')\n"
+        "\n"
+        "  # jax ... on cpu\n"
+        "  # three\n"
+        "  ```\n"
+        "\n"
+        ":::{note}\n"
+        "```{jaxcheck}\n"
+        "print(5)  # 6\n"
+        "```\n"
+        ":::\n"
     )
     root = write_project(tmp_path, {"nested.md": page})
     assert jaxcheck("update", str(root)).returncode == 0
@@ -116,7 +132,13 @@ def test_a_dry_run_with_refusals_and_no_diff_fails_and_writes_nothing(tmp_path: 
 
 
 def test_quotes_are_never_rewritten(tmp_path: Path) -> None:
-    page = "Q\n=\n\n:jaxquote:`this text is not in the file <jax/_src/lax/control_flow/loops.py::_check_carry_type>`\n"
+    page = (
+        "Q\n"
+        "=\n"
+        "\n"
+        ":jaxquote:`this text is not in the file "
+        "<jax/_src/lax/control_flow/loops.py::_check_carry_type>`\n"
+    )
     root = write_project(tmp_path, {"q.rst": page}, conf='jaxcheck_jax_version = "0.10.2"\n')
     result = jaxcheck("update", str(root))
     assert result.returncode == 1

@@ -33,7 +33,8 @@ def rerun(documents):  # type: ignore[no-untyped-def]
 
 
 def page(outputs: list[bytes]) -> str:
-    """A MyST page whose blocks print these bytes (decoded as Python would), each expecting 'stale'."""
+    """A MyST page whose blocks print these bytes (decoded as Python would), each expecting
+    'stale'."""
     lines = ["# Bytes", ""]
     for n, data in enumerate(outputs):
         write = (
@@ -139,7 +140,10 @@ def test_control_characters_are_refused_by_name_and_block(tmp_path: Path) -> Non
 
 
 def test_mlir_locations_name_the_block_and_never_the_worker(tmp_path: Path) -> None:
-    code = "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: jnp.sin(x) * 2).lower(1.0).as_text(debug_info=True))\n"
+    code = (
+        "import jax, jax.numpy as jnp\n"
+        "print(jax.jit(lambda x: jnp.sin(x) * 2).lower(1.0).as_text(debug_info=True))\n"
+    )
     block = Block(
         "mlir",
         0,

@@ -41,7 +41,10 @@ def add_imports(doctest_namespace):
     doctest_namespace["np"] = np
 """
 PYTEST_INI = "[pytest]\ndoctest_optionflags = NUMBER NORMALIZE_WHITESPACE\n"
-BARE = "TypeError: Argument types differ from the types for which this computation was compiled. The mismatches are:\n"
+BARE = (
+    "TypeError: Argument types differ from the types for which this computation was compiled. "
+    "The mismatches are:\n"
+)
 # (page, text of a passing example's expected output, the corrupted text)
 CORRUPTIONS = (
     (
@@ -114,7 +117,8 @@ def corrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
         text = (root / page).read_text("utf-8")
         assert text.count(good) == 1, (page, good)
         (root / page).write_text(text.replace(good, bad), "utf-8")
-    # As the pages' own check configures them (the same flags as JAX's pytest), caching inside the project.
+    # As the pages' own check configures them (the same flags as JAX's pytest), caching
+    # inside the project.
     (root / "conf.py").write_text(
         CONF.replace("CACHE", repr(str(root / ".jaxcheck_cache"))), "utf-8"
     )

@@ -58,7 +58,10 @@ def test_outputs_that_cannot_be_proven_leave_the_page_byte_identical_with_a_reas
     reasons = {
         int(found["line"]): (found["what"], found["why"])
         for found in re.finditer(
-            r"unstable\.md:(?P<line>\d+): (?P<what>cannot update|not updated|not checked): (?P<why>.*)",
+            (
+                r"unstable\.md:(?P<line>\d+): "
+                r"(?P<what>cannot update|not updated|not checked): (?P<why>.*)"
+            ),
             result.stderr,
         )
     }
@@ -71,8 +74,8 @@ def test_outputs_that_cannot_be_proven_leave_the_page_byte_identical_with_a_reas
     assert reasons[21][0] == "not updated" and "`%time` is an IPython magic" in reasons[21][1]
     assert reasons[28] == (
         "not checked",
-        "block 'skipped': the example '40 + 2  # doctest: +SKIP' is marked `+SKIP`: its output is never "
-        "checked, so update does not write one",
+        "block 'skipped': the example '40 + 2  # doctest: +SKIP' is marked `+SKIP`: "
+        "its output is never checked, so update does not write one",
     )
     assert "jaxcheck update: rewrote 0 expectation(s) in 0 file(s)" in result.stderr
 

@@ -1,4 +1,5 @@
-"""The environment a block sees: the allowlisted names of the build's, exactly, never a longer name."""
+"""The environment a block sees: the allowlisted names of the build's, exactly, never a longer
+name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The alignment behind ``jaxcheck update``: as good as trying every run, work at most quadratic, bounded.
+"""The alignment behind ``jaxcheck update``: as good as trying every run, work at most
+quadratic, bounded.
 
 Work is counted in steps (never timed): doubling both texts at most quadruples
 it, and past the limit the alignment stops with ``AlignmentTooLargeError``.
@@ -39,7 +40,8 @@ def test_the_fast_search_keeps_as_many_lines_as_trying_every_run(
 
 
 def steps_for(lines: int) -> int:
-    """Expected output of `lines` lines with `...` runs against an output of as many lines, all different."""
+    """Expected output of `lines` lines with `...` runs against an output of as many lines,
+    all different."""
     want = [f"head {n} ... tail" if n % 3 else "..." for n in range(lines)]
     got = [f"head {n} middle {n} tail!" for n in range(lines)]
     steps = Steps(limit=10**9)

@@ -54,7 +54,11 @@ CASES: list[tuple[str, str]] = [
     ("ALLOW_BYTES", ">>> b'x'\n'x'\n"),
     (
         "",
-        ">>> int('x')\nTraceback (most recent call last):\nValueError: invalid literal for int() with base 10: 'x'\n",
+        (
+            ">>> int('x')\n"
+            "Traceback (most recent call last):\n"
+            "ValueError: invalid literal for int() with base 10: 'x'\n"
+        ),
     ),
     ("", ">>> int('x')\nTraceback (most recent call last):\n  ...\nValueError: something else\n"),
     (
@@ -63,11 +67,19 @@ CASES: list[tuple[str, str]] = [
     ),
     (
         "",
-        ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\nbuiltins.ValueError: other\n",
+        (
+            ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\n"
+            "Traceback (most recent call last):\n"
+            "builtins.ValueError: other\n"
+        ),
     ),
     (
         "",
-        ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\nTraceback (most recent call last):\nTypeError: other\n",
+        (
+            ">>> int('x')  # doctest: +IGNORE_EXCEPTION_DETAIL\n"
+            "Traceback (most recent call last):\n"
+            "TypeError: other\n"
+        ),
     ),
     ("", ">>> int('x')\n0\n"),
     ("", ">>> print('a')\n>>> print('b')\nb\n"),
@@ -82,7 +94,11 @@ CASES: list[tuple[str, str]] = [
     ("", ">>> def f(\n...     a): return a\n>>> f(2)\n2\n"),
     (
         "",
-        ">>> 1/0  # doctest: +ELLIPSIS\nTraceback (most recent call last):\nZeroDivisionError: division...\n",
+        (
+            ">>> 1/0  # doctest: +ELLIPSIS\n"
+            "Traceback (most recent call last):\n"
+            "ZeroDivisionError: division...\n"
+        ),
     ),
     (
         "NORMALIZE_WHITESPACE",

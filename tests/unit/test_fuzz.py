@@ -266,7 +266,8 @@ def _unedited(
 
 
 def _reads_back_otherwise(source: SourceText) -> bool:
-    """Lines whose bytes no line list can keep apart: U+FEFF first in a file without a BOM reads back as one.
+    """Lines whose bytes no line list can keep apart: U+FEFF first in a file without a BOM
+    reads back as one.
 
     (A CR ending before an empty LF line would read back as one CRLF line; edits never leave one.)
     """

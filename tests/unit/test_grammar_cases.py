@@ -189,8 +189,8 @@ def test_commented_statements_read_as_doctest_reads_them() -> None:
         (("", "  "), "the block is empty: expected Python code to run", 1),
         (
             ("    # only a comment", "# 1"),
-            "the block holds only comments, so there is nothing to run: expected Python code before the "
-            "expected-output comments (or `# >>> ` statements)",
+            "the block holds only comments, so there is nothing to run: expected Python code "
+            "before the expected-output comments (or `# >>> ` statements)",
             1,
         ),
     ],
@@ -231,8 +231,8 @@ def test_a_doctest_that_cannot_run_still_lists_its_examples() -> None:
     body = ("  >>> %time 1", "  1", "  >>> x = 2", "  >>> x")
     for parsed in (parse_body(body), parse_body(body, doctest_only=True)):
         assert parsed.error == (
-            "line 1: `%time` is an IPython magic, which plain Python (and so doctest) cannot run: write the "
-            "statement without `%time`, or mark the example `# doctest: +SKIP`"
+            "line 1: `%time` is an IPython magic, which plain Python (and so doctest) cannot run: "
+            "write the statement without `%time`, or mark the example `# doctest: +SKIP`"
         )
         assert parsed.expectations == (
             Expectation(DOCTEST, (), first=0, stop=0, statement_line=1),
@@ -278,7 +278,10 @@ def test_hash_lines_inside_a_string_at_the_end_are_not_expectations(quotes: str)
 def test_a_doctest_option_error_points_at_its_line() -> None:
     parsed = parse_body((">>> x = 1", "1", ">>> y = 2  # doctest: +BOGUS"))
     assert (parsed.error, parsed.error_line) == (
-        "the doctest cannot be parsed: line 3 of the doctest for block has an invalid option: '+BOGUS'",
+        (
+            "the doctest cannot be parsed: line 3 of the doctest for block has an "
+            "invalid option: '+BOGUS'"
+        ),
         3,
     )
 

@@ -71,11 +71,17 @@ def test_comment_directives() -> None:
     assert problems == [
         (
             1,
-            "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9",
+            (
+                "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, "
+                "e.g. <0.5 or >=0.7,<0.9"
+            ),
         ),
         (
             2,
-            "unknown directive '# jaxcheck: backend gpu'; expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`",
+            (
+                "unknown directive '# jaxcheck: backend gpu'; "
+                "expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`"
+            ),
         ),
         (3, "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"),
     ]

@@ -121,7 +121,8 @@ def _rename(text: str, names: dict[str, str]) -> str:
 
 
 def test_jaxpr_variables_may_be_called_like_keywords_and_primitives() -> None:
-    """After a few hundred equations JAX names variables ``in``, ``let``, ``mul``, ``sin``: only variables are renamed."""
+    """After a few hundred equations JAX names variables ``in``, ``let``, ``mul``, ``sin``:
+    only variables are renamed."""
     rules = MatchRules(compare=CompareMode.JAXPR)
     tricky = _rename(JAXPR, {"a": "in", "b": "let", "c": "mul", "d": "sin", "e": "lambda"})
     assert "in:f32[] let:f32[]" in tricky and "sin:f32[] = mul mul let" in tricky

@@ -1,4 +1,5 @@
-"""Which inline literals are `jax.` names, and how the static index finds them (no builds, no jax import)."""
+"""Which inline literals are `jax.` names, and how the static index finds them (no builds, no
+jax import)."""
 
 from __future__ import annotations
 

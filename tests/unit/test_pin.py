@@ -1,4 +1,5 @@
-"""The pin: installed version and commit, mismatch errors, and links to the pinned commit (no builds)."""
+"""The pin: installed version and commit, mismatch errors, and links to the pinned commit (no
+builds)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,10 @@ def test_recorded_commit_parses_without_importing(tmp_path: Path) -> None:
 
 
 def test_installed_does_not_import_jax() -> None:
-    code = "import sys; from sphinx_jaxcheck.cite.pin import installed; installed(); print('jax' in sys.modules)"
+    code = (
+        "import sys; from sphinx_jaxcheck.cite.pin import installed; installed(); "
+        "print('jax' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

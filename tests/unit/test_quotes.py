@@ -15,7 +15,8 @@ from sphinx_jaxcheck.cite.quotes import _reader_stream, find_quote, quote_diff, 
 
 @pytest.fixture(autouse=True)
 def fresh_reader() -> Iterator[None]:
-    """Each test reads its source afresh: a stream cached by an earlier test would hide a changed reader."""
+    """Each test reads its source afresh: a stream cached by an earlier test would hide a
+    changed reader."""
     _reader_stream.cache_clear()
     yield
 

@@ -27,7 +27,14 @@ def fresh_reader() -> Iterator[None]:
     yield
 
 
-FIELDS = 'def check(name):\n    raise ValueError(f"{name} is bad")\n\n\ndef other(name):\n    raise ValueError(f"{name} is bad")\n'
+FIELDS = (
+    "def check(name):\n"
+    '    raise ValueError(f"{name} is bad")\n'
+    "\n"
+    "\n"
+    "def other(name):\n"
+    '    raise ValueError(f"{name} is bad")\n'
+)
 
 
 def found_at(source: str, quote: str) -> tuple[int, int] | None:
@@ -82,7 +89,8 @@ def test_the_closest_passage_is_found_among_many_lines(line: int) -> None:
     name = NAMES[line - 1]
     quote = f'{name} = "{name[::-1]} spelt backwards, {len(name)} letters"'
     result = find_quote(source, quote)
-    # The two lines ending with it: the line before also reaches the quote's length, and ties go to the first.
+    # The two lines ending with it: the line before also reaches the quote's length, and ties
+    # go to the first.
     assert result == QuoteResult(
         False,
         Passage(line - 1, line, "\n".join(source.splitlines()[line - 2 : line])),
@@ -104,7 +112,10 @@ def test_a_passage_ends_one_line_after_the_line_that_completes_the_quote() -> No
 
 
 def test_a_long_stale_quote_still_scores_as_mostly_there() -> None:
-    sentence = "the body function of the scan must return a carry with the same structure as the input carry "
+    sentence = (
+        "the body function of the scan must return a carry with the same structure "
+        "as the input carry "
+    )
     source = f'MESSAGE = ("{sentence * 3}")\n'
     quote = (sentence * 3).replace("structure", "structures", 1)
     result = find_quote(source, quote)

@@ -72,7 +72,8 @@ def test_the_bom_and_the_encoding_are_kept() -> None:
 def test_the_new_text_goes_into_a_temporary_file_beside_the_page_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # InterruptError updates leave only ".jaxcheck-*.tmp" files beside pages, which the cache prune removes.
+    # InterruptError updates leave only ".jaxcheck-*.tmp" files beside pages, which the cache
+    # prune removes.
     path = tmp_path / "page.md"
     path.write_bytes(b"old\n")
     seen: list[list[str]] = []
@@ -110,6 +111,7 @@ def test_a_changed_file_is_left_alone_with_the_next_step(tmp_path: Path) -> None
     with pytest.raises(FileChangedError) as raised:
         write_atomically(path, b"new\n", digest(b"old\n"))
     assert str(raised.value) == (
-        f"{path} changed since jaxcheck read it; nothing was written. Run the update again to rewrite it from its current text."
+        f"{path} changed since jaxcheck read it; nothing was written. "
+        "Run the update again to rewrite it from its current text."
     )
     assert [p.name for p in tmp_path.iterdir()] == ["page.md"] and path.read_bytes() == b"edited\n"

@@ -71,7 +71,8 @@ def block_in(
 
 
 def replay(outcomes: Outcomes, calls: list[Sequence[str]] | None = None):  # type: ignore[no-untyped-def]
-    """A second run that prints what ``outcomes`` say (made up, not run); it notes the documents asked for."""
+    """A second run that prints what ``outcomes`` say (made up, not run); it notes the
+    documents asked for."""
 
     def rerun(documents: Mapping[str, Sequence[Block]]) -> Mapping[str, Sequence[Verdict]]:
         if calls is not None:
@@ -87,7 +88,8 @@ def replay(outcomes: Outcomes, calls: list[Sequence[str]] | None = None):  # typ
 def update(
     blocks: Sequence[Block], outcomes: Outcomes, second: Outcomes | None = None, **options: object
 ) -> UpdateReport:
-    """Judge each block on its outcome, then update (the second run replays ``second`` or the same outcomes)."""
+    """Judge each block on its outcome, then update (the second run replays ``second`` or the
+    same outcomes)."""
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
     return update_sources(checked, rerun=replay(outcomes if second is None else second), **options)  # type: ignore[arg-type]
 
@@ -125,8 +127,8 @@ def test_output_no_expectation_covers_is_refused_with_the_note(tmp_path: Path) -
         (
             str(path),
             2,
-            "block 'doc[1]': the block printed output that no expectation covers; add a trailing block "
-            "of `# ` comments for it (jaxcheck update does not guess where it goes)",
+            "block 'doc[1]': the block printed output that no expectation covers; add a trailing "
+            "block of `# ` comments for it (jaxcheck update does not guess where it goes)",
         )
     ]
 
@@ -192,8 +194,8 @@ def test_workers_that_cannot_run_again_refuse_every_drift(tmp_path: Path) -> Non
         (
             str(path),
             4,
-            "block 'doc[1]': the sessions could not run a second time (the jaxcheck worker (python) did "
-            "not start: boom), so no new output is proven",
+            "block 'doc[1]': the sessions could not run a second time (the jaxcheck worker "
+            "(python) did not start: boom), so no new output is proven",
         )
     ]
 
@@ -213,8 +215,8 @@ def test_one_unproven_drift_does_not_stop_the_next(tmp_path: Path) -> None:
         (
             str(first),
             4,
-            "block 'a[1]': the output differs between two runs (output line 1: '1', then '7'); update writes "
-            "only output that reproduces exactly. Write the varying part as `...`",
+            "block 'a[1]': the output differs between two runs (output line 1: '1', then '7'); "
+            "update writes only output that reproduces exactly. Write the varying part as `...`",
         )
     ]
     assert describe(report) == [
@@ -233,7 +235,8 @@ def test_a_session_the_second_run_does_not_report_is_not_proven(tmp_path: Path) 
         (
             str(path),
             4,
-            "block 'doc[1]': the block did not run a second time, so its new output is not proven; run the update again",
+            "block 'doc[1]': the block did not run a second time, so its new output is not proven; "
+            "run the update again",
         )
     ]
 
@@ -254,9 +257,9 @@ def test_files_outside_the_source_folder_are_written_only_when_allowed(tmp_path:
         (
             str(root / "far.md"),
             4,
-            f"block 'far[1]': the file ({root / 'far.md'}, which is {outside}) is outside the source folder "
-            f"{root}; update writes there only when asked: pass --allow-outside (or set "
-            "jaxcheck_update_allow_outside = True)",
+            f"block 'far[1]': the file ({root / 'far.md'}, which is {outside}) is outside the "
+            f"source folder {root}; update writes there only when asked: pass --allow-outside (or "
+            "set jaxcheck_update_allow_outside = True)",
         )
     ]
     # Named by its own path when that is where it really is.
@@ -306,8 +309,9 @@ def test_control_characters_in_new_output_are_refused_by_name(tmp_path: Path) ->
             str(path),
             5,
             "block 'doc[1]': the new output holds control characters a page cannot keep as text: "
-            "'\\x1b' (ESC, which starts an ANSI escape sequence), on output line 1 ('\\x1b[1my'); update "
-            "writes none of it. Make the block print plain text (e.g. without progress bars or colours)",
+            "'\\x1b' (ESC, which starts an ANSI escape sequence), on output line 1 ('\\x1b[1my'); "
+            "update writes none of it. Make the block print plain text (e.g. without "
+            "progress bars or colours)",
         )
     ]
 
@@ -331,23 +335,25 @@ def test_lines_changed_by_the_reader_are_refused_naming_the_characters(tmp_path:
         (
             str(path),
             2,
-            "block 'doc[1]': line 2 holds '\\x0b', '\\x0c', which the reader turns into spaces, so jaxcheck "
-            "cannot rewrite the block byte for byte; rewrite this expectation by hand",
+            "block 'doc[1]': line 2 holds '\\x0b', '\\x0c', which the reader turns into spaces, "
+            "so jaxcheck cannot rewrite the block byte for byte; rewrite this expectation by hand",
         )
     ]
     tabbed = page(tmp_path, "```\nprint(1)\t# 2\n```\n", "tab.md")
     block = block_in(tabbed, 2, body=("print(1)        # 2",))
     (refused,) = update([block], {("doc", 0): Outcome(inline=((1, "1\n"),))}).refused
     assert refused[2] == (
-        "block 'doc[1]': line 2 holds tabs, which reStructuredText expands to spaces, so jaxcheck cannot "
-        "rewrite the block byte for byte; indent it with spaces, or rewrite this expectation by hand"
+        "block 'doc[1]': line 2 holds tabs, which reStructuredText expands to spaces, "
+        "so jaxcheck cannot rewrite the block byte for byte; indent it with spaces, or rewrite "
+        "this expectation by hand"
     )
     changed = page(tmp_path, "```\nprint(7)  # 2\n```\n", "changed.md")
     block = block_in(changed, 2, body=("print(1)  # 2",))
     (refused,) = update([block], {("doc", 0): Outcome(inline=((1, "1\n"),))}).refused
     assert refused[2] == (
-        "block 'doc[1]': line 2 reads 'print(7)  # 2' in the file, but the block was read as "
-        "'print(1)  # 2' (did a Sphinx extension change the text?); rewrite this expectation by hand"
+        "block 'doc[1]': line 2 reads 'print(7)  # 2' in the file, but the block was "
+        "read as 'print(1)  # 2' (did a Sphinx extension change the text?); rewrite "
+        "this expectation by hand"
     )
 
 
@@ -361,7 +367,8 @@ def test_output_that_would_close_the_fence_is_refused(tmp_path: Path) -> None:
         (
             str(path),
             6,
-            "block 'fenced': the new output line '~~~~~' would close the Markdown fence '~~~~' of the block",
+            "block 'fenced': the new output line '~~~~~' would close the Markdown fence "
+            "'~~~~' of the block",
         )
     ]
     # A shorter run of the fence's character does not close it: written.
@@ -393,7 +400,8 @@ def test_printed_prompts_that_would_read_as_new_examples_are_refused(tmp_path: P
         (
             str(path),
             3,
-            "block 'doc[1]': with the new output written, the block would read differently (new or lost examples)",
+            "block 'doc[1]': with the new output written, the block would read differently "
+            "(new or lost examples)",
         )
     ]
 
@@ -429,7 +437,15 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     assert path.read_text() == plain.replace("...\nd\n", "b\nc\n")
     # Without ELLIPSIS, a line holding "..." stands for one line, even where doctest's
     # NORMALIZE_WHITESPACE would let it match several.
-    spaced = "Text\n\n>>> print('a\\n...\\nb\\nc')  # doctest: +NORMALIZE_WHITESPACE\na ... b\nd\n\nMore\n"
+    spaced = (
+        "Text\n"
+        "\n"
+        ">>> print('a\\n...\\nb\\nc')  # doctest: +NORMALIZE_WHITESPACE\n"
+        "a ... b\n"
+        "d\n"
+        "\n"
+        "More\n"
+    )
     path = page(tmp_path, spaced)
     lines = tuple(path.read_text().split("\n")[2:5])
     report = update(
@@ -446,7 +462,8 @@ SNIPPET = "```\nprint(value)\n\n# 1\n```\n"
 
 
 def included(tmp_path: Path, documents: Sequence[str]) -> list[Block]:
-    """One snippet file, included by each of these documents (the same lines, read once per document)."""
+    """One snippet file, included by each of these documents (the same lines, read once per
+    document)."""
     path = page(tmp_path, SNIPPET, "snippet.md")
     return [block_in(path, 2, docname=doc) for doc in documents]
 
@@ -468,20 +485,20 @@ def test_documents_that_need_different_output_are_each_refused_naming_the_other(
         (
             path,
             4,
-            "block 'a[1]' is included by more than one document, which disagree: document 'a' needs ['2'], document 'c' needs ['3']"
-            + tail,
+            "block 'a[1]' is included by more than one document, which disagree: document 'a' "
+            "needs ['2'], document 'c' needs ['3']" + tail,
         ),
         (
             path,
             4,
-            "block 'b[1]' is included by more than one document, which disagree: document 'b' needs ['2'], document 'c' needs ['3']"
-            + tail,
+            "block 'b[1]' is included by more than one document, which disagree: document 'b' "
+            "needs ['2'], document 'c' needs ['3']" + tail,
         ),
         (
             path,
             4,
-            "block 'c[1]' is included by more than one document, which disagree: document 'c' needs ['3'], document 'a' needs ['2']"
-            + tail,
+            "block 'c[1]' is included by more than one document, which disagree: document 'c' "
+            "needs ['3'], document 'a' needs ['2']" + tail,
         ),
     ]
     assert report.rewritten == 0 and report.rewritten_at == set()
@@ -508,10 +525,10 @@ def test_a_document_that_needs_no_change_holds_the_edit_back(tmp_path: Path) -> 
         (
             str(tmp_path / "snippet.md"),
             4,
-            "block 'a[1]' is included by more than one document, which disagree: document 'a' needs ['2'], "
-            "document 'b' includes it too and there it needs no such change (its output matches the current "
-            "text, or could not be updated); update writes neither: make the documents agree, or rewrite "
-            "the expectation by hand",
+            "block 'a[1]' is included by more than one document, which disagree: document 'a' "
+            "needs ['2'], document 'b' includes it too and there it needs no such change (its "
+            "output matches the current text, or could not be updated); update writes neither: "
+            "make the documents agree, or rewrite the expectation by hand",
         )
     ]
 
@@ -558,7 +575,8 @@ def test_the_report_adds_up_over_files_including_those_already_right(tmp_path: P
         ("b", 0): Outcome(stdout="3\n"),
         ("c", 0): Outcome(stdout="4\n"),
     }
-    # b's drift is made up: its text already says what the block prints (update writes nothing there).
+    # b's drift is made up: its text already says what the block prints (update writes
+    # nothing there).
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
     fake = replace(
         judge(blocks[0], outcomes["a", 0]).drifts[0],
@@ -653,7 +671,20 @@ def test_trailing_output_before_statements_that_is_now_empty_goes_away(tmp_path:
 def test_testoutput_keeps_blank_lines_blank_and_runs_the_snippet_as_statements(
     tmp_path: Path,
 ) -> None:
-    text = "Text\n\n.. testcode::\n\n   x = 1\n   print(x)\n   print()\n   print(x)\n\n.. testoutput::\n\n   2\n"
+    text = (
+        "Text\n"
+        "\n"
+        ".. testcode::\n"
+        "\n"
+        "   x = 1\n"
+        "   print(x)\n"
+        "   print()\n"
+        "   print(x)\n"
+        "\n"
+        ".. testoutput::\n"
+        "\n"
+        "   2\n"
+    )
     path = page(tmp_path, text, "doc.rst")
     items = [
         doctest_directives.TestItem(

@@ -131,7 +131,8 @@ def test_tabs_that_rst_expands_are_refused(tmp_path: Path) -> None:
         body=("print(1)  # 2",),
     )
     assert report.refused[0][2].startswith(
-        "block 'doc[1]': line 2 reads 'print(7)  # 2' in the file, but the block was read as 'print(1)  # 2'"
+        "block 'doc[1]': line 2 reads 'print(7)  # 2' in the file, but the block was "
+        "read as 'print(1)  # 2'"
     )
 
 
