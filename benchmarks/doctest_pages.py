@@ -1,4 +1,5 @@
-"""Checking pages' own ``>>>`` examples: ``jaxcheck check`` vs ``pytest --doctest-glob``, side by side.
+"""Checking pages' own ``>>>`` examples: ``jaxcheck check`` vs ``pytest --doctest-glob``,
+side by side.
 
     python benchmarks/doctest_pages.py [PAGES] [--repeat 5]
 

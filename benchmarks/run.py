@@ -166,7 +166,12 @@ def mystnb_project(corpus: Corpus, root: Path) -> Path:
     for d, blocks in enumerate(corpus.code):
         body = [f"```{{code-cell}} ipython3\n{code}```" for code in blocks]
         pages[f"doc{d:03d}"] = NOTEBOOK_HEADER + page(f"Document {d}", body)
-    conf = 'extensions = ["myst_nb"]\nexclude_patterns = ["_build"]\nnb_execution_mode = "force"\nnb_execution_timeout = 600\n'
+    conf = (
+        'extensions = ["myst_nb"]\n'
+        'exclude_patterns = ["_build"]\n'
+        'nb_execution_mode = "force"\n'
+        "nb_execution_timeout = 600\n"
+    )
     return write_project(root, conf, pages)
 
 
@@ -245,7 +250,8 @@ class TreeSampler(threading.Thread):
         self.total_peak = max(self.total_peak, total)
 
     def _zygotes(self) -> set[int]:
-        # Forked children share the zygote's command line: the zygote is the one whose parent is not.
+        # Forked children share the zygote's command line: the zygote is the one whose parent
+        # is not.
         marked = {pid for pid, cmd in self.commands.items() if ZYGOTE_MODULE in cmd}
         return {pid for pid in marked if self.parents.get(pid) not in marked}
 
@@ -290,7 +296,8 @@ def measure(command: Sequence[str], cwd: Path | None = None, sample: bool = Fals
         text = log.read().decode(errors="replace")
     if process.returncode != 0:
         raise SystemExit(
-            f"benchmark command failed ({process.returncode}): {' '.join(map(str, command))}\n{text[-4000:]}"
+            f"benchmark command failed ({process.returncode}): {' '.join(map(str, command))}\n"
+            f"{text[-4000:]}"
         )
     return Run(
         seconds,
@@ -470,7 +477,8 @@ def bench_size(
         result = best(measured[configuration.name])
         results.append(Result(configuration.name, configuration.shown, result))
         print(
-            f"   {configuration.name:<28} {result.seconds:7.2f} s  {result.max_rss_kb / 1024:6.0f} MB",
+            f"   {configuration.name:<28} {result.seconds:7.2f} s  "
+            f"{result.max_rss_kb / 1024:6.0f} MB",
             flush=True,
         )
     bare = best([measure([PYTHON, "-c", "import jax, jax.numpy"]) for _ in range(repeat)])
@@ -507,7 +515,8 @@ def table(docs: int, blocks: int, results: list[Result], extra: dict[str, float]
     lines = [
         f"### {docs} documents x {blocks} blocks ({docs * blocks} blocks)",
         "",
-        "| configuration | command | time (s) | x (floor + plain) | x plain | peak RSS (MB) | target |",
+        "| configuration | command | time (s) | x (floor + plain) | x plain | "
+        "peak RSS (MB) | target |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
     for r in results:
@@ -530,10 +539,11 @@ def table(docs: int, blocks: int, results: list[Result], extra: dict[str, float]
         fresh = extra["zygote_start_s"] + sessions * extra["session_jax_ms"] / 1000 / 2
         lines += [
             "",
-            f"XLA compiles on several threads, so the floor gains {one_core / floor:.2f} x from a second core. "
-            f"Two workers sharing two cores compare with the floor pinned to one core: half of it "
-            f"plus the plain build is {one_core:.2f} / 2 + {plain:.2f} = {limit:.2f} s = **{limit / base:.2f} x "
-            f"(floor + plain)**. A fresh process per session adds at least the zygote's start and each "
+            f"XLA compiles on several threads, so the floor gains {one_core / floor:.2f} x from a "
+            "second core. Two workers sharing two cores compare with the floor pinned to one core: "
+            f"half of it plus the plain build is {one_core:.2f} / 2 + {plain:.2f} "
+            f"= {limit:.2f} s = **{limit / base:.2f} x (floor + plain)**. "
+            "A fresh process per session adds at least the zygote's start and each "
             f"session's first jax operation, {extra['zygote_start_s']:.2f} + {sessions} x "
             f"{extra['session_jax_ms'] / 1000:.3f} / 2 = {fresh:.2f} s, for a reference of "
             f"{limit + fresh:.2f} s = **{(limit + fresh) / base:.2f} x (floor + plain)**; "
@@ -541,10 +551,10 @@ def table(docs: int, blocks: int, results: list[Result], extra: dict[str, float]
         ]
     lines += [
         "",
-        f"Per-session overhead (one worker, one-block sessions, each a fresh fork of the warm zygote, "
-        f"compiled programs shared through the persistent XLA cache as in a build): "
-        f"{extra['session_ms']:.0f} ms for `print(1)`, {extra['session_jax_ms']:.0f} ms for a first "
-        f"jax operation (starting the CPU backend); the zygote starts (imports jax) in "
+        "Per-session overhead (one worker, one-block sessions, each a fresh fork of the warm "
+        "zygote, compiled programs shared through the persistent XLA cache as in a build): "
+        f"{extra['session_ms']:.0f} ms for `print(1)`, {extra['session_jax_ms']:.0f} ms for "
+        "a first jax operation (starting the CPU backend); the zygote starts (imports jax) in "
         f"{extra['zygote_start_s']:.2f} s.",
     ]
     bare = extra["bare_import_jax_kb"]
@@ -554,12 +564,13 @@ def table(docs: int, blocks: int, results: list[Result], extra: dict[str, float]
         worst = max(workers)
         lines += [
             "",
-            f"Memory: a bare `import jax` process peaks at {bare / 1024:.0f} MB; the zygote at "
-            f"{max(zygotes, default=0) / 1024:.0f} MB; the largest worker (one session, "
-            f"{len(workers)} sampled) at {worst / 1024:.0f} MB, **{(worst - bare) / 1024:.0f} MB above "
-            f"bare `import jax`** (target <= 150 MB: {'met' if worst - bare <= 150 * 1024 else 'MISSED'}). "
-            f"Whole process tree of the `-j 2` build at its peak: "
-            f"{by['jaxcheck cold, -j 2'].total_kb / 1024:.0f} MB (sum of resident sets, shared pages counted twice).",
+            f"Memory: a bare `import jax` process peaks at {bare / 1024:.0f} MB; "
+            f"the zygote at {max(zygotes, default=0) / 1024:.0f} MB; "
+            f"the largest worker (one session, {len(workers)} sampled) at {worst / 1024:.0f} MB, "
+            f"**{(worst - bare) / 1024:.0f} MB above bare `import jax`** (target <= 150 MB: "
+            f"{'met' if worst - bare <= 150 * 1024 else 'MISSED'}). Whole process tree of the "
+            f"`-j 2` build at its peak: {by['jaxcheck cold, -j 2'].total_kb / 1024:.0f} MB (sum of "
+            "resident sets, shared pages counted twice).",
         ]
     return "\n".join(lines)
 
@@ -594,8 +605,8 @@ def machine() -> str:
     )
     load = os.getloadavg()[0]
     return (
-        f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}, {versions}; "
-        f"load average {load:.1f} at the end of the run."
+        f"{os.cpu_count()} CPUs ({platform.machine()}), Python {platform.python_version()}, "
+        f"{versions}; load average {load:.1f} at the end of the run."
     )
 
 
@@ -652,7 +663,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = [
         "# Benchmark results",
         "",
-        f"`{command.strip()}` on {machine()} Configurations took turns; times are the best of {args.repeat} run(s) ({args.repeat * SHORT_RUNS} for runs under {SHORT_SECONDS:g} s); "
+        f"`{command.strip()}` on {machine()} Configurations took turns; times are the best of "
+        f"{args.repeat} run(s) ({args.repeat * SHORT_RUNS} for runs under {SHORT_SECONDS:g} s); "
         "ratios are from the same run.",
         "",
     ]

@@ -136,10 +136,10 @@ def main() -> int:
     lines = [
         "# Shards and pytest, side by side",
         "",
-        f"`python benchmarks/sharding.py --docs {args.docs} --blocks {args.blocks}` on {machine()} "
-        f"{args.docs} documents x {args.blocks} blocks ({blocks} blocks, one session per document), "
-        "result cache off, one run of each, in the order listed. The merged report equals the full "
-        f"run's; all {blocks} pytest items passed.",
+        f"`python benchmarks/sharding.py --docs {args.docs} --blocks {args.blocks}` on "
+        f"{machine()} {args.docs} documents x {args.blocks} blocks ({blocks} blocks, "
+        "one session per document), result cache off, one run of each, in the order listed. "
+        f"The merged report equals the full run's; all {blocks} pytest items passed.",
         "",
         "| run | wall time | vs |",
         "|---|---:|---|",

@@ -1,4 +1,5 @@
-"""Wall time of one command that must succeed, and the table of medians, for the benchmark scripts beside this file."""
+"""Wall time of one command that must succeed, and the table of medians, for the benchmark
+scripts beside this file."""
 
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ def timed(
 
 
 def median_table(runs: dict[str, list[float]], reference: str) -> str:
-    """A markdown table: each configuration's median seconds, every run, and its median's ratio to ``reference``'s."""
+    """A markdown table: each configuration's median seconds, every run, and its median's ratio
+    to ``reference``'s."""
     base = statistics.median(runs[reference])
     lines = [f"| run | median s | runs (s) | ratio to {reference} |", "|---|---:|---|---:|"]
     for name, times in runs.items():
         shown = " ".join(f"{t:.2f}" for t in times)
         lines.append(
-            f"| {name} | {statistics.median(times):.2f} | {shown} | {statistics.median(times) / base:.2f} |"
+            f"| {name} | {statistics.median(times):.2f} | {shown} | "
+            f"{statistics.median(times) / base:.2f} |"
         )
     return "\n".join(lines)

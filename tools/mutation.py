@@ -176,7 +176,8 @@ def main(argv: list[str]) -> int:
     killed = counted - len(live)
     score = 100.0 * killed / counted if counted else 100.0
     print(
-        f"{len(statuses)} mutants: {killed} killed, {len(equivalent)} equivalent, {len(live)} survived"
+        f"{len(statuses)} mutants: {killed} killed, {len(equivalent)} equivalent, "
+        f"{len(live)} survived"
     )
     print(f"mutation score: {killed} killed of {counted} ({score:.1f}%)")
     return 0 if score >= THRESHOLD else 1

@@ -1,4 +1,5 @@
-"""conf.py of the project ``doctest_pages.py`` checks with jaxcheck: the pages' own ``>>>`` examples, as JAX's pytest runs them."""
+"""conf.py of the project ``doctest_pages.py`` checks with jaxcheck: the pages' own ``>>>``
+examples, as JAX's pytest runs them."""
 
 extensions = ["myst_parser", "sphinx_jaxcheck"]
 exclude_patterns = ["_build"]

@@ -1,4 +1,5 @@
-"""conftest.py of the pages ``doctest_pages.py`` gives pytest: jax, lax, jnp and np in every example's namespace."""
+"""conftest.py of the pages ``doctest_pages.py`` gives pytest: jax, lax, jnp and np in every
+example's namespace."""
 
 from __future__ import annotations
 
