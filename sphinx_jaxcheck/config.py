@@ -97,7 +97,8 @@ def _number(kind: type, *, optional: bool = False, example: str = "60") -> Clean
             )
         if not math.isfinite(number) or number <= 0:
             raise ConfigurationError(
-                f"{name} = {value!r} is out of range: expected {wanted} greater than 0, e.g. {example}"
+                f"{name} = {value!r} is out of range: expected {wanted} greater than 0, "
+                f"e.g. {example}"
             )
         if kind is int:
             if number != int(number):
@@ -204,7 +205,8 @@ def _optional_path(what: str, example: str) -> Cleaner:
             return None
         if not isinstance(value, (str, os.PathLike)):
             raise ConfigurationError(
-                f"{name} = {_shown(value)} is not {what}: expected a string, e.g. {name} = {example!r}"
+                f"{name} = {_shown(value)} is not {what}: "
+                f"expected a string, e.g. {name} = {example!r}"
             )
         return os.fspath(value)
 
@@ -212,13 +214,15 @@ def _optional_path(what: str, example: str) -> Cleaner:
 
 
 def _value(default: Any, help: str, clean: Cleaner) -> Any:
-    """A field of :class:`Settings`: its default as conf.py would write it, its help, its cleaner."""
+    """A field of :class:`Settings`: its default as conf.py would write it, its help, its
+    cleaner."""
     return field(default=default, metadata={"help": help, "clean": clean})
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The cleaned configuration, as the rest of the package reads it; one field per ``jaxcheck_*`` value.
+    """The cleaned configuration, as the rest of the package reads it; one field per
+    ``jaxcheck_*`` value.
 
     Made by :func:`read_settings`, which cleans each value; a field's default is
     the value as conf.py would write it (``workers``: None, one per CPU).
@@ -291,7 +295,10 @@ class Settings:
     )
     doctest_flags: tuple[str, ...] = _value(
         (),
-        "doctest option flags of every >>> example (doctest's names plus NUMBER, ALLOW_UNICODE, ALLOW_BYTES)",
+        (
+            "doctest option flags of every >>> example (doctest's names plus NUMBER, "
+            "ALLOW_UNICODE, ALLOW_BYTES)"
+        ),
         _doctest_flags,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
@@ -309,7 +316,8 @@ class Settings:
 
 @dataclass(frozen=True)
 class ConfigValue:
-    """One configuration value as Sphinx registers it: name, default (as conf.py writes it), help."""
+    """One configuration value as Sphinx registers it: name, default (as conf.py writes it),
+    help."""
 
     name: str
     default: Any

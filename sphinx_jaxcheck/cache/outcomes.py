@@ -171,7 +171,8 @@ class OutcomeCache:
     def put(
         self, key: str, outcomes: Sequence[Outcome], files: Mapping[str, str] | None = None
     ) -> None:
-        """Store outcomes of a session that ran without failure, and the digests of the project's files it imported; atomic."""
+        """Store outcomes of a session that ran without failure, and the digests of the
+        project's files it imported; atomic."""
         if any(o.failure is not None for o in outcomes):
             return
         self.directory.mkdir(parents=True, exist_ok=True)

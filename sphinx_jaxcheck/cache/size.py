@@ -132,7 +132,8 @@ class Pruned:
 
 
 def prune(directory: str | os.PathLike[str], max_bytes: int, *, now: float | None = None) -> Pruned:
-    """Delete leftover temporary files, then least recently used outcomes until they take at most ``max_bytes``.
+    """Delete leftover temporary files, then least recently used outcomes until they take at
+    most ``max_bytes``.
 
     ``xla/`` is left alone: JAX keeps it under its own limit.
     """

@@ -26,7 +26,10 @@ def add_parser(commands: Any) -> None:
     cache.add_argument(
         "action",
         choices=ACTIONS,
-        help="info: sizes; prune: results down to their share of jaxcheck_cache_max_mb; clear: everything",
+        help=(
+            "info: sizes; prune: results down to their share of jaxcheck_cache_max_mb; "
+            "clear: everything"
+        ),
     )
     cache.add_argument(
         "sourcedir", nargs="?", default=".", help="the folder holding conf.py (default: .)"
@@ -97,14 +100,17 @@ def run(args: argparse.Namespace) -> int:
         )
         if found.count("temporary"):
             print(
-                f"temporary files:   {found.count('temporary')} ({human_size(found.size('temporary'))})"
+                f"temporary files:   {found.count('temporary')} "
+                f"({human_size(found.size('temporary'))})"
             )
         print(
-            f"total:             {human_size(found.size())} of at most {human_size(cap)} (jaxcheck_cache_max_mb)"
+            f"total:             {human_size(found.size())} of at most {human_size(cap)} "
+            "(jaxcheck_cache_max_mb)"
         )
         if oldest is not None:
             print(
-                f"least recently used outcome: {time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))}"
+                "least recently used outcome: "
+                f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(oldest))}"
             )
     return 0
 

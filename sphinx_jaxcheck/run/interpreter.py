@@ -74,7 +74,8 @@ class Interpreter:
     jax_root: str | None  # the folder holding its ``jax/`` package
 
     def version(self, package: str) -> str | None:
-        """The installed version of one of the tracked packages, or None when it is not installed."""
+        """The installed version of one of the tracked packages, or None when it is not
+        installed."""
         return dict(self.versions).get(package)
 
     @property
@@ -84,7 +85,8 @@ class Interpreter:
 
     @property
     def keeps_compilation_cache_limit(self) -> bool:
-        """Whether its JAX can keep its compilation cache under a limit in a folder shared by releases.
+        """Whether its JAX can keep its compilation cache under a limit in a folder shared by
+        releases.
 
         JAX's eviction (``jax_compilation_cache_max_size``) needs ``filelock``.
         """
@@ -162,8 +164,8 @@ def ask(python: str, env: Mapping[str, str]) -> Answer:
     except (IndexError, ValueError):
         tail = (done.stderr.strip() or done.stdout.strip() or "no output")[-600:]
         raise InterpreterError(
-            f"{what}: does not run as a Python interpreter (exit status {done.returncode}: {tail}); "
-            "expected the path of a Python 3 executable"
+            f"{what}: does not run as a Python interpreter (exit status {done.returncode}: "
+            f"{tail}); expected the path of a Python 3 executable"
         ) from None
     if facts["problem"]:
         raise InterpreterError(
@@ -201,7 +203,8 @@ class Probe:
 
     @functools.cached_property
     def interpreter(self) -> Interpreter:
-        """Its JAX; raises :class:`InterpreterError` when another interpreter cannot run the workers.
+        """Its JAX; raises :class:`InterpreterError` when another interpreter cannot run the
+        workers.
 
         Ours is read in-process, and never refused here: its jax is the pin
         check's business, and workers that cannot start say why, block by block.

@@ -133,7 +133,8 @@ class WorkerSettings:
         return env
 
     def outcome_env(self) -> dict[str, str]:
-        """The environment that can change what blocks print: :meth:`process_env` without our cache folder."""
+        """The environment that can change what blocks print: :meth:`process_env` without our
+        cache folder."""
         return replace(self, xla_cache_dir=None).process_env()
 
 
@@ -194,7 +195,8 @@ def run_sessions(
 
 
 class Workers:
-    """The workers of one build: may start early (to import jax while Sphinx reads), run once, always close."""
+    """The workers of one build: may start early (to import jax while Sphinx reads), run once,
+    always close."""
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.scratch: tempfile.TemporaryDirectory[str] | None = None

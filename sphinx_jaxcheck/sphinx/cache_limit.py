@@ -21,7 +21,10 @@ def bound_cache(app: Sphinx) -> None:
     pruned = prune(cache_directory(app.confdir, settings), limit)
     if pruned.removed:
         logger.info(
-            "jaxcheck: session outcomes over their share of jaxcheck_cache_max_mb (%s): removed %d least recently used item(s), %s",
+            (
+                "jaxcheck: session outcomes over their share of jaxcheck_cache_max_mb (%s): "
+                "removed %d least recently used item(s), %s"
+            ),
             human_size(limit),
             pruned.removed,
             human_size(pruned.freed),

@@ -100,7 +100,8 @@ class ZygoteServer:
         self.kill_strays()
 
     def kill_strays(self) -> None:
-        """Kill and reap adopted orphans: processes that blocks started and that outlived their child."""
+        """Kill and reap adopted orphans: processes that blocks started and that outlived their
+        child."""
         ours = {child.pid for child in self.children.values()}
         for _ in range(20):  # a killed stray's own children are adopted in turn
             strays = [pid for pid in children_of(os.getpid()) if pid not in ours]
@@ -209,7 +210,8 @@ class ZygoteServer:
                 return
 
     def _take_events(self, child: Child, chunk: bytes) -> None:
-        """Read a child's events; the channel is untrusted (a block may fork, or write to any fd)."""
+        """Read a child's events; the channel is untrusted (a block may fork, or write to any
+        fd)."""
         child.buffer += chunk
         while b"\n" in child.buffer and not child.garbled:
             line, child.buffer = child.buffer.split(b"\n", 1)
@@ -320,16 +322,20 @@ class ZygoteServer:
             return Outcome(
                 failure=FailureKind.CRASH,
                 message=(
-                    "the worker received something other than a result from this block on its result "
-                    f"channel ({child.garbled!r}), so it was stopped: a process the block forked, or a write "
-                    "to a file descriptor the block did not open? End forked children with os._exit()"
+                    "the worker received something other than a result from this block "
+                    f"on its result channel ({child.garbled!r}), so it was stopped: "
+                    "a process the block forked, or a write to a file descriptor the block did not "
+                    "open? End forked children with os._exit()"
                 ),
                 seconds=seconds,
             )
         if child.timed_out:
             return Outcome(
                 failure=FailureKind.TIMEOUT,
-                message=f"the block ran longer than its timeout of {program.timeout:g} s and was stopped",
+                message=(
+                    "the block ran longer than its timeout of "
+                    f"{program.timeout:g} s and was stopped"
+                ),
                 seconds=seconds,
             )
         if os.WIFSIGNALED(status):
