@@ -1,4 +1,5 @@
-"""The result cache: hits when nothing changed, misses on any change that can matter, never hides drift.
+"""The result cache: hits when nothing changed, misses on any change that can matter, never
+hides drift.
 
 Every block here appends a line to a file each time it really runs, so "it ran"
 is observed in the worker itself, not inferred from a log line.
@@ -155,7 +156,8 @@ def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
     )
 
     def check(fingerprint: str) -> CheckPlan:
-        """What a check with this fingerprint ran and took from the cache (one block: one session)."""
+        """What a check with this fingerprint ran and took from the cache (one block: one
+        session)."""
         plans: list[CheckPlan] = []
         check_documents(
             {"page": blocks}, settings, cache=cache, fingerprint=fingerprint, announce=plans.append
@@ -168,13 +170,16 @@ def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
 
 
 def local_wheel(folder: Path, version: str) -> Path:
-    """A real wheel of ``jaxcheckdemo`` (a module that knows its version), as a build backend makes it."""
+    """A real wheel of ``jaxcheckdemo`` (a module that knows its version), as a build backend
+    makes it."""
     wheel = folder / f"jaxcheckdemo-{version}-py3-none-any.whl"
     info = f"jaxcheckdemo-{version}.dist-info"
     files = {
         "jaxcheckdemo.py": f"VERSION = {version!r}\n",
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: jaxcheckdemo\nVersion: {version}\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{info}/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
     }
     with zipfile.ZipFile(wheel, "w") as archive:
         for name, text in files.items():
@@ -206,7 +211,8 @@ def pip_install(wheel: Path, target: Path) -> None:
 
 
 def test_upgrading_any_package_the_workers_import_runs_its_blocks_again(tmp_path: Path) -> None:
-    """A package the Sphinx process cannot even see, installed on the workers' path, changes version."""
+    """A package the Sphinx process cannot even see, installed on the workers' path, changes
+    version."""
     site = tmp_path / "site"
     pip_install(local_wheel(tmp_path, "1.0"), site)
     ran = tmp_path / "ran.txt"
@@ -285,11 +291,15 @@ def test_blocks_run_in_their_documents_folder_wherever_the_build_starts(
 def test_editing_a_module_of_the_project_that_a_block_imports_runs_the_block_again(
     tmp_path: Path,
 ) -> None:
-    """helper.py beside the page and a module on the workers' PYTHONPATH: their content decides the outcome."""
+    """helper.py beside the page and a module on the workers' PYTHONPATH: their content decides
+    the outcome."""
     ran, lib = tmp_path / "ran.txt", tmp_path / "lib"
     lib.mkdir()
     (lib / "shared_lib.py").write_text("FACTOR = 2\n")
-    code = "import helper, shared_lib, jax.numpy as jnp\nprint(helper.NAME, shared_lib.FACTOR, int(jnp.int32(1)))"
+    code = (
+        "import helper, shared_lib, jax.numpy as jnp\n"
+        "print(helper.NAME, shared_lib.FACTOR, int(jnp.int32(1)))"
+    )
     conf = CACHED + f"jaxcheck_env = {{'JAX_PLATFORMS': 'cpu', 'PYTHONPATH': {str(lib)!r}}}\n"
     pages = {
         "page.md": counted_block(ran, code=code, expected="one 2 1"),
@@ -298,7 +308,8 @@ def test_editing_a_module_of_the_project_that_a_block_imports_runs_the_block_aga
     root = write_project(tmp_path / "docs", pages, conf=conf)
     assert rebuild(root).status == 0 and runs(ran) == 1
     [entry] = (root / ".jaxcheck_cache").glob("*.json")
-    # The project's files, with their digests; nothing of the standard library or of installed packages (jax).
+    # The project's files, with their digests; nothing of the standard library or of installed
+    # packages (jax).
     assert sorted(json.loads(entry.read_text())["files"]) == sorted(
         str(p.resolve()) for p in (root / "helper.py", lib / "shared_lib.py")
     )

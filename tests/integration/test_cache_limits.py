@@ -140,7 +140,8 @@ print(os.environ.get("JAX_COMPILATION_CACHE_MAX_SIZE"))
 def test_the_workers_give_jax_the_share_of_the_compiled_programs(
     tmp_path: Path, cache: bool
 ) -> None:
-    """In the cache folder; a build without the cache compiles into a folder of its own, for that build only."""
+    """In the cache folder; a build without the cache compiles into a folder of its own, for
+    that build only."""
     expected = compiled_share(1024 * 1024) if cache else None
     root = write_project(
         tmp_path / "docs",

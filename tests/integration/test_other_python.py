@@ -370,8 +370,8 @@ def test_a_bad_limit_is_an_option_error(limited_corpus: Path) -> None:
     done = jaxcheck("check", limited_corpus)
     assert done.returncode == 1
     assert (
-        "option \":jax-version:\": 'before 0.5' is not allowed; expected a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"
-        in done.stdout
+        "option \":jax-version:\": 'before 0.5' is not allowed; expected a PEP 440 version "
+        "specifier, e.g. <0.5 or >=0.7,<0.9" in done.stdout
     )
     assert (
         "option \":platforms:\": 'gpu, npu' is not allowed; expected some of cpu, gpu, tpu"
@@ -393,7 +393,8 @@ def test_the_other_interpreter_does_not_import_the_jax_beside_our_package(
     run = (
         f"import sys; sys.path.insert(0, {str(site)!r}); import sphinx_jaxcheck.cli as cli; "
         f"assert cli.__file__.startswith({str(site)!r}); "
-        f"raise SystemExit(cli.main(['check', {str(old_corpus)!r}, '--python', {str(older_python)!r}]))"
+        f"raise SystemExit(cli.main(['check', {str(old_corpus)!r}, "
+        f"'--python', {str(older_python)!r}]))"
     )
     done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -458,7 +459,8 @@ def test_the_matrix_directive_shows_the_last_matrix_and_vouches_for_its_rows(
     table = page[page.index("jaxcheck-matrix-table") : page.index("</table>")]
     assert table.count("<tr") == 1 + 4 and "jax 0.4.35" in table and "✓ verified" in table
 
-    # A page showing the whole matrix vouches for the drifting rows too; a changed block is stale in it.
+    # A page showing the whole matrix vouches for the drifting rows too; a changed block is
+    # stale in it.
     (two_pages / "old.md").write_text(OLD_OUTPUTS)
     (two_pages / "index.md").write_text("# Pages\n\n```{toctree}\nold\nlimited\n```\n")
     (two_pages / "limited.md").write_text(

@@ -1,4 +1,5 @@
-"""Pruning the session outcomes to their share of the cap, least recently used first (fast, no builds)."""
+"""Pruning the session outcomes to their share of the cap, least recently used first (fast,
+no builds)."""
 
 from __future__ import annotations
 
