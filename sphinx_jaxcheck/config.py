@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
-from .cache.size import COMPILED_SHARE, RESULTS_SHARE
 from .cite.pin import DEFAULT_REPO
 from .errors import ConfigurationError, ShardError
 from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
@@ -191,7 +190,7 @@ def _setup_code(name: str, value: Any) -> str:
 def _shard(name: str, value: Any) -> str | None:
     if value in (None, ""):
         return None
-    from .run.shards import Shard
+    from .model import Shard
 
     try:
         return str(Shard.parse(value))
@@ -211,6 +210,23 @@ def _optional_path(what: str, example: str) -> Cleaner:
         return os.fspath(value)
 
     return clean
+
+
+# Shares of jaxcheck_cache_max_mb. A compiled program (a few KB) is about ten
+# times an outcome (a few hundred bytes). The last 3% is room for what JAX keeps
+# beside each program and its own limit does not count (an 8-byte access time).
+COMPILED_SHARE = 0.72
+RESULTS_SHARE = 0.25
+
+
+def compiled_share(max_bytes: int) -> int:
+    """The bytes JAX may keep in ``xla/`` under a cache limit of ``max_bytes``."""
+    return int(max_bytes * COMPILED_SHARE)
+
+
+def results_share(max_bytes: int) -> int:
+    """The bytes session outcomes may take under a cache limit of ``max_bytes``."""
+    return int(max_bytes * RESULTS_SHARE)
 
 
 def _value(default: Any, help: str, clean: Cleaner) -> Any:

@@ -11,9 +11,13 @@ import enum
 import os
 from dataclasses import dataclass
 
+from .errors import ShardError
+
 DEFAULT_TIMEOUT = 60.0  # seconds a block may run (jaxcheck_timeout, :timeout:)
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes a block may print (jaxcheck_output_limit_mb)
 SessionKey = tuple[str, str]  # (docname, session name): blocks with one key share a namespace
+# Beside the outcomes in the cache folder: how long each session took, to balance shards.
+DURATIONS_FILE = "durations.tsv"
 
 
 class OutputMode(enum.Enum):
@@ -276,3 +280,31 @@ class Verdict:
     actual_text: str = ""  # what the block printed, for the stale marker
     seconds: float = 0.0
     reason: str = ""  # why a skipped block did not run (its limits exclude this JAX)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``"K/N"`` with 1 <= K <= N."""
+        index, slash, count = str(text).partition("/")
+        if not (slash and index.strip().isdigit() and count.strip().isdigit()):
+            raise ShardError(f"shard {text!r} is not of the form K/N, e.g. 1/3")
+        shard = cls(int(index), int(count))
+        if not 1 <= shard.index <= shard.count:
+            raise ShardError(f"shard {text!r}: K must be between 1 and N")
+        return shard
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def session_name(key: SessionKey) -> str:
+    """How durations name a session: the document, and ``::name`` for a named session."""
+    docname, session = key
+    return f"{docname}::{session}" if session else docname

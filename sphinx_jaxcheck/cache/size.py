@@ -3,10 +3,10 @@
 One folder holds both caches: session outcomes (``<key>.json``) and, in
 ``xla/``, JAX's persistent compilation cache that the workers share. Both only
 grow as blocks change, so the limit is split between them. JAX keeps the
-compiled programs under :func:`compiled_share` of it itself
+compiled programs under :func:`~sphinx_jaxcheck.config.compiled_share` of it itself
 (``jax_compilation_cache_max_size``: storing a program removes its least
 recently used ones), so nothing here reads that folder's layout, only its
-size. After every build the outcomes are pruned to :func:`results_share`,
+size. After every build the outcomes are pruned to :func:`~sphinx_jaxcheck.config.results_share`,
 least recently used first (an outcome is marked used when a build reads it);
 temporary files that an interrupted write left behind go too.
 """
@@ -20,28 +20,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..model import DURATIONS_FILE
+
 XLA_FOLDER = "xla"
 # Ours, in xla/: the programs there were all stored under JAX's limit.
 _BOUNDED_MARK = ".jaxcheck-bounded"
-# Written by sharding beside the outcomes; cleared with them.
-DURATIONS_FILE = "durations.tsv"
 # A write in progress is younger than this; an older temporary file is debris.
 STALE_TEMPORARY_SECONDS = 3600.0
-# Shares of jaxcheck_cache_max_mb. A compiled program (a few KB) is about ten
-# times an outcome (a few hundred bytes). The last 3% is room for what JAX keeps
-# beside each program and its own limit does not count (an 8-byte access time).
-COMPILED_SHARE = 0.72
-RESULTS_SHARE = 0.25
-
-
-def compiled_share(max_bytes: int) -> int:
-    """The bytes JAX may keep in ``xla/`` under a cache limit of ``max_bytes``."""
-    return int(max_bytes * COMPILED_SHARE)
-
-
-def results_share(max_bytes: int) -> int:
-    """The bytes session outcomes may take under a cache limit of ``max_bytes``."""
-    return int(max_bytes * RESULTS_SHARE)
 
 
 def compiled_folder(directory: str | os.PathLike[str]) -> str:

@@ -47,15 +47,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``jaxcheck cache ...``; the exit status."""
-    from ..cache.size import (
-        XLA_FOLDER,
-        clear,
-        compiled_share,
-        human_size,
-        prune,
-        results_share,
-        usage,
-    )
+    from ..cache.size import XLA_FOLDER, clear, human_size, prune, usage
+    from ..config import compiled_share, results_share
 
     srcdir = Path(args.sourcedir).resolve()
     if not (srcdir / "conf.py").is_file():

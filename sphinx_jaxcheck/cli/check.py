@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _shard(text: str) -> str:
-    from ..run.shards import Shard
+    from ..model import Shard
 
     try:
         return str(Shard.parse(text))

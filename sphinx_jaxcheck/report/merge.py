@@ -10,11 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cache.size import DURATIONS_FILE
 from ..errors import ShardError
 from ..judge.example_verdicts import ExampleVerdict
-from ..model import Status
-from ..run.shards import Shard, session_name
+from ..model import DURATIONS_FILE, Shard, Status, session_name
 from .records import BlockRecord, ExampleRecord, FindingRecord, Report, RunRecord, summary_line
 
 

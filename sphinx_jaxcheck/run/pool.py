@@ -21,8 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
-from ..cache.size import compiled_share
-from ..config import Settings
+from ..config import Settings, compiled_share
 from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from ..worker.protocol import encode, outcome_from_wire, program_to_wire

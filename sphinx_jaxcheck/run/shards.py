@@ -13,41 +13,10 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import replace_file
-from ..cache.size import DURATIONS_FILE
-from ..errors import ShardError
-from ..model import Block, SessionKey, Status, Verdict
-
-
-@dataclass(frozen=True)
-class Shard:
-    """Shard ``index`` (1-based) of ``count``."""
-
-    index: int
-    count: int
-
-    @classmethod
-    def parse(cls, text: str) -> Shard:
-        """``"K/N"`` with 1 <= K <= N."""
-        index, slash, count = str(text).partition("/")
-        if not (slash and index.strip().isdigit() and count.strip().isdigit()):
-            raise ShardError(f"shard {text!r} is not of the form K/N, e.g. 1/3")
-        shard = cls(int(index), int(count))
-        if not 1 <= shard.index <= shard.count:
-            raise ShardError(f"shard {text!r}: K must be between 1 and N")
-        return shard
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-
-def session_name(key: SessionKey) -> str:
-    """How durations name a session: the document, and ``::name`` for a named session."""
-    docname, session = key
-    return f"{docname}::{session}" if session else docname
+from ..model import DURATIONS_FILE, Block, SessionKey, Status, Verdict, session_name
 
 
 def split(

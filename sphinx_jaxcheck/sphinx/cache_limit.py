@@ -8,7 +8,8 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..cache.size import human_size, prune, results_share
+from ..cache.size import human_size, prune
+from ..config import results_share
 from .settings import cache_directory, settings_of
 
 logger = logging.getLogger(__name__)

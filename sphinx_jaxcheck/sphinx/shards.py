@@ -11,9 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from sphinx.application import Sphinx
 
-from ..model import Block, SessionKey, Verdict
+from ..model import Block, SessionKey, Shard, Verdict
 from ..run.shards import (
-    Shard,
     load_durations,
     save_durations,
     session_durations,

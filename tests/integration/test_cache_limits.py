@@ -13,7 +13,8 @@ import pytest
 from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck import cli
-from sphinx_jaxcheck.cache.size import compiled_share, human_size, results_share, usage
+from sphinx_jaxcheck.cache.size import human_size, usage
+from sphinx_jaxcheck.config import compiled_share, results_share
 
 JITTED = """# Page {n}
 

@@ -7,14 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from sphinx_jaxcheck.cache.size import (
-    STALE_TEMPORARY_SECONDS,
-    compiled_folder,
-    compiled_share,
-    prune,
-    results_share,
-    usage,
-)
+from sphinx_jaxcheck.cache.size import STALE_TEMPORARY_SECONDS, compiled_folder, prune, usage
+from sphinx_jaxcheck.config import compiled_share, results_share
 
 
 def test_prune_removes_least_recently_used_first_and_old_temporary_files(tmp_path: Path) -> None:

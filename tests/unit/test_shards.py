@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sphinx_jaxcheck.errors import ShardError
-from sphinx_jaxcheck.run.shards import Shard, load_durations, save_durations, split
+from sphinx_jaxcheck.model import Shard
+from sphinx_jaxcheck.run.shards import load_durations, save_durations, split
 
 
 def test_split_is_deterministic_and_balances_remembered_durations() -> None:
