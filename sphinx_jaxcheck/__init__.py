@@ -21,6 +21,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .sphinx import (
         block_directive,
         builder,
+        checking,
         interpreter,
         matrix_page,
         page_examples,
@@ -37,7 +38,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     source_files.setup_source_files(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
-    setup_checking(app)
+    checking.setup_checking(app)
     setup_pinned_source(app)
     rendering.setup_rendering(app)
     status_page.setup_status_page(app)
@@ -49,19 +50,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }
-
-
-def setup_checking(app: Sphinx) -> None:
-    """The events that run blocks and report on them, in the order a build reaches them."""
-    from .sphinx import check, findings, outdated, signals, summary, updating, workers
-
-    signals.setup_signals(app)
-    outdated.setup_outdated(app)
-    workers.setup_workers(app)
-    check.setup_check(app)
-    updating.setup_updating(app)
-    findings.setup_findings(app)
-    summary.setup_summary(app)
 
 
 def setup_pinned_source(app: Sphinx) -> None:

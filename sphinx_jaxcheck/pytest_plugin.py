@@ -374,8 +374,8 @@ class DocsRun:
         return self.verdicts[block.docname][block.index]
 
     def _check(self, docnames: list[str]) -> None:
-        from .sphinx.sessions import run_documents
-        from .sphinx.workers import workers_of
+        from .sphinx.checking.sessions import run_documents
+        from .sphinx.checking.workers import workers_of
 
         if self.stopped:
             raise ItemFailedError(self.stopped)
@@ -394,7 +394,7 @@ class DocsRun:
     def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
         from .report.records import relative
         from .rewrite.update import describe, update_sources
-        from .sphinx.sessions import second_run
+        from .sphinx.checking.sessions import second_run
         from .sphinx.settings import settings_of
 
         checked = [

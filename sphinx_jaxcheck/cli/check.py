@@ -36,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
     from ..report.formats import render
     from ..report.junit import write_junit
     from ..report.records import build_report
+    from ..sphinx.checking.run_description import run_description
+    from ..sphinx.checking.summary import summary
     from ..sphinx.domain import domain_of
     from ..sphinx.page_examples import unchecked_examples
-    from ..sphinx.run_description import run_description
-    from ..sphinx.summary import summary
 
     built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
     domain = domain_of(built.app.env)

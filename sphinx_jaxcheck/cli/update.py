@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
     from ..model import Subtype
     from ..report.colour import colour_diff, use_colour
     from ..rewrite.update import describe, update_sources
+    from ..sphinx.checking.sessions import second_run
     from ..sphinx.domain import domain_of
-    from ..sphinx.sessions import second_run
     from ..sphinx.settings import settings_of
 
     built = build_project(args)

@@ -22,8 +22,8 @@ from sphinx.errors import ConfigError, ExtensionError, SphinxError
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..errors import ConfigurationError
+from .checking.read_only import read_only as only_read
 from .domain import domain_of
-from .read_only import read_only as only_read
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE_END = re.compile(r"[\r\n]")

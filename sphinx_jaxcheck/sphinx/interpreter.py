@@ -54,6 +54,12 @@ def probe_of(config: Config) -> Probe:
     return probe
 
 
+def fingerprint(app: Sphinx) -> str:
+    """The fingerprint of this build's workers: their Python, what is installed there, their
+    environment; part of every cache key and of the run description."""
+    return probe_of(app.config).fingerprint
+
+
 def interpreter_of(config: Config) -> Interpreter:
     """The workers' interpreter and its JAX."""
     return probe_of(config).interpreter

@@ -14,12 +14,12 @@ import weakref
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ..cache.outcomes import OutcomeCache
-from ..cache.size import compiled_folder
-from ..run.pool import Workers, worker_settings
-from .interpreter import interpreter_of
+from ...cache.outcomes import OutcomeCache
+from ...cache.size import compiled_folder
+from ...run.pool import Workers, worker_settings
+from ..interpreter import interpreter_of
+from ..settings import cache_directory, settings_of
 from .read_only import is_read_only
-from .settings import cache_directory, settings_of
 
 # Workers started while Sphinx reads, by application (a build at a time per app).
 _EARLY: weakref.WeakKeyDictionary[Sphinx, Workers] = weakref.WeakKeyDictionary()

@@ -1,7 +1,7 @@
 """``jaxcheck_update``: rewrite stale expectations at the end of a check, and report what was not.
 
 Only what a second run in fresh workers confirms is written (see
-:mod:`..rewrite.update`); the rewritten expectations are kept in the
+:mod:`...rewrite.update`); the rewritten expectations are kept in the
 environment, so :mod:`.findings` no longer reports them.
 """
 
@@ -11,13 +11,13 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from ..model import Subtype
-from ..rewrite.update import describe, update_sources
+from ...model import Subtype
+from ...rewrite.update import describe, update_sources
+from ..domain import JaxcheckDomain, domain_of
+from ..settings import settings_of
 from .check import CHECK_PRIORITY
-from .domain import JaxcheckDomain, domain_of
 from .read_only import is_read_only
 from .sessions import second_run
-from .settings import settings_of
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """SIGINT and SIGTERM unwind a build cleanly, from ``builder-inited`` to ``build-finished``.
 
-See :mod:`..run.interrupt`: the workers are closed and half-written files
+See :mod:`...run.interrupt`: the workers are closed and half-written files
 removed on the way out, instead of the process dying mid-write.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from sphinx.application import Sphinx
 
-from ..run import interrupt
+from ...run import interrupt
 
 # How to undo our SIGINT/SIGTERM handling, by application (for one build).
 _RESTORE: weakref.WeakKeyDictionary[Sphinx, Callable[[], None]] = weakref.WeakKeyDictionary()

@@ -13,17 +13,17 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from ..model import Block
-from ..run.pool import Workers
-from ..run.sessions import CheckPlan, describe_plan
-from .cache_limit import bound_cache
-from .domain import domain_of
-from .fingerprint import fingerprint
-from .interpreter import interpreter_of
+from ...cache.size import human_size, prune
+from ...config import results_share
+from ...model import Block
+from ...run.pool import Workers
+from ...run.sessions import CheckPlan, describe_plan
+from ..domain import domain_of
+from ..interpreter import fingerprint, interpreter_of
+from ..settings import cache_directory, settings_of
 from .progress import ProgressDisplay
 from .read_only import is_read_only
 from .sessions import run_documents
-from .settings import settings_of
 from .workers import take_workers
 
 logger = logging.getLogger(__name__)
@@ -72,4 +72,21 @@ def _run(app: Sphinx, documents: dict[str, list[Block]], workers: Workers) -> No
     for docname, found in verdicts.items():
         domain.set_verdicts(docname, found)
     if settings.cache:
-        bound_cache(app)
+        _bound_cache(app)
+
+
+def _bound_cache(app: Sphinx) -> None:
+    """Prune the session outcomes to their share of the limit, least recently used first."""
+    settings = settings_of(app.config)
+    limit = results_share(int(settings.cache_max_mb * 1024 * 1024))
+    pruned = prune(cache_directory(app.confdir, settings), limit)
+    if pruned.removed:
+        logger.info(
+            (
+                "jaxcheck: session outcomes over their share of jaxcheck_cache_max_mb (%s): "
+                "removed %d least recently used item(s), %s"
+            ),
+            human_size(limit),
+            pruned.removed,
+            human_size(pruned.freed),
+        )

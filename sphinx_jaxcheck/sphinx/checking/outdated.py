@@ -11,10 +11,10 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ..cache.outcomes import file_digests
-from .domain import domain_of
-from .fingerprint import fingerprint
-from .settings import settings_of
+from ...cache.outcomes import file_digests
+from ..domain import domain_of
+from ..interpreter import fingerprint
+from ..settings import settings_of
 
 
 def setup_outdated(app: Sphinx) -> None:

@@ -8,13 +8,13 @@ import os
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..judge.example_verdicts import all_examples
-from ..model import Subtype
-from ..report.records import summary_line
-from .domain import JaxcheckDomain, domain_of
-from .page_examples import unchecked_examples
+from ...judge.example_verdicts import all_examples
+from ...model import Subtype
+from ...report.records import summary_line
+from ..domain import JaxcheckDomain, domain_of
+from ..page_examples import unchecked_examples
+from ..settings import settings_of
 from .read_only import is_read_only
-from .settings import settings_of
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """``jaxcheck_shard``: which sessions this build checks, and the durations that balance shards.
 
-The split itself is pure (:mod:`..run.shards`); here it reads the durations
+The split itself is pure (:mod:`...run.shards`); here it reads the durations
 remembered in the cache folder, keeps the split's digest for the report, and
 remembers how long each session took after a full (unsharded) check.
 """
@@ -11,16 +11,16 @@ from collections.abc import Callable, Mapping, Sequence
 
 from sphinx.application import Sphinx
 
-from ..model import Block, SessionKey, Shard, Verdict
-from ..run.shards import (
+from ...model import Block, SessionKey, Shard, Verdict
+from ...run.shards import (
     load_durations,
     save_durations,
     session_durations,
     split,
     split_digest,
 )
-from .domain import domain_of
-from .settings import cache_directory, settings_of
+from ..domain import domain_of
+from ..settings import cache_directory, settings_of
 
 
 def shard_selector(app: Sphinx) -> Callable[[Sequence[SessionKey]], set[SessionKey]] | None:

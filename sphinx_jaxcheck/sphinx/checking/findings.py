@@ -11,10 +11,10 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from ..report.printable import printable
-from .domain import domain_of
+from ...report.printable import printable
+from ..domain import domain_of
+from ..settings import settings_of
 from .read_only import is_read_only
-from .settings import settings_of
 from .updating import UPDATE_PRIORITY
 
 logger = logging.getLogger(__name__)

@@ -1,15 +1,15 @@
 """The description of this build's check that a report carries (see
-:mod:`..report.run_description`)."""
+:mod:`...report.run_description`)."""
 
 from __future__ import annotations
 
 from sphinx.application import Sphinx
 
-from ..report.records import RunRecord
-from ..report.run_description import describe_run
-from .domain import domain_of
-from .fingerprint import fingerprint
-from .settings import settings_of
+from ...report.records import RunRecord
+from ...report.run_description import describe_run
+from ..domain import domain_of
+from ..interpreter import fingerprint
+from ..settings import settings_of
 
 
 def run_description(app: Sphinx) -> RunRecord:

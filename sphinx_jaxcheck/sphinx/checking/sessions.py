@@ -10,16 +10,15 @@ from dataclasses import replace
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ..cache.outcomes import OutcomeCache
-from ..errors import JaxUnavailableError, WorkerStartError
-from ..model import Block, Problem, Status, Subtype, Verdict
-from ..rewrite.update import Rerun
-from ..run.pool import Workers
-from ..run.sessions import CheckPlan, check_documents
-from .domain import domain_of
-from .fingerprint import fingerprint
-from .interpreter import runtime_of
-from .settings import cache_directory, settings_of, stop
+from ...cache.outcomes import OutcomeCache
+from ...errors import JaxUnavailableError, WorkerStartError
+from ...model import Block, Problem, Status, Subtype, Verdict
+from ...rewrite.update import Rerun
+from ...run.pool import Workers
+from ...run.sessions import CheckPlan, check_documents
+from ..domain import domain_of
+from ..interpreter import fingerprint, runtime_of
+from ..settings import cache_directory, settings_of, stop
 from .shards import remember_durations, shard_selector
 from .workers import workers_of
 
