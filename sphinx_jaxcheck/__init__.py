@@ -25,6 +25,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         interpreter,
         matrix_page,
         page_examples,
+        read_digests,
         rendering,
         settings,
         source_files,
@@ -36,6 +37,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     interpreter.setup_interpreter(app)
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
+    read_digests.setup_read_digests(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)

@@ -25,6 +25,7 @@ PER_DOCUMENT = (
     "cards",
     "unchecked_examples",
     "imports",
+    "read_from",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
 )

@@ -6,7 +6,8 @@ reaches them:
 * ``signals``: from ``builder-inited`` to ``build-finished``, SIGINT and
   SIGTERM unwind the build cleanly;
 * ``outdated``: ``env-get-outdated`` re-reads (so re-checks) documents whose
-  workers' interpreter or imported project files changed;
+  text or includes differ from what was read (whatever their times say), or
+  whose workers' interpreter or imported project files changed;
 * ``workers``: the zygote starts while Sphinx reads, on a cold build;
 * ``check``: ``env-updated`` runs every unchecked document's sessions
   (``sessions``, ``shards``, ``progress``), stores the verdicts, bounds the cache;

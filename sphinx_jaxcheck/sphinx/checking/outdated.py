@@ -1,6 +1,8 @@
 """Which documents to read (and so check) again, beyond those Sphinx finds changed.
 
-``env-get-outdated``: without the cache, every document with blocks; after a
+``env-get-outdated``: every document whose text, or a file it includes, is not
+what was read last time, whatever its modification time says (see
+:mod:`..read_digests`); without the cache, every document with blocks; after a
 change of the workers' fingerprint (jax, jaxlib, numpy, Python), every
 document with blocks or citations; and every document whose blocks imported
 a module of the project that changed since (``helper.py`` beside it).
@@ -14,6 +16,7 @@ from sphinx.environment import BuildEnvironment
 from ...cache.outcomes import file_digests
 from ..domain import domain_of
 from ..interpreter import fingerprint
+from ..read_digests import changed_since_read
 from ..settings import settings_of
 
 
@@ -23,8 +26,15 @@ def setup_outdated(app: Sphinx) -> None:
 
 
 def _outdated(
-    app: Sphinx, env: BuildEnvironment, _added: set[str], _changed: set[str], removed: set[str]
+    app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
+    # Sphinx compares modification times; an older copy or a retargeted symlink keeps one.
+    rewritten = changed_since_read(env) - added - changed - removed
+    return sorted(rewritten | set(_to_check_again(app, env, removed)))
+
+
+def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> list[str]:
+    """Documents whose checks are out of date although their text is not."""
     domain = domain_of(env)
     if not settings_of(app.config).cache:
         # No cache: every block runs in every build, also when nothing changed.
