@@ -26,11 +26,13 @@ def describe_run(
     jax_version: str,
     split: str | None,
 ) -> RunRecord:
-    """Digests of the blocks read and of everything that decides a verdict (the
-    environment ``fingerprint`` and the ``jaxcheck_*`` values that reach a
-    block), the JAX version, and for a shard its number and ``split``.
+    """Digests of the blocks read (each one's document, name, line, code and options) and of
+    everything that decides a verdict (the environment ``fingerprint`` and the
+    ``jaxcheck_*`` values that reach a block), the JAX version, and for a shard
+    its number and ``split``.
     """
-    read = [[b.docname, b.label, b.body_line] for b in blocks]
+    # Code and options too: two versions of a page may differ under the same names and lines.
+    read = [[b.docname, b.label, b.body_line, list(b.body), str(b.options)] for b in blocks]
     deciding = {
         key: value
         for key, value in dataclasses.asdict(settings).items()
