@@ -263,3 +263,81 @@ def test_merge_fails_on_a_block_that_raised_in_one_shard_without_any_drift(
             findings = json.loads(merged.stdout)["findings"]
             assert [(f["document"], f["subtype"]) for f in findings] == [("boom", "error")]
             assert not any(f["drift"] for f in findings)
+
+
+TWO_PAGES = {
+    "one.md": "# One\n\n```{jaxcheck}\nprint(1)\n\n# 1\n```\n",
+    "two.md": "# Two\n\n```{jaxcheck}\nprint(2)\n\n# 2\n```\n",
+}
+
+
+def shard_report(root: Path, shard: str, build_dir: str) -> tuple[int, dict[str, Any]]:
+    """``jaxcheck check docs --shard K/N`` in ``build_dir``: its exit status and JSON report."""
+    done = jaxcheck(
+        "check", "docs", "--shard", shard, "--build-dir", build_dir, "--format", "json", cwd=root
+    )
+    (root / f"{build_dir}.json").write_text(done.stdout, "utf-8")
+    return done.returncode, json.loads(done.stdout)
+
+
+def owner_of(document: str, reports: list[dict[str, Any]]) -> list[int]:
+    """The shards (1-based) whose report checked the blocks of ``document``."""
+    return [
+        number
+        for number, report in enumerate(reports, 1)
+        if any(b["document"] == document and b["status"] != "other-shard" for b in report["blocks"])
+    ]
+
+
+def shown(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What a shard report says of each block: document, name, status."""
+    return [(b["document"], b["name"], b["status"]) for b in report["blocks"]]
+
+
+def test_merge_refuses_shards_of_two_versions_of_a_block_with_the_same_name_and_line(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path / "docs", TWO_PAGES).parent
+    first = shard_report(root, "1/2", "first")[1]
+    mine = "one" if owner_of("one", [first]) else "two"
+    # The block of the first shard now drifts, on the same line, under the same name.
+    page = root / "docs" / f"{mine}.md"
+    page.write_text(page.read_text().replace("print(", "print(10 * "))
+    assert shard_report(root, "2/2", "second")[0] == 0
+    merged = jaxcheck("merge", "first.json", "second.json", cwd=root)
+    assert merged.returncode == 2, merged.stdout
+    assert "different documents (the docs changed between the shards?)" in merged.stderr
+
+
+def test_a_shard_run_again_on_a_kept_build_folder_splits_every_session_as_a_fresh_run(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path / "docs", TWO_PAGES, conf="jaxcheck_cache = True\n").parent
+    fresh = [shard_report(root, f"{k}/2", f"fresh{k}")[1] for k in (1, 2)]
+    edited = "one" if owner_of("one", fresh) == [2] else "two"
+    assert owner_of(edited, fresh) == [2]
+    page = root / "docs" / f"{edited}.md"
+    page.write_text(page.read_text().replace("print(", "print(10 * "))
+    # Shard 1 on a new machine; shard 2 where it ran before, which re-reads the edited page only.
+    (status1, one), (status2, two) = (
+        shard_report(root, "1/2", "new1"),
+        shard_report(root, "2/2", "fresh2"),
+    )
+    assert owner_of(edited, [one, two]) == [2] and (status1, status2) == (0, 1)
+    merged = jaxcheck("merge", "new1.json", "fresh2.json", cwd=root)
+    assert merged.returncode == 1, merged.stderr
+    assert "1 stale" in merged.stdout and "1 verified" in merged.stdout
+    # A new page changes the split of the pages before it: kept verdicts follow the new split.
+    (root / "docs" / "three.md").write_text("# Three\n\n```{jaxcheck}\nprint(3)\n\n# 3\n```\n")
+    index = root / "docs" / "index.rst"
+    index.write_text(index.read_text() + "   three\n")
+    again = [shard_report(root, f"{k}/2", f"fresh{k}")[1] for k in (1, 2)]
+    anew = [shard_report(root, f"{k}/2", f"anew{k}")[1] for k in (1, 2)]
+    for document in ("one", "two", "three"):
+        assert (
+            owner_of(document, again) == owner_of(document, anew)
+            and len(owner_of(document, anew)) == 1
+        )
+    assert [shown(r) for r in again] == [shown(r) for r in anew]
+    merged = jaxcheck("merge", "fresh1.json", "fresh2.json", cwd=root)
+    assert merged.returncode == 1 and "1 stale" in merged.stdout and "2 verified" in merged.stdout

@@ -24,6 +24,7 @@ from ..settings import cache_directory, settings_of
 from .progress import ProgressDisplay
 from .read_only import is_read_only
 from .sessions import run_documents
+from .shards import reassigned_documents
 from .workers import take_workers
 
 logger = logging.getLogger(__name__)
@@ -44,7 +45,8 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
     settings = settings_of(app.config)
     workers = take_workers(app)  # also with nothing to check: those started early are closed
     try:
-        pending = domain.unchecked_documents()
+        # A sharded build also checks again what a new split gives to another shard, or to this one.
+        pending = sorted({*domain.unchecked_documents(), *reassigned_documents(app)})
         if pending:
             _run(app, {doc: domain.blocks(doc) for doc in pending}, workers)
     finally:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from sphinx.application import Sphinx
 
-from ...model import Block, SessionKey, Shard, Verdict
+from ...model import Block, SessionKey, Shard, Status, Verdict
 from ...run.shards import (
     load_durations,
     save_durations,
@@ -24,19 +24,56 @@ from ..settings import cache_directory, settings_of
 
 
 def shard_selector(app: Sphinx) -> Callable[[Sequence[SessionKey]], set[SessionKey]] | None:
-    """For ``jaxcheck_shard``: pick this shard's sessions, and remember the split for reports."""
+    """For ``jaxcheck_shard``: pick this shard's sessions, and remember the split for reports.
+
+    The split is over every session of every document in scope, read in this
+    build or kept from an earlier one, so that it is the split of a fresh run.
+    """
+    assignment = shard_assignment(app)
+    if assignment is None:
+        return None
+    index = Shard.parse(settings_of(app.config).shard or "").index
+    domain_of(app.env).data["split"] = split_digest(assignment)
+
+    def select(sessions: Sequence[SessionKey]) -> set[SessionKey]:
+        return {key for key in sessions if assignment.get(key) == index}
+
+    return select
+
+
+def shard_assignment(app: Sphinx) -> dict[SessionKey, int] | None:
+    """The shard of every session of the documents in scope (None: the build is not sharded)."""
     settings = settings_of(app.config)
     if settings.shard is None:
         return None
-    shard = Shard.parse(settings.shard)
+    domain = domain_of(app.env)
+    sessions = dict.fromkeys(
+        block.session_key for doc in domain.documents_in_scope() for block in domain.blocks(doc)
+    )
     durations = load_durations(cache_directory(app.confdir, settings))
+    return split(list(sessions), durations, Shard.parse(settings.shard).count)
 
-    def select(sessions: Sequence[SessionKey]) -> set[SessionKey]:
-        assignment = split(sessions, durations, shard.count)
-        domain_of(app.env).data["split"] = split_digest(assignment)
-        return {key for key, number in assignment.items() if number == shard.index}
 
-    return select
+def reassigned_documents(app: Sphinx) -> list[str]:
+    """Checked documents whose verdicts belong to another split: a block checked here whose
+    session is now another shard's, or the other way round (sessions came or went, or the
+    remembered durations changed)."""
+    assignment = shard_assignment(app)
+    if assignment is None:
+        return []
+    index = Shard.parse(settings_of(app.config).shard or "").index
+    domain = domain_of(app.env)
+    verdicts = domain.per_document("verdicts")
+    return [
+        doc
+        for doc in domain.documents_in_scope()
+        if doc in verdicts
+        and any(
+            (verdict.status is Status.OTHER_SHARD) == (assignment.get(block.session_key) == index)
+            for block, verdict in zip(domain.blocks(doc), verdicts[doc], strict=False)
+            if verdict.status is not Status.SKIPPED
+        )
+    ]
 
 
 def remember_durations(
