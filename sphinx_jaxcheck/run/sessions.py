@@ -147,11 +147,12 @@ def check_documents(
         outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
     verdicts = {
         docname: [
-            Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
+            # Another shard's block is that shard's to report, skipped or not.
+            Verdict(Status.OTHER_SHARD)
+            if b.session_key not in chosen
+            else Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
             if (b.docname, b.index) in skipped
             else judge(b, outcomes.get((b.docname, b.index)))
-            if b.session_key in chosen
-            else Verdict(Status.OTHER_SHARD)
             for b in blocks
         ]
         for docname, blocks in documents.items()

@@ -341,3 +341,22 @@ def test_a_shard_run_again_on_a_kept_build_folder_splits_every_session_as_a_fres
     assert [shown(r) for r in again] == [shown(r) for r in anew]
     merged = jaxcheck("merge", "fresh1.json", "fresh2.json", cwd=root)
     assert merged.returncode == 1 and "1 stale" in merged.stdout and "2 verified" in merged.stdout
+
+
+def test_a_block_skipped_for_the_running_jax_is_reported_by_its_own_shard_only(
+    tmp_path: Path,
+) -> None:
+    pages = {
+        **TWO_PAGES,
+        "old.md": "# Old\n\n```{jaxcheck}\n:jax-version: <0.1\nprint(0)\n\n# 0\n```\n",
+    }
+    root = write_project(tmp_path / "docs", pages).parent
+    reports = [shard_report(root, f"{k}/2", f"shard{k}")[1] for k in (1, 2)]
+    assert len(owner_of("old", reports)) == 1
+    merged = jaxcheck("merge", "shard1.json", "shard2.json", "--format", "json", cwd=root)
+    assert merged.returncode == 0, merged.stderr
+    assert [b["status"] for b in json.loads(merged.stdout)["blocks"]] == [
+        "skipped",
+        "verified",
+        "verified",
+    ]

@@ -71,7 +71,6 @@ def reassigned_documents(app: Sphinx) -> list[str]:
         and any(
             (verdict.status is Status.OTHER_SHARD) == (assignment.get(block.session_key) == index)
             for block, verdict in zip(domain.blocks(doc), verdicts[doc], strict=False)
-            if verdict.status is not Status.SKIPPED
         )
     ]
 
