@@ -187,12 +187,16 @@ class Probe:
     """The workers' interpreter in one environment, asked at most once, and only when needed.
 
     ``env`` is the environment the workers really get (without our cache
-    folder, which changes no outcome).
+    folder, which changes no outcome); ``key_env``, the same as the
+    fingerprint holds it (default: ``env``; see ``WorkerSettings.key_env``).
     """
 
-    def __init__(self, python: str, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, python: str, env: Mapping[str, str], key_env: Mapping[str, str] | None = None
+    ) -> None:
         self.python = python
         self.env = dict(env)
+        self.key_env = dict(env if key_env is None else key_env)
 
     @functools.cached_property
     def _answer(self) -> Answer | InterpreterError:
@@ -235,7 +239,7 @@ class Probe:
             if isinstance(answer, InterpreterError)
             else answer.packages
         )
-        return environment_fingerprint(self.env, packages)
+        return environment_fingerprint(self.key_env, packages)
 
 
 def describe(python: str, env: Mapping[str, str]) -> Interpreter:

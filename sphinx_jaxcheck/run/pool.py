@@ -136,6 +136,21 @@ class WorkerSettings:
         cache folder."""
         return replace(self, xla_cache_dir=None).process_env()
 
+    def key_env(self) -> dict[str, str]:
+        """:meth:`outcome_env` as cache keys hold it, the same in every process.
+
+        Another interpreter imports this package from a new temporary folder in
+        each process (see :func:`package_folder`); the key names the package it
+        links to instead (whose version and worker code the key holds anyway).
+        """
+        env = self.outcome_env()
+        if self.python != sys.executable:
+            link, package = package_folder(self.python), os.path.dirname(os.path.abspath(__file__))
+            stand_in = f"<a link to {os.path.dirname(package)}>"
+            parts = env["PYTHONPATH"].split(os.pathsep)
+            env["PYTHONPATH"] = os.pathsep.join(stand_in if p == link else p for p in parts)
+        return env
+
 
 def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
     """How to start workers, from the configuration."""

@@ -49,7 +49,7 @@ def probe_of(config: Config) -> Probe:
     kept = config.__dict__.get(_PROBE)
     if isinstance(kept, Probe) and (kept.python, kept.env) == (python, env):
         return kept
-    probe = Probe(python, env)
+    probe = Probe(python, env, workers.key_env())
     object.__setattr__(config, _PROBE, probe)
     return probe
 

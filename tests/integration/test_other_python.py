@@ -90,6 +90,23 @@ def test_outputs_of_an_older_jax_hold_in_its_interpreter_and_drift_in_ours(
     assert "(jax 0.10.2)" in json.loads(here.stdout)["summary"]
 
 
+def test_a_second_check_with_another_interpreter_is_served_from_the_cache(
+    old_corpus: Path, older_python: Path, tmp_path: Path
+) -> None:
+    first = jaxcheck("check", old_corpus, "--python", older_python)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "running 3 of 3 block(s)" in first.stderr
+    entries = sorted((old_corpus / ".jaxcheck_cache").glob("*.json"))
+    assert entries
+    cold = jaxcheck("check", old_corpus, "--python", older_python, "--build-dir", tmp_path / "b")
+    assert cold.returncode == 0, cold.stdout + cold.stderr
+    assert "running 0 of 3 block(s)" in cold.stderr and "3 from the cache" in cold.stderr
+    # Incremental: the same interpreter, the same fingerprint, nothing to read or run again.
+    warm = jaxcheck("check", old_corpus, "--python", older_python)
+    assert warm.returncode == 0 and "running" not in warm.stderr, warm.stderr
+    assert sorted((old_corpus / ".jaxcheck_cache").glob("*.json")) == entries
+
+
 def test_the_pin_is_checked_against_the_workers_jax(old_corpus: Path, older_python: Path) -> None:
     with (old_corpus / "conf.py").open("a") as conf:
         conf.write('jaxcheck_jax_version = "0.10.2"\n')

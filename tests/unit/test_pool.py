@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from sphinx_jaxcheck.run.pool import ONE_THREAD_XLA_FLAGS, WorkerSettings
@@ -43,3 +45,15 @@ def test_jax_gets_its_limit_with_our_folder_only_and_never_in_the_cache_key(
     ).process_env()
     assert theirs["JAX_COMPILATION_CACHE_MAX_SIZE"] == "-1"
     assert "JAX_COMPILATION_CACHE_DIR" not in theirs
+
+
+def test_the_cache_key_names_the_package_another_interpreter_imports_not_its_temporary_link() -> (
+    None
+):
+    other = WorkerSettings(python="/usr/bin/python3-other")
+    link = other.process_env()["PYTHONPATH"].split(os.pathsep)[0]
+    assert os.path.basename(link).startswith("jaxcheck-package-")  # new in every process
+    keyed = other.key_env()["PYTHONPATH"].split(os.pathsep)
+    assert link not in keyed and keyed[0].startswith("<a link to ")
+    assert {**other.key_env(), "PYTHONPATH": ""} == {**other.outcome_env(), "PYTHONPATH": ""}
+    assert WorkerSettings().key_env() == WorkerSettings().outcome_env()  # ours: a real folder
