@@ -8,6 +8,7 @@ from these fields (``sphinx/settings.py``), and the settings are cleaned once pe
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -361,3 +362,11 @@ def read_settings(raw: Callable[[str], Any]) -> Settings:
             name, _default(spec) if given is None else given
         )
     return Settings(**cleaned)
+
+
+def closest_setting(name: str) -> str | None:
+    """The setting a ``jaxcheck_*`` name that is none most likely means (None: none is close)."""
+    # Without the prefix all names share, which would make any two look alike.
+    wanted = name.removeprefix(PREFIX)
+    found = difflib.get_close_matches(wanted, [spec.name for spec in fields(Settings)], 1, 0.6)
+    return PREFIX + found[0] if found else None

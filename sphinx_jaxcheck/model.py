@@ -62,6 +62,7 @@ class Subtype(enum.Enum):
     WORKER = "worker"  # the worker processes could not start
     UPDATE = "update"  # an expectation that ``update`` cannot or may not rewrite
     MATRIX = "matrix"  # a drift-history table whose saved matrix is missing or out of date
+    SETTING = "setting"  # a ``jaxcheck_*`` name that is no setting (a typo): it does nothing
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def summary_line(
     version, examples.
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
-    encoding); ``unchecked_examples`` counts the pages' own examples left unchecked.
+    encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked.
     """
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
@@ -104,6 +104,7 @@ def summary_line(
     ]
     stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype is Subtype.CITATION)
     unknown_names = sum(1 for subtype, _ in kinds if subtype is Subtype.NAME)
+    unknown_settings = sum(1 for subtype, _ in kinds if subtype is Subtype.SETTING)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.DRIFT]} stale",
@@ -116,8 +117,10 @@ def summary_line(
     if counts[Status.OTHER_SHARD]:
         parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
     if read:
-        other = len(read) - stale_quotes - unknown_names
+        other = len(read) - stale_quotes - unknown_names - unknown_settings
         named = f"{unknown_names} unknown name(s), " if unknown_names else ""
+        if unknown_settings:
+            named += f"{unknown_settings} unknown setting(s), "
         parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
     total = sum(counts.values())
     line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + f" (jax {jax_version or '?'})"

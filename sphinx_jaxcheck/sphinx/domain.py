@@ -15,6 +15,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..model import Block, Verdict
 from ..report.findings import Finding, findings_of
+from .settings import unknown_settings
 
 # Keys of per-document dictionaries; other features add their own here.
 PER_DOCUMENT = (
@@ -113,7 +114,9 @@ class JaxcheckDomain(Domain):
         self.per_document("findings").setdefault(docname, []).append(finding)
 
     def read_findings(self) -> Iterator[Finding]:
-        """Every problem recorded while reading documents in scope, in document order."""
+        """Every problem recorded while reading documents in scope, in document order, after
+        those of the configuration (``jaxcheck_*`` names that are no setting)."""
+        yield from unknown_settings(self.env.config)
         for docname in sorted(self.per_document("findings")):
             if self.in_scope(docname):
                 yield from self.per_document("findings")[docname]

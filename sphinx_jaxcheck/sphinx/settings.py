@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import NoReturn
@@ -12,8 +13,10 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from ..config import VALUES, Settings, read_settings
+from ..config import PREFIX, VALUES, Settings, closest_setting, read_settings
 from ..errors import ConfigurationError
+from ..model import Subtype
+from ..report.findings import Finding
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +53,7 @@ def _validate(app: Sphinx, config: Config) -> None:
         settings = remember_settings(config)
     except ConfigurationError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
+    object.__setattr__(config, _UNKNOWN, _unknown_settings(config, Path(app.confdir, "conf.py")))
     if settings.cache:
         ensure_writable(
             cache_directory(app.confdir, settings),
@@ -100,3 +104,46 @@ def settings_of(config: Config) -> Settings:
     config."""
     cached = config.__dict__.get(_CACHED)
     return cached if isinstance(cached, Settings) else remember_settings(config)
+
+
+# Where a config keeps the findings about ``jaxcheck_*`` names that are no setting.
+_UNKNOWN = "_jaxcheck_unknown_settings"
+
+
+def unknown_settings(config: Config) -> list[Finding]:
+    """A finding for every ``jaxcheck_*`` name conf.py or ``-D`` sets that is no setting.
+
+    Sphinx keeps such a name without a word (conf.py) or ignores it with a
+    warning that names no alternative (``-D``): a misspelled pin would then pin nothing.
+    """
+    found: list[Finding] = config.__dict__.get(_UNKNOWN, [])
+    return found
+
+
+def _unknown_settings(config: Config, conf_py: Path) -> list[Finding]:
+    known = {value.name for value in VALUES}
+    raw: dict[str, object] = getattr(config, "_raw_config", {})
+    given = [(name, "conf.py") for name in raw] + [(name, "-D") for name in config.overrides]
+    try:
+        text = conf_py.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    findings = []
+    for name, where in dict.fromkeys(given):
+        if not name.startswith(PREFIX) or name in known:
+            continue
+        closest = closest_setting(name)
+        hint = f"did you mean {closest}?" if closest else "no setting has a similar name"
+        found = re.search(rf"^{re.escape(name)}\s*[:=]", text, re.MULTILINE)
+        line = text.count("\n", 0, found.start()) + 1 if found and where == "conf.py" else 1
+        findings.append(
+            Finding(
+                Subtype.SETTING,
+                f"{name} ({'in conf.py' if where == 'conf.py' else 'given with -D'}) is not a "
+                f"setting of sphinx-jaxcheck, so it does nothing: {hint} Rename it to one of the "
+                "settings the guide's Configuration page lists",
+                str(conf_py),
+                line,
+            )
+        )
+    return findings

@@ -143,3 +143,32 @@ def test_a_read_only_source_folder_is_a_configuration_error_unless_the_cache_is_
         )
         assert elsewhere.returncode == 0, elsewhere.stderr
         assert mark.exists()
+
+
+def test_a_misspelled_setting_is_reported_with_the_closest_setting_and_fails_the_check(
+    tmp_path: Path,
+) -> None:
+    typos = 'project = "typos"\njaxcheck_jax_verison = "0.9.0"\njaxcheck_doctest = "check"\n'
+    root, mark = marked_project(tmp_path / "docs", typos)
+    done = jaxcheck("check", root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "conf.py:6: setting: jaxcheck_jax_verison (in conf.py) is not a setting" in done.stdout
+    assert "so it does nothing: did you mean jaxcheck_jax_version?" in done.stdout
+    assert "conf.py:7: setting: jaxcheck_doctest (in conf.py)" in done.stdout
+    assert "did you mean jaxcheck_doctests?" in done.stdout
+    assert "2 unknown setting(s)" in done.stdout and mark.exists()
+    html = sphinx_build(*HTML, root, tmp_path / "out")
+    assert html.returncode == 1 and html.stderr.count("[jaxcheck.setting]") == 2, html.stderr
+    given = jaxcheck("check", root, "-D", "jaxcheck_tmeout=5")
+    assert "jaxcheck_tmeout (given with -D) is not a setting" in given.stdout
+    assert "did you mean jaxcheck_timeout?" in given.stdout
+    # Spelled right, the pin holds: the running jax is not 0.9.0.
+    (root / "conf.py").write_text(
+        (root / "conf.py")
+        .read_text()
+        .replace("verison", "version")
+        .replace("doctest ", "doctests ")
+    )
+    pinned = jaxcheck("check", root)
+    assert pinned.returncode == 2 and "differs from the pinned jax 0.9.0" in pinned.stderr
+    assert "not a setting" not in pinned.stdout + pinned.stderr
