@@ -12,6 +12,7 @@ import difflib
 import math
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from typing import Any
@@ -114,6 +115,37 @@ def _number(kind: type, *, optional: bool = False, example: str = "60") -> Clean
 def _no_limit_or(clean: Cleaner) -> Cleaner:
     """0 (or "0" from -D) means no limit."""
     return lambda name, value: None if value == 0 or value == "0" else clean(name, value)
+
+
+def largest_memory_limit_mb() -> int:
+    """The largest ``jaxcheck_memory_limit_mb`` this system accepts as a worker's RLIMIT_AS.
+
+    ``setrlimit`` takes a C long, and no process may raise its hard limit
+    (which workers inherit from this one) without privileges.
+    """
+    most = sys.maxsize
+    try:
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    except (ImportError, AttributeError, OSError, ValueError):
+        hard = -1  # no RLIMIT_AS here: the workers cannot apply a limit
+    else:
+        if hard != resource.RLIM_INFINITY:
+            most = min(most, hard)
+    return most // (1024 * 1024)
+
+
+def _memory_limit(name: str, value: Any) -> int | None:
+    megabytes: int | None = _no_limit_or(_number(int, optional=True, example="4096"))(name, value)
+    most = largest_memory_limit_mb()
+    if megabytes is not None and megabytes > most:
+        raise ConfigurationError(
+            f"{name} = {value!r} is out of range: this system lets a process limit its address "
+            f"space (RLIMIT_AS) to at most {most} MB; expected a whole number of MB up to that, "
+            "e.g. 4096, or 0 for no limit"
+        )
+    return megabytes
 
 
 def _or_cpu_count(clean: Cleaner) -> Cleaner:
@@ -293,7 +325,7 @@ class Settings:
     memory_limit_mb: int | None = _value(
         None,
         "address-space limit of each worker, in MB (default: none)",
-        _no_limit_or(_number(int, optional=True, example="4096")),
+        _memory_limit,
     )
     python: str | None = _value(
         None,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,6 +40,10 @@ BAD_CONF = [
     ),
     ("jaxcheck_cache = 'sometimes'", ["jaxcheck_cache = 'sometimes'", "yes/no"]),
     ("jaxcheck_on_drift = 'loud'", ["jaxcheck_on_drift = 'loud'", "error, warning, ignore"]),
+    (
+        "jaxcheck_memory_limit_mb = 2**43",
+        ["jaxcheck_memory_limit_mb = 8796093022208", "(RLIMIT_AS) to at most 8796093022207 MB"],
+    ),
 ]
 
 
@@ -172,3 +178,24 @@ def test_a_misspelled_setting_is_reported_with_the_closest_setting_and_fails_the
     pinned = jaxcheck("check", root)
     assert pinned.returncode == 2 and "differs from the pinned jax 0.9.0" in pinned.stderr
     assert "not a setting" not in pinned.stdout + pinned.stderr
+
+
+def test_a_memory_limit_above_the_hard_limit_of_the_build_is_a_configuration_error(
+    tmp_path: Path,
+) -> None:
+    """Workers inherit the build's hard RLIMIT_AS, which no process may raise unprivileged."""
+    root, mark = marked_project(tmp_path / "docs", "jaxcheck_memory_limit_mb = 100_000\n")
+
+    def at_most_64_gb() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (64 << 30, 64 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx_jaxcheck", "check", str(root)],
+        capture_output=True,
+        text=True,
+        preexec_fn=at_most_64_gb,
+    )
+    assert_configuration_error(
+        done, "jaxcheck_memory_limit_mb = 100000", "to at most 65536 MB", "or 0 for no limit"
+    )
+    assert not mark.exists()
