@@ -14,14 +14,16 @@ Sphinx, its JAX is read in-process; only the fingerprint needs the script.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +39,8 @@ OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
 # From this release on, JAX's limit counts only its own files in the cache folder
 # (0.4.30 removes any file there by modification time, other releases' too).
 FIRST_JAX_KEEPING_ITS_OWN_FILES = "0.4.31"
+# How long an interpreter may take to answer. Tests set JAXCHECK_PROBE_SECONDS to try a hanging
+# one in seconds; users have no reason to (a working Python answers in well under a second).
 PROBE_SECONDS = 120.0
 # Runs in the workers' interpreter, without the script's folder ('' for -c), as
 # the workers drop theirs. Never imports jax (only locates it).
@@ -140,6 +144,48 @@ class Answer:
     packages: PackageSet
 
 
+def probe_seconds() -> float:
+    """How long a probe may take: :data:`PROBE_SECONDS`, unless JAXCHECK_PROBE_SECONDS says."""
+    try:
+        return float(os.environ["JAXCHECK_PROBE_SECONDS"])
+    except (KeyError, ValueError):
+        return PROBE_SECONDS
+
+
+def run_probe(command: Sequence[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run an interpreter with ``command`` in a process group of its own, and end the whole
+    group once it answered or ran out of time (:func:`probe_seconds`; then
+    ``subprocess.TimeoutExpired``).
+
+    ``subprocess.run(timeout=)`` kills the interpreter only: whatever it started
+    (a wrapper script's children) would be left running, and would keep its
+    output open.
+    """
+    process = subprocess.Popen(
+        list(command),
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = process.communicate(timeout=probe_seconds())
+    except subprocess.TimeoutExpired:
+        _end_group(process.pid)
+        process.communicate()
+        raise
+    finally:
+        _end_group(process.pid)
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+def _end_group(leader: int) -> None:
+    with contextlib.suppress(OSError):  # nothing left of the group
+        os.killpg(leader, signal.SIGKILL)
+
+
 def ask(python: str, env: Mapping[str, str]) -> Answer:
     """Run the probe script in ``python`` with ``env`` (the workers' environment).
 
@@ -148,14 +194,13 @@ def ask(python: str, env: Mapping[str, str]) -> Answer:
     """
     what = f"jaxcheck_python = {python!r}"
     try:
-        done = subprocess.run(
-            [python, "-c", _PROBE, *TRACKED_PACKAGES],
-            env=dict(env),
-            capture_output=True,
-            text=True,
-            timeout=PROBE_SECONDS,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
+        done = run_probe([python, "-c", _PROBE, *TRACKED_PACKAGES], env)
+    except subprocess.TimeoutExpired as late:
+        raise InterpreterError(
+            f"{what}: did not answer within {late.timeout:g} s (it was ended, with every process "
+            "it started); expected a working Python, which answers at once"
+        ) from None
+    except OSError as error:
         raise InterpreterError(
             f"{what}: could not be run ({error}); expected a working Python"
         ) from None
@@ -309,13 +354,7 @@ def default_platform(python: str, env: Mapping[str, str]) -> str | None:
 @functools.lru_cache(maxsize=16)
 def _default_platform(python: str, env: tuple[tuple[str, str], ...]) -> str | None:
     try:
-        done = subprocess.run(
-            [python, "-c", "import jax; print(jax.default_backend())"],
-            env=dict(env),
-            capture_output=True,
-            text=True,
-            timeout=PROBE_SECONDS,
-        )
+        done = run_probe([python, "-c", "import jax; print(jax.default_backend())"], dict(env))
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = done.stdout.split()

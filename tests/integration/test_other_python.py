@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from buildkit import jaxcheck
+from processes import alive
 
 CONF = """\
 extensions = ["myst_parser", "sphinx_jaxcheck"]
@@ -214,6 +215,25 @@ def test_an_interpreter_that_cannot_run_the_workers_is_a_configuration_error(
     assert expected in done.stderr and str(python) in done.stderr
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") == 0  # one message
+
+
+def test_an_interpreter_that_hangs_is_ended_with_every_process_it_started(
+    old_corpus: Path, tmp_path: Path
+) -> None:
+    """A wrapper that starts a child and never answers: after the probe's time (two seconds,
+    as JAXCHECK_PROBE_SECONDS sets it for tests; 120 otherwise), one message, exit 2, and
+    neither process left running."""
+    pids = tmp_path / "pids"
+    hanging = tmp_path / "python"
+    hanging.write_text(f"#!/bin/sh\nsleep 600 &\necho $$ $! > {pids}\nwait\n")
+    hanging.chmod(0o755)
+    env = {**os.environ, "JAXCHECK_PROBE_SECONDS": "2"}
+    done = jaxcheck("check", old_corpus, "--python", hanging, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "did not answer within 2 s (it was ended, with every process it started)" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.strip().count("\n") == 0
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 2 and not any(alive(pid) for pid in started)
 
 
 def test_a_jax_older_than_the_workers_support_is_a_configuration_error(
