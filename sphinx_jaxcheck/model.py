@@ -281,6 +281,9 @@ class Verdict:
     actual_text: str = ""  # what the block printed, for the stale marker
     seconds: float = 0.0
     reason: str = ""  # why a skipped block did not run (its limits exclude this JAX)
+    # ``>>>`` examples that failed by themselves (their source does not compile), each
+    # reported by a problem of its own; the block's other examples keep their verdicts.
+    failed_examples: tuple[Expectation, ...] = ()
 
 
 @dataclass(frozen=True)

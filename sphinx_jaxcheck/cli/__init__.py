@@ -50,7 +50,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jaxcheck`` and ``python -m sphinx_jaxcheck``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
+    args.argv = argv  # hints repeat the command line that was run
     if args.command == "merge":  # reads files only: no workers or builds to stop on a signal
         return int(args.run(args))
     try:

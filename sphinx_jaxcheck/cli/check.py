@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import ShardError
 from .arguments import add_project_options, add_report_options
+from .command_lines import suggest
 from .project import build_project
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -49,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
         list(domain.all_findings()),
         summary=line,
         unchecked_examples=unchecked_examples(domain),
-        run={"sourcedir": built.sourcedir, **run_description(built.app)},
+        run={
+            "sourcedir": built.sourcedir,
+            "update": suggest(args.argv, "update"),
+            **run_description(built.app),
+        },
     )
     print(render(checked, args.format, use_colour(sys.stdout)), end="")
     if args.junit:

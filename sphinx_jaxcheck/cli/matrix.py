@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.build import run_build
     from ..sphinx.domain import domain_of
 
-    srcdir = find_target(args.paths).srcdir
+    srcdir = find_target(args.paths, args.argv).srcdir
     overrides = build_overrides(args)
     pythons = list(dict.fromkeys([sys.executable, *(os.path.abspath(p) for p in args.python)]))
     runs = []

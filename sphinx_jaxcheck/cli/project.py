@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import JaxcheckError
 from .arguments import build_overrides
+from .command_lines import suggest
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -30,8 +31,12 @@ class Target:
     pages: tuple[Path, ...] = ()  # empty: every document
 
 
-def find_target(paths: Sequence[str]) -> Target:
-    """The project (the nearest folder above holding conf.py) and pages the paths name."""
+def find_target(paths: Sequence[str], argv: Sequence[str] = ("check",)) -> Target:
+    """The project (the nearest folder above holding conf.py) and pages the paths name.
+
+    ``argv`` is the command line that named them (the words after ``jaxcheck``):
+    a hint to name other paths repeats it with those.
+    """
     folders = [p for p in paths if Path(p).is_dir()]
     if folders:
         if len(paths) > 1:
@@ -40,10 +45,17 @@ def find_target(paths: Sequence[str]) -> Target:
             )
         if not (Path(folders[0]) / "conf.py").is_file():
             below = sorted(p.parent for p in Path(folders[0]).glob("*/conf.py"))
+            command = argv[0] if argv else "check"
             hint = (
-                f"; {below[0] / 'conf.py'} is one level down: `jaxcheck check {below[0]}`"
+                f"; {below[0] / 'conf.py'} is one level down: "
+                f"`{suggest(argv, command, [str(below[0])])}`"
                 if len(below) == 1
-                else ", e.g. `jaxcheck check docs` or `jaxcheck check docs/index.md`"
+                else f", e.g. `{suggest(argv, command, ['docs'])}`"
+                + (
+                    f" or `{suggest(argv, command, ['docs/index.md'])}`"
+                    if command != "matrix"
+                    else ""
+                )
             )
             raise UsageError(
                 f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
@@ -94,7 +106,7 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     """
     from ..sphinx.build import other_warnings, run_build
 
-    target = find_target(args.paths or ["."])
+    target = find_target(args.paths or ["."], args.argv)
     srcdir = target.srcdir
     sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
     build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"

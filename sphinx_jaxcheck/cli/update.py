@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from .arguments import add_project_options
+from .command_lines import suggest
 from .project import build_project
 
 EXIT_OK, EXIT_FAILED = 0, 1
@@ -29,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     """Build, rewrite what a second run confirms, say what is left; 1 when problems remain."""
     from ..model import Subtype
     from ..report.colour import colour_diff, use_colour
+    from ..report.records import relative
     from ..rewrite.update import describe, update_sources
     from ..sphinx.checking.sessions import second_run
     from ..sphinx.domain import domain_of
@@ -59,13 +61,14 @@ def run(args: argparse.Namespace) -> int:
     others = [f for f in remaining if not f.is_drift or f.subtype is Subtype.CITATION]
     for finding in others:  # what update leaves alone, each with its reason
         print(
-            f"{finding.location}: not updated: {finding.message.splitlines()[0]}",
+            f"{relative(finding.path)}:{finding.line}: not updated: "
+            f"{finding.message.splitlines()[0]}",
             file=sys.stderr,
         )
     if report.refused or others:
         print(
             f"jaxcheck: {len(report.refused)} expectation(s) could not be rewritten and "
-            f"{len(others)} other problem(s) remain; `jaxcheck check {built.sourcedir}` lists them",
+            f"{len(others)} other problem(s) remain; `{suggest(args.argv, 'check')}` lists them",
             file=sys.stderr,
         )
         return EXIT_FAILED

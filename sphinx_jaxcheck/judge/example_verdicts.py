@@ -44,8 +44,10 @@ def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdi
             status = Status.SKIPPED
         elif verdict.status is Status.OTHER_SHARD:
             status = Status.OTHER_SHARD  # its shard's report has it
-        elif verdict.status is Status.ERROR:
+        elif expectation in verdict.failed_examples:
             status = Status.ERROR
+        elif verdict.status is Status.ERROR and not verdict.failed_examples:
+            status = Status.ERROR  # the whole block failed
         elif expectation in drifted:
             status = Status.DRIFT
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import doctest
+import warnings
 from collections.abc import Sequence
 
 from ..expect.doctest_flags import example_passes
@@ -75,9 +76,48 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     if block.expectations and all(e.skip for e in block.expectations):
         return Verdict(Status.SKIPPED, seconds=outcome.seconds)
     drifts = tuple(_drifts(block, outcome))
-    status = Status.DRIFT if drifts else Status.VERIFIED
+    # An example that does not compile fails (as in doctest); update could not fix it.
+    failed = tuple(
+        (drift.expectation, problem)
+        for drift in drifts
+        if (problem := _uncompilable(block, drift)) is not None
+    )
+    drifts = tuple(d for d in drifts if d.expectation not in {e for e, _ in failed})
+    status = Status.ERROR if failed else Status.DRIFT if drifts else Status.VERIFIED
     actual = "\n".join("\n".join(d.actual) for d in drifts)
-    return Verdict(status, drifts=drifts, actual_text=actual, seconds=outcome.seconds)
+    return Verdict(
+        status,
+        drifts=drifts,
+        problems=tuple(problem for _, problem in failed),
+        actual_text=actual,
+        seconds=outcome.seconds,
+        failed_examples=tuple(expectation for expectation, _ in failed),
+    )
+
+
+def _uncompilable(block: Block, drift: Drift) -> Problem | None:
+    """The failure of a ``>>>`` example whose source does not compile, or None."""
+    expectation = drift.expectation
+    if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
+        return None
+    mode = next(
+        (e.mode for e in block.program.examples if e.source == expectation.source), "single"
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are the worker's to show
+            compile(expectation.source, block.program.filename, mode, dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        first = expectation.source.splitlines()[0] if expectation.source else ""
+        why = error.msg if isinstance(error, SyntaxError) else str(error)
+        return Problem(
+            Subtype.SYNTAX,
+            f"the `>>>` example {first!r} is not valid Python ({why}): doctest fails it too, "
+            "and update cannot give it an output; write it as Python, or mark it "
+            "`# doctest: +SKIP` if it only illustrates (pseudo-code, an IPython command)",
+            drift.line,
+        )
+    return None
 
 
 def _failure(block: Block, outcome: Outcome) -> Problem | None:

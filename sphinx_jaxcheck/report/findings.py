@@ -7,7 +7,7 @@ silence a kind with ``suppress_warnings = ["jaxcheck.timeout"]``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..model import Block, ExpectationKind, Status, Subtype, Verdict
@@ -23,6 +23,7 @@ class Finding:
     line: int
     docname: str = ""
     is_drift: bool = False  # drift counts separately from errors in summaries
+    updatable: bool = False  # drift that ``jaxcheck update`` may rewrite (nothing refuses it)
 
     @property
     def location(self) -> str:
@@ -53,12 +54,27 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             what = "the output of this testcode (its testoutput)"
         # The last line closes the diff, so a tag appended to the message (Sphinx's
         # "[jaxcheck.drift]") cannot be read as part of the output.
-        ending = drift.note or block.update_refusal or "`jaxcheck update` accepts the actual output"
+        refusal = drift.note or block.update_refusal
+        ending = refusal or "`jaxcheck update` accepts the actual output"
         message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
         found.append(
-            Finding(Subtype.DRIFT, message, block.path, drift.line, block.docname, is_drift=True)
+            Finding(
+                Subtype.DRIFT,
+                message,
+                block.path,
+                drift.line,
+                block.docname,
+                is_drift=True,
+                updatable=not refusal,
+            )
         )
     return found
+
+
+def in_report_order(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings as reports list them: by document, then file, then line (a block's problem
+    found while reading sits among the others, not before them)."""
+    return sorted(findings, key=lambda f: (f.docname, f.path, f.line))
 
 
 def tally(verdicts: Sequence[Verdict]) -> dict[Status, int]:

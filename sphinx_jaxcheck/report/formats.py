@@ -12,7 +12,6 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..model import Subtype
 from .colour import BOLD, RESET, colour_diff
 
 if TYPE_CHECKING:
@@ -37,13 +36,14 @@ def text(report: Report, colour: bool) -> str:
     # Blocks whose limits exclude this JAX: not problems, but say why they did not run.
     parts.extend(
         f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n"
-        for b in report["blocks"]
+        for b in [*report["blocks"], *report.get("example_groups", [])]
         if b.get("reason")
     )
     parts.append(report["summary"] + "\n")
-    if any(f["drift"] and Subtype(f["subtype"]) is Subtype.DRIFT for f in findings):
-        sourcedir = report["run"].get("sourcedir", ".")
-        parts.append(f"Accept the new outputs with: jaxcheck update {sourcedir}\n")
+    if any(f.get("updatable") for f in findings):  # only where update can act
+        run = report["run"]
+        update = run.get("update") or f"jaxcheck update {run.get('sourcedir', '.')}"
+        parts.append(f"Accept the new outputs with: {update}\n")
     return "\n".join(parts)
 
 

@@ -9,8 +9,8 @@ from .records import FindingRecord, Report
 
 
 def write_junit(path: str, report: Report) -> None:
-    """One test case per block (and per problem not tied to a block), JUnit XML as CI
-    systems read it.
+    """One test case per block and per group of ``>>>`` examples (and per problem not tied
+    to either), JUnit XML as CI systems read it.
 
     Blocks run on another shard are left out: their shard's report has them.
     """
@@ -20,7 +20,7 @@ def write_junit(path: str, report: Report) -> None:
     for finding in report["findings"]:
         if finding["block"] is not None:
             by_block.setdefault((finding["document"], finding["block"]), []).append(finding)
-    for block in report["blocks"]:
+    for block in [*report["blocks"], *report.get("example_groups", [])]:
         if block["status"] == Status.OTHER_SHARD.value:
             continue
         tests += 1

@@ -19,7 +19,7 @@ from .records import BlockRecord, ExampleRecord, FindingRecord, Report, RunRecor
 def report_durations(report: Report) -> dict[str, float]:
     """Session durations measured in a report (blocks run on another shard left out)."""
     durations: dict[str, float] = {}
-    for block in report["blocks"]:
+    for block in [*report["blocks"], *report.get("example_groups", [])]:
         if block["status"] not in (Status.OTHER_SHARD.value, Status.SKIPPED.value):
             name = session_name((block["document"], block.get("session", "")))
             durations[name] = durations.get(name, 0.0) + float(block["seconds"])
@@ -82,30 +82,47 @@ def merge(reports: Sequence[tuple[str, Report]]) -> Report:
     return _combine([report for _, report in reports], first_run)
 
 
+def _records(report: Report, kind: str) -> list[BlockRecord]:
+    """A report's blocks (``kind`` "blocks") or groups of examples ("example_groups")."""
+    found: list[BlockRecord] = (
+        report["blocks"] if kind == "blocks" else report.get("example_groups", [])
+    )
+    return found
+
+
 def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
-    blocks: list[BlockRecord] = []
     read = [f for f in reports[0]["findings"] if f["block"] is None]
     findings: list[FindingRecord] = list(read)
     examples: list[ExampleRecord] = []
-    for position, block in enumerate(reports[0]["blocks"]):
-        owners = [r for r in reports if r["blocks"][position]["status"] != Status.OTHER_SHARD.value]
-        if len(owners) != 1:
-            raise ShardError(
-                f"block {block['name']!r} of {block['document']} was checked by "
-                f"{len(owners)} shards, expected exactly one"
+    combined: dict[str, list[BlockRecord]] = {"blocks": [], "example_groups": []}
+    for kind, records in combined.items():
+        for position, block in enumerate(_records(reports[0], kind)):
+            owners = [
+                r
+                for r in reports
+                if _records(r, kind)[position]["status"] != Status.OTHER_SHARD.value
+            ]
+            if len(owners) != 1:
+                raise ShardError(
+                    f"block {block['name']!r} of {block['document']} was checked by "
+                    f"{len(owners)} shards, expected exactly one"
+                )
+            owner = owners[0]
+            records.append(_records(owner, kind)[position])
+            examples.extend(
+                e
+                for e in owner.get("examples", [])
+                if (e["block"], e["path"]) == (block["name"], block["path"])
             )
-        owner = owners[0]
-        blocks.append(owner["blocks"][position])
-        examples.extend(
-            e
-            for e in owner.get("examples", [])
-            if (e["block"], e["path"]) == (block["name"], block["path"])
-        )
-        findings.extend(
-            f
-            for f in owner["findings"]
-            if f["block"] == block["name"] and f["document"] == block["document"]
-        )
+            findings.extend(
+                f
+                for f in owner["findings"]
+                if f["block"] == block["name"] and f["document"] == block["document"]
+            )
+    # As the full run lists them (findings.in_report_order).
+    findings.sort(key=lambda f: (f["document"], f["path"], f["line"]))
+    examples.sort(key=lambda e: (e["path"], e["line"]))
+    blocks = combined["blocks"]
     statuses = [Status(b["status"]) for b in blocks]
     unchecked = int(reports[0].get("unchecked_examples", 0))
     summary = summary_line(
@@ -113,6 +130,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     )
     return {
         "blocks": blocks,
+        "example_groups": combined["example_groups"],
         "examples": examples,
         "findings": findings,
         "unchecked_examples": unchecked,

@@ -47,6 +47,7 @@ class FindingRecord(TypedDict):
     line: int
     subtype: str  # a Subtype value
     drift: bool
+    updatable: NotRequired[bool]  # drift ``jaxcheck update`` may rewrite (absent: it may not)
     document: str
     block: str | None  # the label of its block; None for citations, quotes, unreadable files
     message: str  # printable: no terminal sequences, nothing XML 1.0 cannot hold
@@ -56,6 +57,7 @@ class RunRecord(TypedDict, total=False):
     """What was checked and how: reports of shards merge only when these agree."""
 
     sourcedir: str  # as the command line named it
+    update: str  # the command line that accepts this run's new outputs
     documents: str  # a digest of the blocks read
     jax: str
     configuration: str  # a digest of everything that decides a verdict
@@ -66,7 +68,10 @@ class RunRecord(TypedDict, total=False):
 class Report(TypedDict):
     """The plain report: every block, every example, every open finding, the summary."""
 
-    blocks: list[BlockRecord]
+    blocks: list[BlockRecord]  # the ``jaxcheck`` blocks
+    # The pages' (and docstrings') own ``>>>`` examples, one record per group run
+    # together (a doctest paragraph or code block, a sphinx.ext.doctest directive).
+    example_groups: list[BlockRecord]
     examples: list[ExampleRecord]
     findings: list[FindingRecord]
     unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
@@ -91,6 +96,8 @@ def summary_line(
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples.
+
+    ``statuses`` are the ``jaxcheck`` blocks' (the ``>>>`` examples are counted apart).
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
     encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked.
@@ -143,7 +150,8 @@ def build_report(
     unchecked_examples: int = 0,
     run: RunRecord | None = None,
 ) -> Report:
-    """The plain report of a run: every block with its status, every open finding, the summary.
+    """The plain report of a run: every block and group of examples with its status, every
+    open finding, the summary.
 
     A finding of a block names it (``"block"``); the others (citations,
     quotes, unreadable files) have ``"block": null``. ``run`` says what was
@@ -155,15 +163,25 @@ def build_report(
         for finding in findings_of(block, verdict)
     }
     return {
-        "blocks": [_block_record(block, verdict) for block, verdict in checked],
-        "examples": [
-            {"path": relative(e.path), "line": e.line, "block": e.block, "status": e.status}
-            for e in all_examples(checked)
-        ],
+        "blocks": [_block_record(b, verdict) for b, verdict in checked if not b.page_example],
+        "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.page_example],
+        "examples": sorted(
+            (_example_record(e) for e in all_examples(checked)),
+            key=lambda e: (e["path"], e["line"]),
+        ),
         "findings": [finding_record(f, owner.get(f)) for f in findings],
         "unchecked_examples": unchecked_examples,
         "summary": summary,
         "run": run.copy() if run else {},
+    }
+
+
+def _example_record(example: ExampleVerdict) -> ExampleRecord:
+    return {
+        "path": relative(example.path),
+        "line": example.line,
+        "block": example.block,
+        "status": example.status,
     }
 
 
@@ -189,6 +207,7 @@ def finding_record(finding: Finding, block: str | None = None) -> FindingRecord:
         "line": finding.line,
         "subtype": finding.subtype.value,
         "drift": finding.is_drift,
+        "updatable": finding.updatable,
         "document": finding.docname,
         "block": block,
         # Every report shows a block's output escaped: no terminal sequences, nothing

@@ -6,10 +6,8 @@ text at fault), or None. Pure: the second run is done by the caller.
 
 from __future__ import annotations
 
-import ast
 import re
 import unicodedata
-import warnings
 from collections.abc import Sequence
 
 from ..model import Drift, Expectation, ExpectationKind, Verdict
@@ -50,31 +48,6 @@ def skip_reason(expectation: Expectation) -> str | None:
     )
 
 
-def example_problem(expectation: Expectation, mode: str = "single") -> str | None:
-    """Why the output of this ``>>>`` example must not be written, or None.
-
-    ``mode`` is how the worker compiles it (``exec`` for a snippet of statements).
-    """
-    if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
-        return None
-    skipped = skip_reason(expectation)
-    if skipped is not None:
-        return skipped
-    source = expectation.source
-    first = source.splitlines()[0] if source else ""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(source, mode=mode)
-    except SyntaxError as error:
-        return (
-            f"the example {first!r} is not Python ({error.msg}; an IPython command such as "
-            "`%time`?): code that does not compile gets no output from update; rewrite the "
-            "example as Python, or mark it `# doctest: +SKIP`"
-        )
-    return None
-
-
 def unwritable_characters(lines: Sequence[str]) -> str | None:
     """Why these output lines cannot go into a page as text, naming the characters, or None."""
     for number, line in enumerate(lines, start=1):
@@ -105,7 +78,7 @@ def reproduction_problem(drift: Drift, second: Verdict | None) -> str | None:
             "the block did not run a second time, so its new output is not proven; "
             "run the update again"
         )
-    if second.problems:
+    if second.problems and not second.failed_examples:  # an uncompilable example proves nothing
         return (
             "on a second run the block failed, so its new output is not proven: "
             + second.problems[0].message.splitlines()[0]

@@ -39,7 +39,7 @@ from .edits import (
     render_source,
     write_atomically,
 )
-from .refusals import example_problem, reproduction_problem, skip_reason, unwritable_characters
+from .refusals import reproduction_problem, skip_reason, unwritable_characters
 
 BLANKLINE = "<BLANKLINE>"
 # Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
@@ -103,11 +103,8 @@ def update_sources(
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
         why = None if allow_outside else _outside(os.path.realpath(block.path), block.path, root)
-        mode = next(
-            (e.mode for e in block.program.examples if e.source == drift.expectation.source),
-            "single",
-        )
-        why = why or drift.note or block.update_refusal or example_problem(drift.expectation, mode)
+        # An example that does not compile never drifts: the judge fails it.
+        why = why or drift.note or block.update_refusal or skip_reason(drift.expectation)
         if why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
         else:

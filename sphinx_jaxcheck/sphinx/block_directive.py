@@ -69,7 +69,9 @@ class JaxcheckDirective(SphinxDirective):
                     docname,
                     Finding(Subtype.OPTION, problem.message(), path, self.lineno, docname),
                 )
-            options = BlockOptions()
+            # Not run, but still reported under its own name when that one is good.
+            name = self.options.get("name")
+            options = BlockOptions(name=name if isinstance(name, str) else None)
         else:
             options = block_options(self.options)
         index = len(domain.blocks(docname))

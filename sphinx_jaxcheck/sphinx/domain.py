@@ -14,7 +14,7 @@ from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
 from ..model import Block, Verdict
-from ..report.findings import Finding, findings_of
+from ..report.findings import Finding, findings_of, in_report_order
 from .settings import unknown_settings
 
 # Keys of per-document dictionaries; other features add their own here.
@@ -122,13 +122,17 @@ class JaxcheckDomain(Domain):
                 yield from self.per_document("findings")[docname]
 
     def all_findings(self) -> Iterator[Finding]:
-        """Every problem still open: from reading, and from verdicts (less what update fixed)."""
-        yield from self.read_findings()
+        """Every problem still open: from reading, and from verdicts (less what update fixed),
+        document by document in the order of their lines."""
         rewritten = self.data.get("rewritten", set())
+        found = list(self.read_findings())
         for block, verdict in self.checked_blocks():
-            for finding in findings_of(block, verdict):
-                if not (finding.is_drift and (finding.path, finding.line) in rewritten):
-                    yield finding
+            found.extend(
+                finding
+                for finding in findings_of(block, verdict)
+                if not (finding.is_drift and (finding.path, finding.line) in rewritten)
+            )
+        yield from in_report_order(found)
 
     # -- Sphinx's protocol ------------------------------------------------------
 

@@ -82,7 +82,11 @@ class FillStatusTable(SphinxPostTransform):
         checked = list(domain_of(self.env).checked_blocks())
         counts = tally([verdict for _, verdict in checked])
         summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
-        intro = nodes.paragraph(text=f"{len(checked)} blocks: {summary}.")
+        groups = sum(1 for block, _ in checked if block.page_example)
+        counted = f"{len(checked) - groups} blocks"
+        if groups:
+            counted += f" and {groups} groups of `>>>` examples"
+        intro = nodes.paragraph(text=f"{counted}: {summary}.")
         table = nodes.table(classes=["jaxcheck-status-table"])
         group = nodes.tgroup(cols=4)
         table += group

@@ -23,6 +23,7 @@ REPORT: Report = {
             "seconds": 0.25,
         }
     ],
+    "example_groups": [],
     "examples": [],
     "findings": [
         {
@@ -30,6 +31,7 @@ REPORT: Report = {
             "line": 7,
             "subtype": "drift",
             "drift": True,
+            "updatable": True,
             "document": "index",
             "block": "first",
             "message": "block 'first': the output of this print is stale:\n-1\n+2",
@@ -37,7 +39,7 @@ REPORT: Report = {
     ],
     "unchecked_examples": 0,
     "summary": "jaxcheck: 1 block(s): 0 verified, 1 stale, 0 failed (jax 0.10.2)",
-    "run": {"sourcedir": "docs"},
+    "run": {"sourcedir": "docs", "update": "jaxcheck update docs/index.md"},
 }
 
 
@@ -63,10 +65,19 @@ def test_every_format_renders_the_report_and_json_is_the_report_itself() -> None
     assert json.loads(render(REPORT, "json", False)) == REPORT
     text = render(REPORT, "text", False)
     assert text.startswith("index.md:7: drift: block 'first'")
-    assert text.endswith("Accept the new outputs with: jaxcheck update docs\n")
+    assert text.endswith("Accept the new outputs with: jaxcheck update docs/index.md\n")
     assert render(REPORT, "github", False) == (
         "::error file=index.md,line=7,title=jaxcheck drift::block 'first': the output of this "
         "print is stale:%0A-1%0A+2\n" + REPORT["summary"] + "\n"
+    )
+
+
+def test_text_suggests_update_only_where_it_can_act() -> None:
+    refused = {**REPORT["findings"][0], "updatable": False}
+    assert "jaxcheck update" not in render({**REPORT, "findings": [refused]}, "text", False)
+    older: Report = {**REPORT, "run": {"sourcedir": "docs"}}  # a report made before "update"
+    assert render(older, "text", False).endswith(
+        "Accept the new outputs with: jaxcheck update docs\n"
     )
 
 

@@ -21,7 +21,7 @@ from sphinx_jaxcheck.errors import WorkerStartError
 from sphinx_jaxcheck.expect import doctest_directives
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.verdict import judge
-from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Verdict
+from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Status, Subtype, Verdict
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import UpdateReport, describe, update_sources
 
@@ -142,20 +142,19 @@ def test_a_block_update_must_not_rewrite_is_refused_with_its_reason(tmp_path: Pa
     assert report.refused == [(str(path), 4, "block 'doc[1]': setup code must print nothing")]
 
 
-def test_an_example_that_is_not_python_is_refused_and_nothing_runs_again(tmp_path: Path) -> None:
+def test_an_example_that_is_not_python_fails_and_update_leaves_it_alone(tmp_path: Path) -> None:
     text = "```\nx = 1\n# >>> %time x\n# 2\n```\n"
     path = page(tmp_path, text)
     calls: list[Sequence[str]] = []
     block = block_in(path, 2)
-    report = update_sources(
-        [(block, judge(block, Outcome(examples=("1\n",))))], rerun=replay({}, calls)
-    )
+    verdict = judge(block, Outcome(examples=("1\n",)))
+    assert verdict.status is Status.ERROR and verdict.drifts == ()
+    ((problem,),) = [verdict.problems]
+    assert (problem.subtype, problem.line) == (Subtype.SYNTAX, 3)
+    assert problem.message.startswith("the `>>>` example '%time x' is not valid Python")
+    report = update_sources([(block, verdict)], rerun=replay({}, calls))
     assert path.read_text() == text and calls == []
-    ((_, line, why),) = report.refused
-    assert line == 3
-    assert why.startswith(
-        "block 'doc[1]': the example '%time x' is not Python (invalid syntax; an IPython command"
-    )
+    assert report.refused == [] and report.diffs == {}
 
 
 def test_skipped_examples_are_listed_at_their_statement_line(tmp_path: Path) -> None:

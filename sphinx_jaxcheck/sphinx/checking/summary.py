@@ -9,7 +9,6 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ...judge.example_verdicts import all_examples
-from ...model import Subtype
 from ...report.records import summary_line
 from ..domain import JaxcheckDomain, domain_of
 from ..page_examples import unchecked_examples
@@ -29,7 +28,7 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
     checked = list(domain.checked_blocks())
     failed = any(True for _ in domain.all_findings())
     line = summary_line(
-        [verdict.status for _, verdict in checked],
+        [verdict.status for block, verdict in checked if not block.page_example],
         list(domain.read_findings()),
         domain.data.get("jax_version") or "?",
         all_examples(checked),
@@ -46,8 +45,9 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
     line, failed = summary(domain)
     if failed and settings.on_drift != "ignore":
         hint = f" Run `jaxcheck update {os.path.relpath(app.srcdir)}` to accept new outputs."
-        drifted = any(f.subtype is Subtype.DRIFT for f in domain.all_findings())
-        logger.info(line + ("." + hint if drifted else ""))
+        # Only where update can act: drift that nothing refuses to rewrite.
+        updatable = any(f.updatable for f in domain.all_findings())
+        logger.info(line + ("." + hint if updatable else ""))
     else:
         logger.info(line)
     if failed and settings.on_drift == "error":
