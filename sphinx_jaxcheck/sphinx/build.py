@@ -45,6 +45,10 @@ class _StatusFilter(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    def isatty(self) -> bool:
+        """As the stream shown: on a terminal, progress redraws its line."""
+        return self.overwrite
+
     def write(self, text: str) -> int:
         self.pending += text
         while (end := _LINE_END.search(self.pending)) is not None:

@@ -142,6 +142,19 @@ def test_progress_on_a_terminal_overwrites_its_line_and_then_ends_it(
     )
 
 
+def test_progress_in_a_log_is_one_line_per_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = write_project(
+        tmp_path / "docs", {"good.md": GOOD, "more.md": GOOD.replace("Good", "More")}
+    )
+    assert cli.main(["check", str(root), "-j", "2"]) == 0
+    assert capsys.readouterr().err == (
+        "jaxcheck: running 2 of 2 block(s) (2 document(s), up to 2 worker(s))\n"
+        "jaxcheck: running blocks... [100%] 2/2\n"
+    )
+
+
 def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> None:
     stale = copy_root("conformance-stale", tmp_path)
     junit = tmp_path / "junit.xml"

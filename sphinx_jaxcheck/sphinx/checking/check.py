@@ -21,7 +21,7 @@ from ...run.sessions import CheckPlan, describe_plan
 from ..domain import domain_of
 from ..interpreter import fingerprint, interpreter_of
 from ..settings import cache_directory, settings_of
-from .progress import ProgressDisplay
+from .progress import ProgressDisplay, shows_live_progress
 from .read_only import is_read_only
 from .sessions import run_documents
 from .shards import reassigned_documents
@@ -59,7 +59,9 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
 def _run(app: Sphinx, documents: dict[str, list[Block]], workers: Workers) -> None:
     """Run these documents' sessions, store their verdicts, keep the cache within its limit."""
     settings = settings_of(app.config)
-    display = ProgressDisplay("jaxcheck: running blocks... ", app.verbosity)
+    display = ProgressDisplay(
+        "jaxcheck: running blocks... ", app.verbosity, live=shows_live_progress(app)
+    )
 
     def announce(plan: CheckPlan) -> None:
         logger.info("jaxcheck: %s", describe_plan(plan, len(documents), settings.workers))
