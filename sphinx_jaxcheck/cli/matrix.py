@@ -25,11 +25,12 @@ def add_parser(commands: Any) -> None:
     )
     matrix.add_argument(
         "paths",
-        nargs="?",
-        default=".",
-        metavar="SOURCEDIR",
-        type=lambda path: [path],
-        help="the Sphinx source folder, holding conf.py (default: .)",
+        nargs="*",
+        metavar="PATH",
+        help=(
+            "the Sphinx source folder (holding conf.py), or pages in it: only their blocks "
+            "become rows (default: .)"
+        ),
     )
     add_run_options(matrix)
     add_build_options(matrix, several=True)
@@ -51,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.build import run_build
     from ..sphinx.domain import domain_of
 
-    srcdir = find_target(args.paths, args.argv).srcdir
+    target = find_target(args.paths or ["."], args.argv)
+    srcdir = target.srcdir
     overrides = build_overrides(args)
     pythons = list(dict.fromkeys([sys.executable, *(os.path.abspath(p) for p in args.python)]))
     runs = []
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             column.update(jaxcheck_python=python, jaxcheck_jax_version=found.jax_version)
             build_dir = build_dir / f"python-{hashlib.sha256(python.encode()).hexdigest()[:12]}"
         print(f"jaxcheck: matrix: checking with {python}", file=sys.stderr)
-        app, _ = run_build(srcdir, column, args.jobs or 0, build_dir=build_dir)
+        app, _ = run_build(srcdir, column, args.jobs or 0, build_dir=build_dir, pages=target.pages)
         domain = domain_of(app.env)
         runs.append(
             (str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks()))

@@ -23,7 +23,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..model import Status, Subtype
 from ..report.matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
 from .domain import domain_of
-from .status_page import note_table_page, setup_project_table
+from .status_page import link_to_block, note_table_page, setup_project_table
 
 logger = logging.getLogger(__name__)
 MARKS = {
@@ -71,24 +71,36 @@ class FillMatrixTable(SphinxPostTransform):
     def _table(self, placeholder: jaxcheck_matrix_table) -> list[nodes.Node]:
         here = self.env.docname
         where = f"{placeholder.source or self.env.doc2path(here)}:{placeholder.line or 0}"
-        path = matrix_file(self.app.srcdir)
+        path = matrix_file(self.env.srcdir)
         matrix = _read(path, where)
         if matrix is None:
             return [nodes.paragraph(text="No compatibility matrix yet.")]
         rows = [row for row in matrix.rows if row.document == here or not placeholder["page"]]
         self._warn_about(matrix, rows, here if placeholder["page"] else None)
+        named = {
+            (block.docname, block.label): block.options.name
+            for docname in {row.document for row in rows}
+            for block in domain_of(self.env).blocks(docname)
+        }
+        # Three narrow columns or more, so that it reads on a phone: each block's name
+        # links to it, with where it is written below the name.
         table = nodes.table(classes=["jaxcheck-matrix-table"])
-        group = nodes.tgroup(cols=2 + len(matrix.versions))
+        group = nodes.tgroup(cols=1 + len(matrix.versions))
         table += group
-        for width in (30, 30, *(15 for _ in matrix.versions)):
+        for width in (40, *(20 for _ in matrix.versions)):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
-        head += _row(["Block", "Where", *(f"jax {v}" for v in matrix.versions)])
+        head += _row([nodes.Text(t) for t in ["Block", *(f"jax {v}" for v in matrix.versions)]])
         group += head
         body = nodes.tbody()
         for row in rows:
-            cells = [row.name, f"{row.path}:{row.line}"]
-            cells += [MARKS.get(row.status_in(v) or "", "–") for v in matrix.versions]
+            link = link_to_block(named.get((row.document, row.name)), row.document, here)
+            link += nodes.literal(text=row.name, classes=["jaxcheck-matrix-name"])
+            block = nodes.inline()
+            block += link
+            block += nodes.inline(text=f"{row.path}:{row.line}", classes=["jaxcheck-matrix-where"])
+            cells: list[nodes.Node] = [block]
+            cells += [nodes.Text(MARKS.get(row.status_in(v) or "", "–")) for v in matrix.versions]
             body += _row(cells)
         group += body
         return [table]
@@ -150,10 +162,12 @@ def _warn(message: str, location: str) -> None:
     logger.warning(message, location=location, type="jaxcheck", subtype=Subtype.MATRIX.value)
 
 
-def _row(cells: list[str]) -> nodes.row:
+def _row(cells: list[nodes.Node]) -> nodes.row:
     row = nodes.row()
-    for text in cells:
+    for content in cells:
         entry = nodes.entry()
-        entry += nodes.paragraph(text=text)
+        paragraph = nodes.paragraph()
+        paragraph += content
+        entry += paragraph
         row += entry
     return row

@@ -97,26 +97,7 @@ class FillStatusTable(SphinxPostTransform):
         group += head
         body = nodes.tbody()
         for block, verdict in checked:
-            if block.options.name:
-                target = addnodes.pending_xref(
-                    "",
-                    refdomain="std",
-                    reftype="ref",
-                    reftarget=block.options.name.lower(),
-                    refexplicit=True,
-                    refwarn=False,
-                    refdoc=here,
-                )
-            else:
-                target = addnodes.pending_xref(
-                    "",
-                    refdomain="std",
-                    reftype="doc",
-                    reftarget="/" + block.docname,
-                    refexplicit=True,
-                    refwarn=False,
-                    refdoc=here,
-                )
+            target = link_to_block(block.options.name, block.docname, here)
             target += nodes.literal(text=block.label)
             page = addnodes.pending_xref(
                 "",
@@ -135,6 +116,29 @@ class FillStatusTable(SphinxPostTransform):
             body += _row(cells)
         group += body
         return [intro, table]
+
+
+def link_to_block(name: str | None, docname: str, here: str) -> addnodes.pending_xref:
+    """A reference to a block: to its ``:name:`` label, else to its document."""
+    if name:
+        return addnodes.pending_xref(
+            "",
+            refdomain="std",
+            reftype="ref",
+            reftarget=name.lower(),
+            refexplicit=True,
+            refwarn=False,
+            refdoc=here,
+        )
+    return addnodes.pending_xref(
+        "",
+        refdomain="std",
+        reftype="doc",
+        reftarget="/" + docname,
+        refexplicit=True,
+        refwarn=False,
+        refdoc=here,
+    )
 
 
 def _row(cells: list[nodes.Node]) -> nodes.row:
