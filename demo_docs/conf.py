@@ -40,6 +40,8 @@ jaxcheck_doctests = "check"
 html_theme = "furo"
 html_title = "sphinx-jaxcheck"
 html_static_path = ["_static"]
+# Example messages wrap in their column; tables fit it (see the file).
+html_css_files = ["guide.css"]
 # No repository links: the project has no public home yet. Furo's "view this
 # page" button then opens the page source copied into the build.
 html_theme_options = {"top_of_page_buttons": ["view"]}
