@@ -3,6 +3,7 @@ and ``-fresh``) holds, and where JAX's own documentation pages are and how they 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 # Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
@@ -72,14 +73,24 @@ STALE_BLOCKS = [
 STALE = [(file, line, block) for file, line, block, *_ in STALE_DRIFTS]
 
 # JAX's pages, with the table of JAX's own pytest verdicts on them, sit in shared/realworld
-# beside the repository (or beside its worktrees); the tests that read them skip without it.
-REALWORLD = next(
-    (
-        p / "shared" / "realworld"
-        for p in Path(__file__).resolve().parents[1:]
-        if (p / "shared" / "realworld").is_dir()
-    ),
-    Path(__file__).resolve().parents[2] / "shared" / "realworld",
+# beside the repository (or beside its worktrees), or where JAXCHECK_REALWORLD says; the
+# tests that read them skip without it, saying what they need.
+REALWORLD = Path(
+    os.environ.get("JAXCHECK_REALWORLD")
+    or next(
+        (
+            p / "shared" / "realworld"
+            for p in Path(__file__).resolve().parents[1:]
+            if (p / "shared" / "realworld").is_dir()
+        ),
+        Path(__file__).resolve().parents[2] / "shared" / "realworld",
+    )
+)
+REALWORLD_MISSING = (
+    f"needs JAX's own documentation pages and the verdicts of JAX's pytest run on them "
+    f"(a folder holding jax-docs/, jax-docs-jaxcheck/ and README.md with the verdict table), "
+    f"expected at {REALWORLD}: put it in shared/realworld beside the checkout, or set "
+    "JAXCHECK_REALWORLD to its path"
 )
 PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")
 

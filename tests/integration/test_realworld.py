@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from buildkit import jaxcheck
-from corpus import CONF, PAGES, REALWORLD
+from corpus import CONF, PAGES, REALWORLD, REALWORLD_MISSING
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,9 +36,7 @@ INDEX = (
 )
 STATUS = "Status\n======\n\n.. jaxcheck-status::\n"
 
-pytestmark = pytest.mark.skipif(
-    not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository"
-)
+pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING)
 
 
 @dataclass(frozen=True)

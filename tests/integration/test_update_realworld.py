@@ -18,13 +18,11 @@ from pathlib import Path
 
 import pytest
 from buildkit import jaxcheck
-from corpus import CONF, PAGES
+from corpus import CONF, PAGES, REALWORLD_MISSING
 from corpus import REALWORLD as SHARED
 
 REALWORLD = SHARED / "jax-docs-jaxcheck"  # the pages as jaxcheck blocks
-pytestmark = pytest.mark.skipif(
-    not REALWORLD.is_dir(), reason="the real-world pages are not beside the repository"
-)
+pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING)
 
 # JAX's root conftest.py: every doctest sees jax, lax, jnp and np.
 CONFTEST = """\
