@@ -24,6 +24,8 @@ from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
 PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
+# Whose rules decide which ``>>>`` examples exist and which namespace each runs in.
+DOCTESTS_LIKE = ("pytest", "sphinx.ext.doctest")
 # Checks a configured value (named for messages) and returns it cleaned; raises ConfigurationError.
 Cleaner = Callable[[str, Any], Any]
 
@@ -62,6 +64,16 @@ def _choice(allowed: tuple[str, ...]) -> Cleaner:
         return value
 
     return clean
+
+
+def _optional_choice(allowed: tuple[str, ...]) -> Cleaner:
+    chosen = _choice(allowed)
+    return lambda name, value: None if value in (None, "") else chosen(name, value)
+
+
+def doctests_like_default(extensions: list[str]) -> str:
+    """The rules a project's own doctest tool applies: sphinx.ext.doctest's when it is loaded."""
+    return "sphinx.ext.doctest" if "sphinx.ext.doctest" in extensions else "pytest"
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -341,6 +353,12 @@ class Settings:
         "report",
         "the pages' own >>> examples: check them, report how many went unchecked, or off",
         _choice(DOCTESTS),
+    )
+    doctests_like: str | None = _value(
+        None,
+        "whose rules decide which >>> examples exist and which namespace each runs in: pytest "
+        "or sphinx.ext.doctest (default: sphinx.ext.doctest when that extension is loaded)",
+        _optional_choice(DOCTESTS_LIKE),
     )
     doctest_flags: tuple[str, ...] = _value(
         (),

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
     domain = domain_of(built.app.env)
-    line, failed = summary(domain)
+    line, failed = summary(built.app)
     checked = build_report(
         list(domain.checked_blocks()),
         list(domain.all_findings()),

@@ -61,6 +61,11 @@ def flags_from_names(names: Iterable[str]) -> int:
     return flags
 
 
+def names_of_flags(flags: int) -> tuple[str, ...]:
+    """The names of the bits set in ``flags`` (``doctest_default_flags`` is a number)."""
+    return tuple(name for name in flag_names() if flags & doctest.OPTIONFLAGS_BY_NAME[name])
+
+
 def apply_directives(flags: int, options: dict[int, bool]) -> int:
     """``flags`` after an example's ``# doctest: +X -Y`` directives (doctest's rule)."""
     for bit, on in options.items():

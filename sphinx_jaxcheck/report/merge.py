@@ -126,7 +126,12 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     statuses = [Status(b["status"]) for b in blocks]
     unchecked = int(reports[0].get("unchecked_examples", 0))
     summary = summary_line(
-        statuses, read, str(run.get("jax", "?")), [ExampleVerdict(**e) for e in examples], unchecked
+        statuses,
+        read,
+        str(run.get("jax", "?")),
+        [ExampleVerdict(**e) for e in examples],
+        unchecked,
+        run.get("doctests_like", ""),
     )
     return {
         "blocks": blocks,

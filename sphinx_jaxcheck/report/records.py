@@ -63,6 +63,7 @@ class RunRecord(TypedDict, total=False):
     configuration: str  # a digest of everything that decides a verdict
     shard: str | None  # "K/N", or None for a full run
     split: str | None  # the digest of the split of sessions over the shards
+    doctests_like: str  # whose doctest rules the summary names ("": it names none)
 
 
 class Report(TypedDict):
@@ -93,6 +94,7 @@ def summary_line(
     jax_version: str,
     examples: Iterable[ExampleVerdict] = (),
     unchecked_examples: int = 0,
+    doctests_like: str = "",
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples.
@@ -101,6 +103,8 @@ def summary_line(
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
     encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked.
+    ``doctests_like`` names whose rules found the examples; given, it is said even
+    when there are none.
     """
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
@@ -132,13 +136,17 @@ def summary_line(
     total = sum(counts.values())
     line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + f" (jax {jax_version or '?'})"
     described = describe_examples(examples)
+    rules = f"doctests like {doctests_like}: " if doctests_like else ""
     if described:
-        line += f"; {described}"
+        line += f"; {rules}{described}"
+        rules = ""
     if unchecked_examples:
         line += (
-            f"; {unchecked_examples} `>>>` example(s) of the pages were not checked: set "
+            f"; {rules}{unchecked_examples} `>>>` example(s) of the pages were not checked: set "
             'jaxcheck_doctests = "check" in conf.py to check them'
         )
+    elif rules:
+        line += f"; {rules}0 `>>>` example(s)"
     return line
 
 

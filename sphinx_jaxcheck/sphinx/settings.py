@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import doctest
 import os
 import re
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -13,8 +15,9 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from ..config import PREFIX, VALUES, Settings, closest_setting, read_settings
+from ..config import PREFIX, VALUES, Settings, closest_setting, doctests_like_default, read_settings
 from ..errors import ConfigurationError
+from ..expect.doctest_flags import names_of_flags
 from ..model import Subtype
 from ..report.findings import Finding
 
@@ -94,9 +97,27 @@ def remember_settings(config: Config) -> Settings:
 
     Called when the config is read, and again by whatever changes a value after that.
     """
-    settings = read_settings(lambda name: getattr(config, name))
+    settings = _resolved(read_settings(lambda name: getattr(config, name)), config)
     object.__setattr__(config, _CACHED, settings)
     return settings
+
+
+def _resolved(settings: Settings, config: Config) -> Settings:
+    """The defaults that depend on the rest of conf.py: whose doctest rules, and their flags.
+
+    Under sphinx.ext.doctest's rules its ``doctest_default_flags`` apply (its
+    own default when the extension is not loaded) unless
+    ``jaxcheck_doctest_flags`` names some.
+    """
+    like = settings.doctests_like or doctests_like_default(list(config.extensions))
+    flags = settings.doctest_flags
+    if like == "sphinx.ext.doctest" and not flags:
+        default = (
+            doctest.DONT_ACCEPT_TRUE_FOR_1 | doctest.ELLIPSIS | doctest.IGNORE_EXCEPTION_DETAIL
+        )
+        given = getattr(config, "doctest_default_flags", default)
+        flags = names_of_flags(given if isinstance(given, int) else default)
+    return replace(settings, doctests_like=like, doctest_flags=flags)
 
 
 def settings_of(config: Config) -> Settings:

@@ -110,11 +110,13 @@ def test_an_example_that_does_not_compile_fails_and_update_is_not_suggested(
     assert out == (
         f"docs/pseudo.md:3: syntax: {SYNTAX.replace('notes.md:12', 'pseudo.md:3')}\n\n"
         "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed (jax 0.10.2); "
-        "1 `>>>` example(s): 1 failed\n"
+        "doctests like pytest: 1 `>>>` example(s): 1 failed\n"
     )
     built = build(pseudo, "html")  # sphinx-build says the same, and suggests no update either
     assert built.status == 1
-    assert "1 `>>>` example(s): 1 failed" in built.log and "jaxcheck update" not in built.log
+    assert (
+        "pytest: 1 `>>>` example(s): 1 failed" in built.log and "jaxcheck update" not in built.log
+    )
 
 
 def test_a_block_with_a_bad_option_keeps_its_name_and_findings_come_in_line_order(
@@ -152,7 +154,8 @@ def test_groups_of_examples_are_counted_apart_from_blocks(
     ]
     assert report["summary"] == (
         "jaxcheck: 4 block(s): 1 verified, 1 stale, 2 failed, 0 stale quote(s), "
-        "2 other problem(s) (jax 0.10.2); 2 `>>>` example(s): 1 verified, 1 failed"
+        "2 other problem(s) (jax 0.10.2); doctests like pytest: 2 `>>>` example(s): 1 verified, "
+        "1 failed"
     )
 
 

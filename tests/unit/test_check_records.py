@@ -7,7 +7,9 @@ from dataclasses import replace
 
 from sphinx_jaxcheck.config import Settings
 from sphinx_jaxcheck.expect.grammar import parse_body
+from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict
 from sphinx_jaxcheck.model import Block, BlockOptions, Status, Verdict
+from sphinx_jaxcheck.report.records import summary_line
 from sphinx_jaxcheck.report.run_description import describe_run
 from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan
 from sphinx_jaxcheck.run.shards import session_durations
@@ -86,3 +88,19 @@ def test_a_shards_description_names_the_shard_and_its_split() -> None:
     unsharded = describe_run([block("a", 0)], "fingerprint", Settings(), "?", "abc")
     assert unsharded["split"] is None
     assert unsharded["configuration"] == described["configuration"]
+
+
+def test_the_summary_names_whose_doctest_rules_found_the_examples() -> None:
+    example = ExampleVerdict("/docs/a.rst", 4, "a.rst:4", "verified")
+    assert summary_line([Status.VERIFIED], [], "0.10.2", [example], 0, "pytest") == (
+        "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed (jax 0.10.2); "
+        "doctests like pytest: 1 `>>>` example(s): 1 verified"
+    )
+    assert summary_line([], [], "0.10.2", [], 3, "sphinx.ext.doctest").endswith(
+        "; doctests like sphinx.ext.doctest: 3 `>>>` example(s) of the pages were not checked: "
+        'set jaxcheck_doctests = "check" in conf.py to check them'
+    )
+    assert summary_line([], [], "0.10.2", [], 0, "sphinx.ext.doctest").endswith(
+        "(jax 0.10.2); doctests like sphinx.ext.doctest: 0 `>>>` example(s)"
+    )
+    assert summary_line([], [], "0.10.2", [example]).endswith("; 1 `>>>` example(s): 1 verified")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sphinx_jaxcheck.config import VALUES, closest_setting, read_settings
+from sphinx_jaxcheck.config import VALUES, closest_setting, doctests_like_default, read_settings
 from sphinx_jaxcheck.errors import ConfigurationError
 
 
@@ -26,3 +26,18 @@ def test_every_value_rejects_a_value_of_the_wrong_type() -> None:
 )
 def test_a_misspelled_setting_names_the_closest_real_one(typo: str, meant: str | None) -> None:
     assert closest_setting(typo) == meant
+
+
+def test_doctests_like_names_one_of_two_tools_or_leaves_the_choice_to_extensions() -> None:
+    for given in ("pytest", "sphinx.ext.doctest"):
+        chosen = read_settings(
+            lambda name, v=given: v if name == "jaxcheck_doctests_like" else None
+        )
+        assert chosen.doctests_like == given
+    assert read_settings(lambda name: None).doctests_like is None
+    with pytest.raises(ConfigurationError, match=r"'sphinx' is not one of pytest, sphinx\.ext"):
+        read_settings(lambda name: "sphinx" if name == "jaxcheck_doctests_like" else None)
+    assert doctests_like_default(["sphinx.ext.autodoc", "sphinx.ext.doctest"]) == (
+        "sphinx.ext.doctest"
+    )
+    assert doctests_like_default(["sphinx.ext.autodoc", "sphinx_jaxcheck"]) == "pytest"

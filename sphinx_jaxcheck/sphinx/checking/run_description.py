@@ -10,15 +10,19 @@ from ...report.run_description import describe_run
 from ..domain import domain_of
 from ..interpreter import fingerprint
 from ..settings import settings_of
+from .summary import doctests_named
 
 
 def run_description(app: Sphinx) -> RunRecord:
     """What a report of this build was made from, so that only reports of one run are merged."""
     domain = domain_of(app.env)
-    return describe_run(
+    described = describe_run(
         (block for block, _ in domain.checked_blocks()),
         fingerprint(app),
         settings_of(app.config),
         domain.data.get("jax_version") or "?",
         domain.data.get("split"),
     )
+    # A merged report's summary names the same rules.
+    described["doctests_like"] = doctests_named(app)
+    return described

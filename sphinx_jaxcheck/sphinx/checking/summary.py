@@ -10,7 +10,7 @@ from sphinx.util import logging
 
 from ...judge.example_verdicts import all_examples
 from ...report.records import summary_line
-from ..domain import JaxcheckDomain, domain_of
+from ..domain import domain_of
 from ..page_examples import unchecked_examples
 from ..settings import settings_of
 from .read_only import is_read_only
@@ -23,8 +23,9 @@ def setup_summary(app: Sphinx) -> None:
     app.connect("build-finished", _finish, priority=900)
 
 
-def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
+def summary(app: Sphinx) -> tuple[str, bool]:
     """The one-line summary of the build, and whether anything is still failing."""
+    domain = domain_of(app.env)
     checked = list(domain.checked_blocks())
     failed = any(True for _ in domain.all_findings())
     line = summary_line(
@@ -33,8 +34,20 @@ def summary(domain: JaxcheckDomain) -> tuple[str, bool]:
         domain.data.get("jax_version") or "?",
         all_examples(checked),
         unchecked_examples(domain),
+        doctests_named(app),
     )
     return line, failed
+
+
+def doctests_named(app: Sphinx) -> str:
+    """Whose doctest rules the summary names: when examples are checked, or some went
+    unchecked."""
+    settings = settings_of(app.config)
+    if settings.doctests == "check" or (
+        settings.doctests == "report" and unchecked_examples(domain_of(app.env))
+    ):
+        return settings.doctests_like or ""
+    return ""
 
 
 def _finish(app: Sphinx, exception: Exception | None) -> None:
@@ -42,7 +55,7 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
         return
     domain = domain_of(app.env)
     settings = settings_of(app.config)
-    line, failed = summary(domain)
+    line, failed = summary(app)
     if failed and settings.on_drift != "ignore":
         hint = f" Run `jaxcheck update {os.path.relpath(app.srcdir)}` to accept new outputs."
         # Only where update can act: drift that nothing refuses to rewrite.
