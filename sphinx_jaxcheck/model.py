@@ -172,12 +172,15 @@ class Block:
     error_subtype: Subtype = Subtype.SYNTAX  # the kind of ``error``
     page_example: bool = False  # a page's own ``>>>`` examples (or doctest directive), not a block
     update_refusal: str = ""  # why ``jaxcheck update`` must not rewrite this block, if so
+    # False: the body is not written at ``path`` as it runs (a directive made it, or its
+    # docstring was not found in its file); everything is reported at ``body_line``.
+    placed: bool = True
 
     @property
     def label(self) -> str:
         """How reports name the block (a page's own examples: by the line they start at)."""
         if self.page_example:
-            return f"{os.path.basename(self.path)}:{self.body_line}"
+            return self.options.name or f"{os.path.basename(self.path)}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"
 
     @property
@@ -187,7 +190,7 @@ class Block:
 
     def file_line(self, block_line: int) -> int:
         """Turn a 1-based block line into a 1-based line of ``path``."""
-        return self.body_line + block_line - 1
+        return self.body_line + block_line - 1 if self.placed else self.body_line
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,21 @@ The semantics are that extension's: each group is a namespace of its own
 blocks); a group's ``testsetup`` code runs before its tests and its
 ``testcleanup`` code after them; a ``testoutput`` is the expected output of
 the group's latest ``testcode``, which runs as one snippet of several
-statements; ``*`` puts a directive into every group of the page. Directive
-``:options:`` apply before each example's own ``# doctest:`` directives.
-Pure: the Sphinx adapter reads the directives' nodes into :class:`TestItem`.
+statements; ``*`` puts a directive into every group the page has, after the
+group's own. Directive ``:options:`` apply before each example's own
+``# doctest:`` directives. Pure: the Sphinx adapter reads the nodes (of these
+directives, of any directive that makes such nodes, of doctest blocks) into
+:class:`TestItem`.
 """
 
 from __future__ import annotations
 
 import doctest
+import math
+import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..model import Block, BlockOptions, Example, Expectation, ExpectationKind, Program
 from .doctest_flags import apply_directives
@@ -34,14 +38,27 @@ _EXCEPTION = re.compile(
 
 @dataclass(frozen=True)
 class TestItem:
-    """One directive as written: its kind, groups, and content lines in the file."""
+    """One test as its node holds it: its kind, groups, and text lines, and where they stand.
+
+    ``lines`` are the node's own text; ``first`` is the file line they start at
+    when they are written there (``placed``), else the line to report at.
+    ``path`` and ``digest`` are set for a test written in another file than the
+    page (a docstring, an included file, conf.py), ``order`` for one whose
+    place among the page's lines is not its own line.
+    """
 
     kind: str  # doctest, testcode, testoutput, testsetup, testcleanup
     groups: tuple[str, ...]
-    first: int  # 1-based file line of the first content line
-    lines: tuple[str, ...]  # the content lines as in the file (indentation kept)
+    first: int  # 1-based file line of the first line
+    lines: tuple[str, ...]  # the text's lines (as written in the file, when placed)
     options: tuple[tuple[int, bool], ...] = ()
     hidden: bool = False
+    path: str = ""  # the file it is written in ("": the page's)
+    digest: str = ""  # that file's digest ("": the page's)
+    placed: bool = True
+    order: float | None = None
+    name: str = ""  # how reports name its block ("": by file and line)
+    refusal: str = ""  # why ``jaxcheck update`` must not rewrite it, if so
 
     @property
     def last(self) -> int:
@@ -55,7 +72,7 @@ class Placed:
 
     block: Block
     place: int
-    shown: TestItem | None = None  # the directive whose rendering carries its marker
+    shown: TestItem | None = None  # the test whose node carries its marker
     order: float | None = None  # its position among the page's lines, when not its own first line
 
     @property
@@ -69,114 +86,148 @@ def session_of(group: str) -> str | None:
     return None if group == DEFAULT_GROUP else f"doctest group {group}"
 
 
+@dataclass
+class _Group:
+    """The tests of one group, as sphinx.ext.doctest's builder gathers them."""
+
+    setup: list[TestItem] = field(default_factory=list)
+    tests: list[list[TestItem | None]] = field(default_factory=list)  # [doctest] or [code, output]
+    cleanup: list[TestItem] = field(default_factory=list)
+
+    def add(self, item: TestItem, *, prepend: bool = False) -> None:
+        if item.kind == "testsetup":
+            self.setup.insert(0 if prepend else len(self.setup), item)
+        elif item.kind == "testcleanup":
+            self.cleanup.append(item)
+        elif item.kind == "doctest":
+            self.tests.append([item])
+        elif item.kind == "testcode":
+            self.tests.append([item, None])
+        elif item.kind == "testoutput" and self.tests and len(self.tests[-1]) == 2:
+            # The output of the group's latest testcode (the last one given wins);
+            # an output after a doctest, or before any test, is no test.
+            self.tests[-1][1] = item
+
+
 def blocks_of(
-    items: Sequence[TestItem], *, docname: str, path: str, flags: int, timeout: float, digest: str
-) -> list[Placed]:
-    """The blocks the directives of one page stand for, in page order."""
-    named = {g for item in items for g in item.groups if g != ALL_GROUPS}
-    placed: list[Placed] = []
-    waiting: dict[str, TestItem] = {}  # group -> its latest testcode without output
-    for item in items:
-        groups = sorted(named | {DEFAULT_GROUP}) if ALL_GROUPS in item.groups else list(item.groups)
-        for group in groups:
-            made = _one(
-                item, group, waiting, docname=docname, path=path, flags=flags, timeout=timeout
-            )
-            placed.extend(Placed(_finish(b, digest), place, shown) for b, place, shown in made)
-    for group, code in waiting.items():  # testcode without testoutput: expects no output
-        block = _testcode(
-            code, None, group, docname=docname, path=path, flags=flags, timeout=timeout
-        )
-        placed.append(Placed(_finish(block, digest), IN_PLACE, code))
-    return placed
-
-
-def _finish(block: Block, digest: str) -> Block:
-    return replace(block, file_digest=digest)
-
-
-def _one(
-    item: TestItem,
-    group: str,
-    waiting: dict[str, TestItem],
+    items: Sequence[TestItem],
     *,
     docname: str,
     path: str,
     flags: int,
     timeout: float,
-) -> list[tuple[Block, int, TestItem | None]]:
+    digest: str,
+    groups: Sequence[str] = (DEFAULT_GROUP,),
+    global_setup: TestItem | None = None,
+    global_cleanup: TestItem | None = None,
+) -> list[Placed]:
+    """The blocks the tests of one page stand for, as sphinx.ext.doctest groups them.
+
+    A group exists once a test names it, or when it is in ``groups``; a test
+    in ``*`` joins every group that exists, after the group's own tests.
+    ``global_setup`` runs first in every group, ``global_cleanup`` last.
+    """
+    gathered = {name: _Group() for name in groups}
+    everywhere = []
+    for item in items:
+        if ALL_GROUPS in item.groups:
+            everywhere.append(item)
+            continue
+        for name in item.groups:
+            gathered.setdefault(name, _Group()).add(item)
+    for item in everywhere:
+        for group in gathered.values():
+            group.add(item)
+    for group in gathered.values():
+        if global_setup is not None:
+            group.add(global_setup, prepend=True)
+        if global_cleanup is not None:
+            group.add(global_cleanup)
+    placed: list[Placed] = []
+    for name, group in gathered.items():
+        made = [(item, FIRST) for item in group.setup]
+        made += [(item, LAST) for item in group.cleanup]
+        for item, place in made:
+            placed.append(
+                _finish(_setup_or_cleanup(item, name, docname, path, timeout), item, digest, place)
+            )
+        at_end = {id(item) for item in everywhere}
+        for test in group.tests:
+            code, output = test[0], (test[1] if len(test) == 2 else None)
+            assert code is not None
+            if code.kind == "doctest":
+                block = _doctest(code, name, docname, path, flags, timeout)
+            else:
+                block = _testcode(
+                    code, output, name, docname=docname, path=path, flags=flags, timeout=timeout
+                )
+            if output is not None and not output.placed:
+                block = replace(block, placed=False)
+            # As sphinx.ext.doctest runs them: the tests of ``*`` after the group's own.
+            order = math.inf if id(code) in at_end else code.order
+            placed.append(replace(_finish(block, code, digest, IN_PLACE), order=order))
+    return placed
+
+
+def _finish(block: Block, item: TestItem, digest: str, place: int) -> Placed:
+    refusal = item.refusal or block.update_refusal
+    if not item.placed:
+        refusal = item.refusal or (
+            f"this {item.kind}'s text is not written in {os.path.basename(block.path)} as it "
+            "runs (another directive made it): edit it by hand where it is written"
+        )
+    block = replace(
+        block,
+        path=item.path or block.path,
+        file_digest=item.digest or digest,
+        placed=item.placed and block.placed,
+        update_refusal=refusal,
+        options=replace(block.options, name=item.name or None),
+    )
+    return Placed(block, place, item, item.order)
+
+
+def _setup_or_cleanup(item: TestItem, group: str, docname: str, path: str, timeout: float) -> Block:
+    options = BlockOptions(session=session_of(group), hide=True, timeout=timeout)
+    body = _dedented(item.lines)
+    code = "\n".join(body) + "\n"
+    # As sphinx.ext.doctest: setup and cleanup code must print nothing.
+    silent = Expectation(ExpectationKind.TRAILING, (), len(body), len(body), statement_line=1)
+    return Block(
+        docname,
+        -1,
+        path,
+        item.first,
+        body,
+        options,
+        (silent,),
+        Program(code, f"<{docname}:{item.first}>", timeout=timeout),
+        page_example=True,
+        update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
+    )
+
+
+def _doctest(
+    item: TestItem, group: str, docname: str, path: str, flags: int, timeout: float
+) -> Block:
     options = BlockOptions(session=session_of(group), hide=item.hidden, timeout=timeout)
     body = _dedented(item.lines)
-    filename = f"<{docname}:{item.first}>"
-    if item.kind in ("testsetup", "testcleanup"):
-        code = "\n".join(body) + "\n"
-        # As sphinx.ext.doctest: setup and cleanup code must print nothing.
-        silent = Expectation(ExpectationKind.TRAILING, (), len(body), len(body), statement_line=1)
-        block = Block(
-            docname,
-            -1,
-            path,
-            item.first,
-            body,
-            options,
-            (silent,),
-            Program(code, filename, timeout=timeout),
-            page_example=True,
-            update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
-        )
-        return [(block, FIRST if item.kind == "testsetup" else LAST, None)]
-    if item.kind == "doctest":
-        parsed = parse_body(
-            body, doctest_only=True, doctest_flags=apply_directives(flags, dict(item.options))
-        )
-        block = Block(
-            docname,
-            -1,
-            path,
-            item.first,
-            body,
-            options,
-            parsed.expectations,
-            parsed.program(filename, options),
-            error=parsed.error,
-            error_line=parsed.error_line,
-            page_example=True,
-        )
-        return [(block, IN_PLACE, item)]
-    if item.kind == "testcode":
-        made: list[tuple[Block, int, TestItem | None]] = []
-        earlier = waiting.pop(group, None)
-        if earlier is not None:
-            made.append(
-                (
-                    _testcode(
-                        earlier,
-                        None,
-                        group,
-                        docname=docname,
-                        path=path,
-                        flags=flags,
-                        timeout=timeout,
-                    ),
-                    IN_PLACE,
-                    earlier,
-                )
-            )
-        waiting[group] = item
-        return made
-    # testoutput: the expected output of the group's latest testcode
-    code_item = waiting.pop(group, None)
-    if code_item is None:
-        return []  # as sphinx.ext.doctest: an output without code is not a test
-    return [
-        (
-            _testcode(
-                code_item, item, group, docname=docname, path=path, flags=flags, timeout=timeout
-            ),
-            IN_PLACE,
-            code_item,
-        )
-    ]
+    parsed = parse_body(
+        body, doctest_only=True, doctest_flags=apply_directives(flags, dict(item.options))
+    )
+    return Block(
+        docname,
+        -1,
+        path,
+        item.first,
+        body,
+        options,
+        parsed.expectations,
+        parsed.program(f"<{docname}:{item.first}>", options),
+        error=parsed.error,
+        error_line=parsed.error_line,
+        page_example=True,
+    )
 
 
 def _dedented(lines: Sequence[str]) -> tuple[str, ...]:

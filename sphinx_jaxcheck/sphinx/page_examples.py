@@ -1,11 +1,15 @@
 """A page's own ``>>>`` examples, checked where they stand (``jaxcheck_doctests``).
 
-When a document has been read (``doctree-read``), its source text is searched
-for examples as ``pytest --doctest-glob`` finds them (:mod:`..expect.page_examples`), less
-those inside ``jaxcheck`` blocks. With ``"check"`` each group of examples
-becomes a block of the document's session, in document order among the
-``jaxcheck`` blocks, and the code block that shows it is wrapped so it renders
-with its verdict. With ``"report"`` they are only counted, for the summary.
+When a document has been read (``doctree-read``), its examples are found by
+the rules ``jaxcheck_doctests_like`` names. pytest's: its source text is
+searched as ``pytest --doctest-glob`` searches it (:mod:`..expect.page_examples`),
+less what ``jaxcheck`` blocks hold, plus the docstrings autodoc brought in and
+sphinx.ext.doctest's directives. sphinx.ext.doctest's: the nodes its builder
+tests (:mod:`.doctree_tests`). With ``"check"`` each group of examples becomes
+a block of the document's session, in document order among the ``jaxcheck``
+blocks, and the node that shows it is wrapped so it renders with its verdict;
+a node holding examples that will not run renders saying so. With
+``"report"`` they are only counted, for the summary.
 """
 
 from __future__ import annotations
@@ -21,14 +25,14 @@ from sphinx.application import Sphinx
 from ..config import Settings
 from ..expect.conditions import limits_from_comments
 from ..expect.docstrings import Docstring, docstring_location, is_own
-from ..expect.doctest_directives import FIRST, IN_PLACE, LAST, Placed, TestItem, blocks_of
+from ..expect.doctest_directives import DEFAULT_GROUP, FIRST, IN_PLACE, LAST, Placed, blocks_of
 from ..expect.grammar import parse_body
 from ..expect.page_examples import Region, count_examples, find_regions
 from ..model import Block, BlockOptions, Subtype
-from ..report.findings import Finding
 from ..rewrite.edits import file_digest
+from .doctree_tests import find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
-from .nodes import jaxcheck_block
+from .example_markers import TextExamples, mark_nodes
 from .settings import settings_of
 
 UNCHECKED = "unchecked_examples"
@@ -67,7 +71,7 @@ def _note_docstring(
     if settings_of(app.config).doctests == "off":
         return
     found = docstring_location(obj)
-    if found is None or not is_own(found.path, os.path.dirname(os.path.abspath(app.confdir))):
+    if found is None:
         return
     noted: dict[str, Docstring] = app.env.temp_data.setdefault(DOCSTRINGS, {})  # type: ignore[assignment]
     noted.setdefault(name, found)
@@ -130,14 +134,30 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     except (OSError, UnicodeDecodeError, LookupError):
         return  # unreadable sources are reported where Sphinx reads them
     domain = domain_of(env)
-    own = [b for b in domain.blocks(docname) if b.path == path]
-    taken = [(b.body_line, b.body_line + max(len(b.body), 1) - 1) for b in own]
     lines = text.splitlines()
-    items = _test_directives(doctree, path, lines, domain, docname)
-    taken += [(item.first, item.last) for item, _ in items]
-    regions = find_regions(text, taken)
-    noted: dict[str, Docstring] = env.temp_data.get(DOCSTRINGS, {})  # type: ignore[assignment]
-    if not regions and not items and not noted:
+    shown: dict[str, Docstring] = env.temp_data.get(DOCSTRINGS, {})  # type: ignore[assignment]
+    like_sphinx = settings.doctests_like == "sphinx.ext.doctest"
+    found = find_tests(
+        doctree,
+        path=path,
+        lines=lines,
+        docname=docname,
+        docstrings=shown,
+        doctest_blocks=_doctest_blocks_group(app) if like_sphinx else None,
+    )
+    for finding in found.findings:
+        domain.add_finding(docname, finding)
+    items = found.tests
+    regions: list[Region] = []
+    noted: dict[str, Docstring] = {}  # under sphinx.ext.doctest's rules, docstring nodes are tests
+    if not like_sphinx:
+        own = [b for b in domain.blocks(docname) if b.path == path]
+        taken = [(b.body_line, b.body_line + max(len(b.body), 1) - 1) for b in own]
+        taken += [(i.first, i.last) for i, _ in items if i.placed and not i.path]
+        regions = find_regions(text, taken)
+        root = os.path.dirname(os.path.abspath(app.confdir))
+        noted = {name: doc for name, doc in shown.items() if is_own(doc.path, root)}
+    if not regions and not items and not noted and not found.not_run:
         return
     if settings.doctests == "report":
         unchecked = count_examples(regions)
@@ -163,66 +183,26 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         flags=settings.doctest_optionflags,
         timeout=settings.timeout,
         digest=digest,
+        groups=() if like_sphinx else (DEFAULT_GROUP,),
+        global_setup=global_code(app, "testsetup") if like_sphinx else None,
+        global_cleanup=global_code(app, "testcleanup") if like_sphinx else None,
     )
     merged = _merge(domain, docname, path, placed)
-    shown_nodes = {id(item): node for item, node in items}
-    _wrap_code_blocks(doctree, merged, shown_nodes)
+    mark_nodes(
+        doctree,
+        docname,
+        merged,
+        {id(item): node for item, node in items},
+        found.not_run,
+        None if like_sphinx else TextExamples(lines, shown, frozenset(noted)),
+    )
 
 
-def _test_directives(
-    doctree: nodes.document, path: str, lines: list[str], domain: JaxcheckDomain, docname: str
-) -> list[tuple[TestItem, nodes.Element]]:
-    """sphinx.ext.doctest's directives of the page, with their nodes, in page order."""
-    found: list[tuple[TestItem, nodes.Element]] = []
-    for node in doctree.findall(_is_test_node):
-        assert isinstance(node, nodes.Element)
-        if node.source and os.path.abspath(node.source) != os.path.abspath(path):
-            continue  # from an included file: its lines are not this page's
-        text = node.get("test") or node.astext()
-        content = text.split("\n")
-        first = _content_start(lines, node.line or 1, content)
-        if first is None:
-            continue
-        item = TestItem(
-            kind=node["testnodetype"],
-            groups=tuple(node.get("groups", ["default"])),
-            first=first,
-            lines=tuple(line.rstrip("\r") for line in lines[first - 1 : first - 1 + len(content)]),
-            options=tuple(node.get("options", {}).items()),
-            hidden=isinstance(node, nodes.comment),
-        )
-        if "skipif" in node:
-            domain.add_finding(
-                docname,
-                Finding(
-                    Subtype.OPTION,
-                    f"{item.kind}: jaxcheck does not evaluate :skipif: (that would run code "
-                    "in the Sphinx process), so this directive is not checked; mark its "
-                    "examples `# doctest: +SKIP`, or drop the option",
-                    path,
-                    first,
-                    docname,
-                ),
-            )
-            continue
-        found.append((item, node))
-    return found
-
-
-def _is_test_node(node: nodes.Node) -> bool:
-    return isinstance(node, (nodes.literal_block, nodes.comment)) and "testnodetype" in node
-
-
-def _content_start(lines: list[str], directive_line: int, content: list[str]) -> int | None:
-    """The 1-based file line where a directive's content starts, found by its first line."""
-    wanted = next((line.strip() for line in content if line.strip()), None)
-    if wanted is None:
-        return None
-    skipped = next(i for i, line in enumerate(content) if line.strip())
-    for index in range(max(directive_line - 1, 0), len(lines)):
-        if lines[index].strip() == wanted:
-            return index + 1 - skipped
-    return None
+def _doctest_blocks_group(app: Sphinx) -> str | None:
+    """The group of bare ``>>>`` paragraphs, None when they are not tested (as
+    ``doctest_test_doctest_blocks`` says: its default is ``"default"``)."""
+    group = getattr(app.config, "doctest_test_doctest_blocks", "default")
+    return group if isinstance(group, str) and group else None
 
 
 def _block(
@@ -291,46 +271,6 @@ def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed])
     merged += [p.block for p in pending] + back
     domain.per_document("blocks")[docname] = merged
     return numbered
-
-
-def _wrap_code_blocks(
-    doctree: nodes.document, placed: list[Placed], shown: dict[int, nodes.Element]
-) -> None:
-    """Wrap the code block showing each group of examples, so it renders with its verdict."""
-    candidates = [
-        node
-        for node in doctree.findall(nodes.literal_block)
-        if not _inside_jaxcheck_block(node) and "testnodetype" not in node
-    ]
-    candidates += list(doctree.findall(nodes.doctest_block))
-    used: set[int] = set()
-    for item in placed:
-        block = item.block
-        if item.shown is not None:
-            node = shown.get(id(item.shown))
-            if node is None or isinstance(node, nodes.comment) or id(node) in used:
-                continue
-        elif item.place == IN_PLACE:
-            first = next((line.strip() for line in block.body if line.strip()), "")
-            matching = [n for n in candidates if id(n) not in used and first in n.astext()]
-            if not matching:
-                continue  # in a comment, or not shown at all: checked, nothing to mark
-            node = min(matching, key=lambda n: abs((n.line or 0) - block.body_line))
-        else:
-            continue
-        used.add(id(node))
-        wrapper = jaxcheck_block(docname=block.docname, index=block.index, hidden=False)
-        node.replace_self(wrapper)
-        wrapper += node
-
-
-def _inside_jaxcheck_block(node: nodes.Node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, jaxcheck_block):
-            return True
-        parent = parent.parent
-    return False
 
 
 def unchecked_examples(domain: JaxcheckDomain) -> int:

@@ -43,56 +43,91 @@ class RenderVerdicts(SphinxPostTransform):
             if node.get("hidden"):
                 node.parent.remove(node)
                 continue
-            verdict = domain.verdict(node["docname"], node["index"])
-            status = verdict.status if verdict else Status.SKIPPED
-            container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{status.slug}"])
+            docname = node["docname"]
+            shown: list[tuple[str, Verdict | None, Status]]
+            if node.get("reason"):  # examples shown here that do not run
+                shown = [(f"not run · {node['reason']}", None, Status.SKIPPED)]
+            else:
+                labels = {b.index: b.label for b in domain.blocks(docname)}
+                shown = []
+                for index in node.get("indices") or [node["index"]]:
+                    verdict = domain.verdict(docname, index)
+                    status = verdict.status if verdict else Status.SKIPPED
+                    shown.append((labels.get(index, ""), verdict, status))
+            worst = max((status for _, _, status in shown), key=_RANK.index)
+            container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{worst.slug}"])
             container.extend(node.children)
-            if is_html:
-                # Not for the search index: what a block printed is no content of the
-                # page, and indexing a long line of it is slow.
-                container += nodes.raw(
-                    "", _html_marker(verdict, version), format="html", classes=["no-search"]
-                )
-            elif verdict is not None and status in (Status.DRIFT, Status.ERROR):
-                container.extend(_plain_marker(verdict, version))
+            for label, verdict, status in shown:
+                if node.get("reason"):
+                    marker = _not_run_marker(label)
+                elif is_html:
+                    marker = _html_marker(verdict, version, label)
+                else:
+                    if verdict is not None and status in (Status.DRIFT, Status.ERROR):
+                        container.extend(_plain_marker(verdict, version))
+                    continue
+                if is_html:
+                    # Not for the search index: what a block printed is no content of the
+                    # page, and indexing a long line of it is slow.
+                    container += nodes.raw("", marker, format="html", classes=["no-search"])
             node.replace_self(container)
 
 
-def _html_marker(verdict: Verdict | None, version: str) -> str:
+# From best to worst: a node showing several blocks is classed by its worst.
+_RANK = (
+    Status.VERIFIED,
+    Status.UNCHECKED,
+    Status.OTHER_SHARD,
+    Status.SKIPPED,
+    Status.DRIFT,
+    Status.ERROR,
+)
+
+
+def _not_run_marker(text: str) -> str:
+    return (
+        '<div class="jaxcheck-status jaxcheck-status-skipped jaxcheck-status-not-run">'
+        f"{html.escape(text)}</div>"
+    )
+
+
+def _html_marker(verdict: Verdict | None, version: str, label: str = "") -> str:
     jax = f"jax {html.escape(version)}"
+    # Which block the marker speaks for, as reports name it.
+    named = f' data-jaxcheck-block="{html.escape(label)}"' if label else ""
     if verdict is not None and verdict.reason:
         return (
-            '<div class="jaxcheck-status jaxcheck-status-skipped">'
+            f'<div class="jaxcheck-status jaxcheck-status-skipped"{named}>'
             f"not run · {html.escape(verdict.reason)}</div>"
         )
     if verdict is None or verdict.status is Status.SKIPPED:
-        return f'<div class="jaxcheck-status jaxcheck-status-skipped">skipped · {jax}</div>'
+        return f'<div class="jaxcheck-status jaxcheck-status-skipped"{named}>skipped · {jax}</div>'
     if verdict.status is Status.OTHER_SHARD:
         return (
-            '<div class="jaxcheck-status jaxcheck-status-skipped">'
+            f'<div class="jaxcheck-status jaxcheck-status-skipped"{named}>'
             f"checked on another shard · {jax}</div>"
         )
     if verdict.status is Status.VERIFIED:
         return (
-            '<div class="jaxcheck-status jaxcheck-status-verified" '
+            f'<div class="jaxcheck-status jaxcheck-status-verified"{named} '
             f'title="The output shown was checked against {jax} when these docs were built">'
             f'<span class="jaxcheck-mark">✓ verified</span> · {jax}</div>'
         )
     if verdict.status is Status.UNCHECKED:
         return (
-            '<div class="jaxcheck-status jaxcheck-status-not-compared">'
+            f'<div class="jaxcheck-status jaxcheck-status-not-compared"{named}>'
             f"ran · {jax} · not compared</div>"
         )
     if verdict.status is Status.DRIFT:
         return (
-            '<details class="jaxcheck-status jaxcheck-status-stale">'
+            f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
             f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this block '
             "prints something else (show)</summary>"
             f"<pre>{html.escape(verdict.actual_text)}</pre></details>"
         )
     message = "\n".join(p.message for p in verdict.problems)
     return (
-        '<details class="jaxcheck-status jaxcheck-status-failed">'
+        f'<details class="jaxcheck-status jaxcheck-status-failed"{named}>'
         f'<summary><span class="jaxcheck-mark">✗ failed</span> with {jax} (show)</summary>'
         f"<pre>{html.escape(message)}</pre></details>"
     )

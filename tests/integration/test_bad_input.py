@@ -457,10 +457,14 @@ def test_stale_and_error_markers_escape_what_the_block_printed(hostile) -> None:
     root, _ = hostile
     html = (root / "_build" / "html" / "hostile.html").read_text("utf-8")
     stale = re.search(
-        r'<details class="jaxcheck-status jaxcheck-status-stale">.*?</details>', html, re.DOTALL
+        r'<details class="jaxcheck-status jaxcheck-status-stale"[^>]*>.*?</details>',
+        html,
+        re.DOTALL,
     )
     failed = re.search(
-        r'<details class="jaxcheck-status jaxcheck-status-failed">.*?</details>', html, re.DOTALL
+        r'<details class="jaxcheck-status jaxcheck-status-failed"[^>]*>.*?</details>',
+        html,
+        re.DOTALL,
     )
     assert stale and "&lt;script&gt;alert(1)&lt;/script&gt;" in stale.group()
     assert failed and "ValueError: &lt;script&gt;alert(1)&lt;/script&gt;" in failed.group()

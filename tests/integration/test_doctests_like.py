@@ -1,0 +1,392 @@
+"""``jaxcheck_doctests_like``: whose rules decide which examples exist and where they run.
+
+One small project holds each pattern on its own page: ``>>>`` in ``::``
+literal blocks and code blocks beside bare doctest paragraphs, docstrings
+shown by autodoc (one a ``functools.partial`` whose ``__doc__`` is in no
+Python file) and one listed only in an ``autosummary`` table, groups with
+``*`` and ``testsetup``/``testcleanup``, ``doctest_global_setup``, and a
+third-party directive that makes ``testcode`` nodes of its own (as Flax's
+``codediff`` does, tabs starting with the same line).
+
+Under ``"sphinx.ext.doctest"`` the oracle is ``sphinx-build -b doctest`` on
+the same project: a recorder extension notes each example its runner tries and
+whether it passed; jaxcheck must run exactly those, with the same outcomes.
+Each example carries a tag (``# t-...``) that names it on both sides. Under
+``"pytest"`` the oracle for a page is ``pytest --doctest-glob`` on it.
+"""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from buildkit import Build, build
+
+from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
+from sphinx_jaxcheck.model import ExpectationKind
+from sphinx_jaxcheck.sphinx.domain import domain_of
+
+REPO = Path(__file__).resolve().parents[2]
+TAG = re.compile(r"# (t-[\w-]+)")
+
+CONF = """\
+import os, sys
+sys.path.insert(0, os.path.dirname(__file__))
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "sphinx.ext.doctest", "codediff"]
+extensions.append("recorder" if os.environ.get("ORACLE_RECORDS") else "sphinx_jaxcheck")
+exclude_patterns = ["_build"]
+jaxcheck_doctests = "check"
+jaxcheck_cache = False
+doctest_global_setup = '''
+import math
+base = 10
+'''
+"""
+RECORDER = '''\
+"""Notes every example sphinx.ext.doctest's runner tries, and whether it passed."""
+import doctest
+import json
+import os
+
+TRIED = []
+
+
+def _noting(outcome, original):
+    def report(self, out, test, example, *rest):
+        TRIED.append({"group": test.name, "source": example.source, "outcome": outcome})
+        return original(self, out, test, example, *rest)
+
+    return report
+
+
+for name, outcome in [
+    ("report_success", "passed"),
+    ("report_failure", "failed"),
+    ("report_unexpected_exception", "failed"),
+]:
+    setattr(doctest.DocTestRunner, name, _noting(outcome, getattr(doctest.DocTestRunner, name)))
+
+
+def _write(app, exception):
+    with open(os.environ["ORACLE_RECORDS"], "w") as handle:
+        json.dump(TRIED, handle)
+
+
+def setup(app):
+    app.connect("build-finished", _write)
+    return {"parallel_read_safe": True}
+'''
+CODEDIFF = '''\
+"""A directive that shows code side by side and tests each side, as Flax's codediff does."""
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+
+class CodeDiff(SphinxDirective):
+    has_content = True
+
+    def run(self):
+        text = "\\n".join(self.content)
+        shown = nodes.literal_block(text, text)
+        made = [shown]
+        for number, tab in enumerate(text.split("---\\n")):
+            code = tab.strip("\\n")
+            test = nodes.comment(code, code, testnodetype="testcode", groups=[f"tab{number}"])
+            self.set_source_info(test)
+            test["options"] = {}
+            made.append(test)
+        return made
+
+
+def setup(app):
+    app.add_directive("codediff", CodeDiff)
+    return {"parallel_read_safe": True}
+'''
+PACKAGE = '''\
+"""Functions whose docstrings hold examples."""
+import functools
+
+
+def double(x):
+    """Double a number.
+
+    >>> base * 2  # t-docstring-pass
+    20
+    >>> double(2)  # t-docstring-unknown-name
+    4
+
+    Shown, not run by sphinx.ext.doctest::
+
+        >>> frobnicate(base)  # t-docstring-literal
+        0
+    """
+    return 2 * x
+
+
+def listed(x):
+    """Shown only as a row of an autosummary table.
+
+    >>> listed(1)  # t-autosummary
+    'not this'
+    """
+    return x
+
+
+def _scale(x, factor):
+    return x * factor
+
+
+triple = functools.partial(_scale, factor=3)
+triple.__doc__ = """Triple a number (a partial: its docstring is in no Python file).
+
+>>> base + 3  # t-partial
+13
+"""
+'''
+LITERAL = """\
+Literal blocks
+==============
+
+A literal block of pseudo-code::
+
+    >>> frobnicate(data)  # t-literal
+    ...
+
+.. code-block:: python
+
+   >>> 2 + 2  # t-code-block
+   4
+
+A bare doctest paragraph:
+
+>>> math.floor(2.5)  # t-bare-pass
+2
+
+>>> 3 * 3  # t-bare-fail
+10
+"""
+API = """\
+API
+===
+
+.. autofunction:: mypkg.double
+
+.. autosummary::
+
+   mypkg.listed
+
+.. autofunction:: mypkg.triple
+"""
+GROUPS = """\
+Groups
+======
+
+.. testsetup:: g1
+
+   value = 1
+
+.. doctest:: g1
+
+   >>> value + base  # t-group-own
+   11
+
+.. doctest::
+
+   >>> 'value' in globals()  # t-group-apart
+   False
+
+.. testcode:: *
+
+   print(base)  # t-every-group
+
+.. testoutput:: *
+
+   10
+
+.. testcleanup:: g1
+
+   del value
+"""
+FLAX = """\
+Side by side
+============
+
+.. codediff::
+
+   import math
+   total = math.floor(2.5)  # t-tab-left
+   assert total == 2
+   ---
+   import math
+   total = math.ceil(2.5)  # t-tab-right
+   assert total == 3
+   print(total)
+"""
+INDEX = "Index\n=====\n\n.. toctree::\n\n   literal\n   api\n   groups\n   flax\n"
+# What neither tool runs under sphinx.ext.doctest's rules.
+NOT_RUN = {"t-literal", "t-code-block", "t-docstring-literal", "t-autosummary"}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("doctests_like") / "docs"
+    (root / "mypkg").mkdir(parents=True)
+    (root / "mypkg" / "__init__.py").write_text(PACKAGE, "utf-8")
+    files = {
+        "conf.py": CONF,
+        "recorder.py": RECORDER,
+        "codediff.py": CODEDIFF,
+        "index.rst": INDEX,
+        "literal.rst": LITERAL,
+        "api.rst": API,
+        "groups.rst": GROUPS,
+        "flax.rst": FLAX,
+    }
+    for name, text in files.items():
+        (root / name).write_text(text, "utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def oracle(project: Path, tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, str]]:
+    """(tag, outcome) of every example ``sphinx-build -b doctest`` runs."""
+    records = tmp_path_factory.mktemp("oracle") / "tried.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "doctest", ".", "_build/oracle"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(REPO), "ORACLE_RECORDS": str(records)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert records.exists(), done.stderr
+    output = (project / "_build" / "oracle" / "output.txt").read_text("utf-8")
+    assert "0 failures in setup code" in output and "0 failures in cleanup code" in output
+    tried = [r for r in json.loads(records.read_text("utf-8")) if "code)" not in r["group"]]
+    return Counter((_tag(r["source"]), r["outcome"]) for r in tried)
+
+
+def _tag(source: str) -> str:
+    found = TAG.search(source)
+    assert found, source
+    return found.group(1)
+
+
+def jaxcheck_outcomes(result: Build) -> Counter[tuple[str, str]]:
+    """(tag, passed/failed) of every example jaxcheck ran in a build."""
+    outcomes: Counter[tuple[str, str]] = Counter()
+    for block, verdict in domain_of(result.app.env).checked_blocks():
+        examples = [
+            e
+            for e in block.expectations
+            if e.kind in (ExpectationKind.DOCTEST, ExpectationKind.REPL)
+        ]
+        for expectation, judged in zip(examples, example_verdicts(block, verdict), strict=True):
+            if judged.status != "skipped":
+                passed = judged.status == "verified"
+                outcomes[_tag(expectation.source), "passed" if passed else "failed"] += 1
+    return outcomes
+
+
+@pytest.fixture(scope="module")
+def like_sphinx(project: Path) -> Build:
+    return build(project, "dummy", fresh=True)
+
+
+def test_the_examples_sphinx_doctest_runs_are_run_with_its_outcomes(
+    like_sphinx: Build, oracle: Counter[tuple[str, str]]
+) -> None:
+    ours = jaxcheck_outcomes(like_sphinx)
+    assert ours == oracle
+    assert {tag for tag, _ in oracle} & NOT_RUN == set()
+    # Each pattern is there, with passes and failures both.
+    assert oracle == Counter(
+        {
+            ("t-bare-pass", "passed"): 1,  # doctest_global_setup imported math
+            ("t-bare-fail", "failed"): 1,
+            ("t-docstring-pass", "passed"): 1,  # the page's default group: base is there
+            ("t-docstring-unknown-name", "failed"): 1,  # nothing imported double
+            ("t-partial", "passed"): 1,
+            ("t-group-own", "passed"): 1,
+            ("t-group-apart", "passed"): 1,
+            ("t-every-group", "passed"): 2,  # in g1 and in default
+            ("t-tab-left", "passed"): 1,
+            ("t-tab-right", "failed"): 1,  # prints 3, and a testcode alone expects nothing
+        }
+    )
+
+
+def test_the_summary_names_the_rules_and_failures_stand_at_their_lines(
+    like_sphinx: Build,
+) -> None:
+    assert (
+        "doctests like sphinx.ext.doctest: 11 `>>>` example(s): 8 verified, 3 stale"
+        in like_sphinx.log
+    )
+    assert like_sphinx.status == 1
+    found = {(r.file, r.line, r.subtype) for r in like_sphinx.reported}
+    assert found == {
+        ("literal.rst", 19, "drift"),
+        ("__init__.py", 10, "drift"),
+        ("flax.rst", 10, "drift"),  # the right tab's own lines, not the left tab's
+    }
+
+
+def test_an_example_in_no_python_file_runs_and_is_reported_where_the_page_shows_it(
+    like_sphinx: Build,
+) -> None:
+    (partial,) = [
+        b for b, _ in domain_of(like_sphinx.app.env).checked_blocks() if b.label == "mypkg.triple"
+    ]
+    assert (Path(partial.path).name, partial.body_line, partial.placed) == ("api.rst", 10, False)
+    assert "was not found in a Python file" in partial.update_refusal
+
+
+def pytest_failures(root: Path, page: str) -> set[int]:
+    """The lines of the examples ``pytest --doctest-glob`` fails on one page."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            f"--doctest-glob={page}",
+            "--doctest-continue-on-failure",
+            page,
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return {int(n) for n in re.findall(rf"{re.escape(page)}:(\d+): \w+", done.stdout)}
+
+
+def test_under_pytests_rules_a_page_gets_pytests_verdicts(project: Path) -> None:
+    result = build(project, "dummy", fresh=True, jaxcheck_doctests_like="pytest")
+    assert "doctests like pytest: " in result.log
+    text = (project / "literal.rst").read_text("utf-8")
+    examples = [
+        p.lineno + 1
+        for p in doctest.DocTestParser().parse(text)
+        if isinstance(p, doctest.Example) and not p.options.get(doctest.SKIP)
+    ]
+    failing = pytest_failures(project, "literal.rst")
+    verdicts = {
+        e.line: e.status == "verified"
+        for block, verdict in domain_of(result.app.env).checked_blocks()
+        for e in example_verdicts(block, verdict)
+        if Path(e.path).name == "literal.rst"
+    }
+    assert verdicts == {line: line not in failing for line in examples}
+    assert failing and set(examples) - failing  # both kinds are there
+    assert 6 in verdicts  # pytest runs the `::` block's example too
