@@ -22,7 +22,6 @@ class Region:
 
     first: int
     lines: tuple[str, ...]
-    examples: int  # how many ``>>>`` examples it holds
 
     @property
     def last(self) -> int:
@@ -92,9 +91,4 @@ def _region(lines: Sequence[str], group: Sequence[doctest.Example]) -> Region:
     chunk = [line.rstrip("\r") for line in lines[start:stop]]
     indent = min(len(line) - len(line.lstrip()) for line in chunk if line.strip())
     body = tuple(line[indent:] if line.strip() else "" for line in chunk)
-    return Region(start + 1, body, len(group))
-
-
-def count_examples(regions: Sequence[Region]) -> int:
-    """How many ``>>>`` examples these regions hold."""
-    return sum(region.examples for region in regions)
+    return Region(start + 1, body)

@@ -38,6 +38,7 @@ class Found:
 
     tests: list[tuple[TestItem, nodes.Element]] = field(default_factory=list)
     not_run: list[tuple[nodes.Element, str]] = field(default_factory=list)  # node, why
+    held: list[TestItem] = field(default_factory=list)  # the tests of those nodes, not run
     findings: list[Finding] = field(default_factory=list)
 
 
@@ -83,20 +84,6 @@ def find_tests(
         if not is_test:
             continue
         kind = node.get("testnodetype", "doctest")
-        if "skipif" in node:
-            found.findings.append(
-                Finding(
-                    Subtype.OPTION,
-                    f"{kind}: jaxcheck does not evaluate :skipif: (that would run code "
-                    "in the Sphinx process), so this directive is not checked; mark its "
-                    "examples `# doctest: +SKIP`, or drop the option",
-                    path,
-                    last_line,
-                    docname,
-                ),
-            )
-            found.not_run.append((node, ":skipif: is not evaluated"))
-            continue
         text = node.get("test") or node.astext()
         item = reader.item(
             node,
@@ -106,8 +93,24 @@ def find_tests(
             groups=tuple(node.get("groups", [doctest_blocks or "default"])),
             page_line=last_line,
         )
-        if item is not None:
-            found.tests.append((item, node))
+        if item is None:
+            continue
+        if "skipif" in node:
+            found.findings.append(
+                Finding(
+                    Subtype.OPTION,
+                    f"{kind}: jaxcheck does not evaluate :skipif: (that would run code "
+                    "in the Sphinx process), so this directive is not checked; mark its "
+                    "examples `# doctest: +SKIP`, or drop the option",
+                    path,
+                    item.first if item.placed and not item.path else last_line,
+                    docname,
+                ),
+            )
+            found.not_run.append((node, ":skipif: is not evaluated"))
+            found.held.append(item)
+            continue
+        found.tests.append((item, node))
     return found
 
 

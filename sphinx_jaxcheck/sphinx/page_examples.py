@@ -27,7 +27,8 @@ from ..expect.conditions import limits_from_comments
 from ..expect.docstrings import Docstring, docstring_location, is_own
 from ..expect.doctest_directives import DEFAULT_GROUP, FIRST, IN_PLACE, LAST, Placed, blocks_of
 from ..expect.grammar import parse_body
-from ..expect.page_examples import Region, count_examples, find_regions
+from ..expect.page_examples import Region, find_regions
+from ..judge.example_verdicts import example_verdicts
 from ..model import Block, BlockOptions, Subtype
 from ..rewrite.edits import file_digest
 from .doctree_tests import find_tests, global_code
@@ -153,22 +154,12 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     if not like_sphinx:
         own = [b for b in domain.blocks(docname) if b.path == path]
         taken = [(b.body_line, b.body_line + max(len(b.body), 1) - 1) for b in own]
-        taken += [(i.first, i.last) for i, _ in items if i.placed and not i.path]
+        held = [*(i for i, _ in items), *found.held]  # the tests' own lines, run or not
+        taken += [(i.first, i.last) for i in held if i.placed and not i.path]
         regions = find_regions(text, taken)
         root = os.path.dirname(os.path.abspath(app.confdir))
         noted = {name: doc for name, doc in shown.items() if is_own(doc.path, root)}
     if not regions and not items and not noted and not found.not_run:
-        return
-    if settings.doctests == "report":
-        unchecked = count_examples(regions)
-        unchecked += sum(
-            count_examples(find_regions("\n".join(i.lines)))
-            for i, _ in items
-            if i.kind == "doctest"
-        )
-        unchecked += sum(1 for i, _ in items if i.kind == "testcode")
-        unchecked += sum(count_examples(find_regions(doc.text)) for doc in noted.values())
-        domain.per_document(UNCHECKED)[docname] = [unchecked]
         return
     digest = file_digest(path)
     placed = [
@@ -187,6 +178,11 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         global_setup=global_code(app, "testsetup") if like_sphinx else None,
         global_cleanup=global_code(app, "testcleanup") if like_sphinx else None,
     )
+    if settings.doctests == "report":  # the examples checking would run, counted
+        domain.per_document(UNCHECKED)[docname] = [
+            sum(len(example_verdicts(p.block, None)) for p in placed)
+        ]
+        return
     merged = _merge(domain, docname, path, placed)
     mark_nodes(
         doctree,

@@ -15,7 +15,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from ..model import Status, Verdict
+from ..model import Block, Status, Verdict
 from .assets import add_stylesheet
 from .domain import domain_of
 from .nodes import jaxcheck_block
@@ -44,24 +44,24 @@ class RenderVerdicts(SphinxPostTransform):
                 node.parent.remove(node)
                 continue
             docname = node["docname"]
-            shown: list[tuple[str, Verdict | None, Status]]
+            shown: list[tuple[Block | None, Verdict | None, Status]]
             if node.get("reason"):  # examples shown here that do not run
-                shown = [(f"not run · {node['reason']}", None, Status.SKIPPED)]
+                shown = [(None, None, Status.SKIPPED)]
             else:
-                labels = {b.index: b.label for b in domain.blocks(docname)}
+                blocks = {b.index: b for b in domain.blocks(docname)}
                 shown = []
                 for index in node.get("indices") or [node["index"]]:
                     verdict = domain.verdict(docname, index)
                     status = verdict.status if verdict else Status.SKIPPED
-                    shown.append((labels.get(index, ""), verdict, status))
+                    shown.append((blocks.get(index), verdict, status))
             worst = max((status for _, _, status in shown), key=_RANK.index)
             container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{worst.slug}"])
             container.extend(node.children)
-            for label, verdict, status in shown:
+            for block, verdict, status in shown:
                 if node.get("reason"):
-                    marker = _not_run_marker(label)
+                    marker = _not_run_marker(f"not run · {node['reason']}")
                 elif is_html:
-                    marker = _html_marker(verdict, version, label)
+                    marker = _html_marker(verdict, version, block)
                 else:
                     if verdict is not None and status in (Status.DRIFT, Status.ERROR):
                         container.extend(_plain_marker(verdict, version))
@@ -91,10 +91,10 @@ def _not_run_marker(text: str) -> str:
     )
 
 
-def _html_marker(verdict: Verdict | None, version: str, label: str = "") -> str:
+def _html_marker(verdict: Verdict | None, version: str, block: Block | None = None) -> str:
     jax = f"jax {html.escape(version)}"
     # Which block the marker speaks for, as reports name it.
-    named = f' data-jaxcheck-block="{html.escape(label)}"' if label else ""
+    named = f' data-jaxcheck-block="{html.escape(block.label)}"' if block else ""
     if verdict is not None and verdict.reason:
         return (
             f'<div class="jaxcheck-status jaxcheck-status-skipped"{named}>'
@@ -108,10 +108,13 @@ def _html_marker(verdict: Verdict | None, version: str, label: str = "") -> str:
             f"checked on another shard · {jax}</div>"
         )
     if verdict.status is Status.VERIFIED:
+        # Never "verified" alone over an example that did not run.
+        skipped = sum(1 for e in block.expectations if e.skip) if block else 0
+        unrun = f" · {skipped} example(s) skipped (+SKIP)" if skipped else ""
         return (
             f'<div class="jaxcheck-status jaxcheck-status-verified"{named} '
             f'title="The output shown was checked against {jax} when these docs were built">'
-            f'<span class="jaxcheck-mark">✓ verified</span> · {jax}</div>'
+            f'<span class="jaxcheck-mark">✓ verified</span> · {jax}{unrun}</div>'
         )
     if verdict.status is Status.UNCHECKED:
         return (

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from buildkit import build, copy_root
+from buildkit import build, copy_root, jaxcheck, write_project
 
 from sphinx_jaxcheck.cite.citation import check_citation, installed_index
 from sphinx_jaxcheck.cite.pin import Pin
@@ -444,3 +444,130 @@ def test_sources_wrap_only_at_dots_underscores_slashes_and_colons(
     )
     assert path["rows"] >= 2, "the long path should wrap at 390px"
     assert all(not s["split"] for s in sources), sources  # no piece broken inside a word
+
+
+MARKED_PACKAGE = '''\
+"""Functions whose docstrings hold examples."""
+import functools
+
+
+def alpha(x):
+    """Alpha.
+
+    >>> import mypkg
+    >>> mypkg.alpha(2)
+    4
+    """
+    return 2 * x
+
+
+def _scale(x, factor):
+    return x * factor
+
+
+TEMPLATE = """{name}, a partial whose docstring is in no Python file.
+
+More prose
+comes before
+its example
+than before alpha's.
+
+>>> import mypkg
+>>> mypkg.{name}(2)
+6
+"""
+beta = functools.partial(_scale, factor=3)
+beta.__doc__ = TEMPLATE.format(name="beta")
+
+
+def gamma(x):
+    """Gamma.
+
+    >>> import mypkg
+    >>> mypkg.gamma(1)
+    2
+    """
+    return x
+'''
+MARKED_PAGE = """\
+API
+===
+
+>>> 1 + 1
+2
+>>> print("skipped")  # doctest: +SKIP
+skipped
+
+Text between two examples.
+
+>>> print("never run")  # doctest: +SKIP
+never run
+
+.. doctest::
+   :skipif: True
+
+   >>> 2 + 2
+   4
+
+.. autofunction:: mypkg.alpha
+
+.. autofunction:: mypkg.beta
+
+.. autofunction:: mypkg.gamma
+"""
+# Every marker on the page: the block it names, its classes, its text, the code it is under.
+MARKERS = """Array.from(document.querySelectorAll('.jaxcheck-status')).map(m => ({
+  block: m.dataset.jaxcheckBlock || '', classes: m.className, text: m.innerText,
+  code: m.closest('.jaxcheck-block').querySelector('pre').innerText}))"""
+SHOWN = """Array.from(document.querySelectorAll('pre')).filter(p => p.innerText.includes('>>>'))
+  .map(p => !!p.closest('.jaxcheck-block'))"""
+
+
+@pytest.mark.parametrize("like", ["pytest", "sphinx.ext.doctest"])
+def test_each_example_block_shows_the_verdict_its_report_gives_it(
+    browser: DevTools, tmp_path: Path, like: str
+) -> None:
+    """Checked, unplaceable and unrun docstring and page examples, each marked as reported."""
+    root = write_project(
+        tmp_path / "docs",
+        {"api.rst": MARKED_PAGE, "mypkg/__init__.py": MARKED_PACKAGE},
+        conf=(
+            "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
+            'extensions.append("sphinx.ext.autodoc")\n'
+            f"jaxcheck_doctests = 'check'\njaxcheck_doctests_like = {like!r}\n"
+        ),
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = jaxcheck("check", ".", "--format", "json", cwd=root, env=env)
+    report = json.loads(done.stdout)
+    blocks = [b for b in report["blocks"] if b["document"] == "api"]
+    built = build(root, fresh=True)
+    _open(browser, (Path(built.app.outdir) / "api.html").as_uri())
+    markers = browser.evaluate(MARKERS)
+
+    for record in blocks:
+        (marker,) = [m for m in markers if m["block"] == record["name"]]
+        slug = record["status"].replace(" ", "-")
+        assert f"jaxcheck-status-{slug}" in marker["classes"].split(), (record, marker)
+        for example in (e for e in report["examples"] if e["block"] == record["name"]):
+            written = (root / example["path"]).read_text("utf-8").splitlines()[example["line"] - 1]
+            if written.strip().startswith(">>>"):  # not a directive line: under its own code
+                statement = written.split("#")[0].strip()  # doctest flags are not shown
+                assert statement in marker["code"], (record, marker)
+    unnamed = [m for m in markers if not m["block"]]
+    assert all(m["text"].startswith("not run · ") for m in unnamed), unnamed
+    assert any(":skipif:" in m["text"] and "2 + 2" in m["code"] for m in unnamed)
+    assert {m["block"] for m in markers} - {""} == {b["name"] for b in blocks}
+    assert all(browser.evaluate(SHOWN))  # every block showing `>>>` carries a marker
+    (partly,) = [m for m in markers if 'print("skipped")' in m["code"]]
+    assert "jaxcheck-status-verified" in partly["classes"].split()
+    assert "1 example(s) skipped (+SKIP)" in partly["text"]  # not "verified" alone
+    statuses = {b["name"]: b["status"] for b in blocks}
+    assert statuses["__init__.py:8"] == "verified" and statuses["__init__.py:37"] == "stale"
+    if like == "sphinx.ext.doctest":
+        assert statuses["mypkg.beta"] == "verified"  # run, reported at its directive's line
+    elif "mypkg.beta" not in statuses:  # not checked: its node says so
+        beta = [m for m in markers if "mypkg.beta(2)" in m["code"]]
+        assert [m["block"] or m["text"] for m in beta] == [
+            "not run · its docstring was not found in a Python file"
+        ]

@@ -390,3 +390,13 @@ def test_under_pytests_rules_a_page_gets_pytests_verdicts(project: Path) -> None
     assert verdicts == {line: line not in failing for line in examples}
     assert failing and set(examples) - failing  # both kinds are there
     assert 6 in verdicts  # pytest runs the `::` block's example too
+
+
+def test_report_counts_the_examples_sphinx_doctest_would_run(
+    project: Path, oracle: Counter[tuple[str, str]]
+) -> None:
+    result = build(project, "dummy", fresh=True, jaxcheck_doctests="report")
+    assert (
+        f"doctests like sphinx.ext.doctest: {sum(oracle.values())} `>>>` example(s) of the pages "
+        "were not checked"
+    ) in result.log
