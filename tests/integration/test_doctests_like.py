@@ -6,7 +6,9 @@ shown by autodoc (one a ``functools.partial`` whose ``__doc__`` is in no
 Python file) and one listed only in an ``autosummary`` table, groups with
 ``*`` and ``testsetup``/``testcleanup``, ``doctest_global_setup``, and a
 third-party directive that makes ``testcode`` nodes of its own (as Flax's
-``codediff`` does, tabs starting with the same line).
+``codediff`` does, tabs starting with the same line). Variants set
+``doctest_test_doctest_blocks`` (empty: bare paragraphs are no tests; a group:
+they join it) and a ``doctest_global_cleanup`` that fails in one group only.
 
 Under ``"sphinx.ext.doctest"`` the oracle is ``sphinx-build -b doctest`` on
 the same project: a recorder extension notes each example its runner tries and
@@ -234,19 +236,19 @@ INDEX = "Index\n=====\n\n.. toctree::\n\n   literal\n   api\n   groups\n   flax\
 NOT_RUN = {"t-literal", "t-code-block", "t-docstring-literal", "t-autosummary"}
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("doctests_like") / "docs"
+def write(root: Path, conf: str = "", groups: str = "") -> Path:
+    """The project at ``root``, with ``conf`` added to its conf.py and ``groups`` to its groups
+    page."""
     (root / "mypkg").mkdir(parents=True)
     (root / "mypkg" / "__init__.py").write_text(PACKAGE, "utf-8")
     files = {
-        "conf.py": CONF,
+        "conf.py": CONF + conf,
         "recorder.py": RECORDER,
         "codediff.py": CODEDIFF,
         "index.rst": INDEX,
         "literal.rst": LITERAL,
         "api.rst": API,
-        "groups.rst": GROUPS,
+        "groups.rst": GROUPS + groups,
         "flax.rst": FLAX,
     }
     for name, text in files.items():
@@ -255,9 +257,13 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def oracle(project: Path, tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, str]]:
-    """(tag, outcome) of every example ``sphinx-build -b doctest`` runs."""
-    records = tmp_path_factory.mktemp("oracle") / "tried.json"
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write(tmp_path_factory.mktemp("doctests_like") / "docs")
+
+
+def doctest_builder(project: Path, records: Path) -> list[dict[str, str]]:
+    """What ``sphinx-build -b doctest`` ran: group, source and outcome of each example, setup
+    and cleanup code included (their groups end in ``code)``)."""
     done = subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "doctest", ".", "_build/oracle"],
         cwd=project,
@@ -267,10 +273,22 @@ def oracle(project: Path, tmp_path_factory: pytest.TempPathFactory) -> Counter[t
         check=False,
     )
     assert records.exists(), done.stderr
+    tried: list[dict[str, str]] = json.loads(records.read_text("utf-8"))
+    return tried
+
+
+def outcomes_of(tried: list[dict[str, str]]) -> Counter[tuple[str, str]]:
+    """(tag, outcome) of the examples among what the builder ran."""
+    return Counter((_tag(r["source"]), r["outcome"]) for r in tried if "code)" not in r["group"])
+
+
+@pytest.fixture(scope="module")
+def oracle(project: Path, tmp_path_factory: pytest.TempPathFactory) -> Counter[tuple[str, str]]:
+    """(tag, outcome) of every example ``sphinx-build -b doctest`` runs."""
+    tried = doctest_builder(project, tmp_path_factory.mktemp("oracle") / "tried.json")
     output = (project / "_build" / "oracle" / "output.txt").read_text("utf-8")
     assert "0 failures in setup code" in output and "0 failures in cleanup code" in output
-    tried = [r for r in json.loads(records.read_text("utf-8")) if "code)" not in r["group"]]
-    return Counter((_tag(r["source"]), r["outcome"]) for r in tried)
+    return outcomes_of(tried)
 
 
 def _tag(source: str) -> str:
@@ -400,3 +418,38 @@ def test_report_counts_the_examples_sphinx_doctest_would_run(
         f"doctests like sphinx.ext.doctest: {sum(oracle.values())} `>>>` example(s) of the pages "
         "were not checked"
     ) in result.log
+
+
+# Fails in the group of the right tab only, the one whose code leaves total at 3.
+CLEANUP = '''
+doctest_global_cleanup = """
+if globals().get("total") == 3:
+    raise ValueError("the right tab")
+"""
+'''
+IN_GROUP = "\nA bare paragraph:\n\n>>> value  # t-bare-in-group\n1\n"
+
+
+@pytest.mark.parametrize("blocks", ["", "g1"])
+def test_doctest_blocks_go_where_doctest_test_doctest_blocks_says_and_cleanup_runs_last(
+    blocks: str, tmp_path: Path
+) -> None:
+    root = write(
+        tmp_path / "docs", f"doctest_test_doctest_blocks = {blocks!r}\n{CLEANUP}", IN_GROUP
+    )
+    tried = doctest_builder(root, tmp_path / "tried.json")
+    result = build(root, "dummy", fresh=True)
+    assert jaxcheck_outcomes(result) == outcomes_of(tried)
+    bare = {"t-bare-pass", "t-bare-fail", "t-bare-in-group", "t-docstring-pass", "t-partial"}
+    ran = {tag for tag, _ in outcomes_of(tried)}
+    if blocks:  # bare paragraphs and docstrings join g1, after its testsetup
+        assert bare <= ran and ("t-bare-in-group", "passed") in outcomes_of(tried)
+    else:  # not tests at all
+        assert ran & bare == set() and ran
+    # The global cleanup runs after each group's own tests: it fails once, after the right tab.
+    failed = [r["group"] for r in tried if r["outcome"] == "failed" and "code)" in r["group"]]
+    assert failed == ["tab1 (cleanup code)"]
+    conf = (root / "conf.py").read_text("utf-8").splitlines()
+    first = conf.index('if globals().get("total") == 3:') + 1
+    errors = [(r.file, r.line) for r in result.reported if r.subtype == "error"]
+    assert errors == [("conf.py", first)]  # at the cleanup's first line in conf.py
