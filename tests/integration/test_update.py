@@ -143,3 +143,13 @@ def test_quotes_are_never_rewritten(tmp_path: Path) -> None:
     result = jaxcheck("update", str(root))
     assert result.returncode == 1
     assert (root / "q.rst").read_text() == page
+
+
+def test_a_block_importing_a_module_beside_its_page_runs_again_there(tmp_path: Path) -> None:
+    """The second run checks blocks in their documents' folders, as the first does: a module
+    beside the page imports there, wherever update was started."""
+    page = "# P\n\n```{jaxcheck}\nimport helper\nprint(helper.VALUE)\n\n# 1\n```\n"
+    root = write_project(tmp_path / "docs", {"guide/p.md": page, "guide/helper.py": "VALUE = 2\n"})
+    result = jaxcheck("update", str(root), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (root / "guide" / "p.md").read_text() == page.replace("# 1\n", "# 2\n")

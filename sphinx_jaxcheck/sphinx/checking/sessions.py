@@ -97,6 +97,11 @@ def second_run(app: Sphinx) -> Rerun:
 
     def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
         workers = workers_of(app)
+        # In their documents' folders, as the first run: what they import from there too.
+        documents = {
+            doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc)))
+            for doc, blocks in documents.items()
+        }
         try:
             setup = settings_of(app.config).setup
             return check_documents(
