@@ -357,6 +357,15 @@ def test_the_summary_names_the_rules_and_failures_stand_at_their_lines(
     }
 
 
+def test_the_guide_shows_the_summary_line_such_a_project_gets(like_sphinx: Build) -> None:
+    """The adopting page's example of the summary under sphinx.ext.doctest's rules is this
+    project's, built from its own folder."""
+    guide = (REPO / "demo_docs" / "guide" / "adopting.md").read_text("utf-8")
+    shown = re.findall(r"^```text\n(jaxcheck: .*?sphinx\.ext\.doctest: .*)\n```$", guide, re.M)
+    (printed,) = re.findall(r"^jaxcheck: \d+ block\(s\): .*", like_sphinx.log, re.M)
+    assert shown == [re.sub(r"jaxcheck update \S+`", "jaxcheck update .`", printed)]
+
+
 def test_an_example_in_no_python_file_runs_and_is_reported_where_the_page_shows_it(
     like_sphinx: Build,
 ) -> None:
