@@ -95,9 +95,12 @@ class FillMatrixTable(SphinxPostTransform):
         body = nodes.tbody()
         for row in rows:
             link = link_to_block(named.get((row.document, row.name)), row.document, here)
-            link += nodes.literal(text=row.name, classes=["jaxcheck-matrix-name"])
+            link += nodes.Text(row.name)
+            # The class outside the link: resolving a reference keeps only its text.
+            name = nodes.inline(classes=["jaxcheck-matrix-name"])
+            name += link
             block = nodes.inline()
-            block += link
+            block += name
             block += nodes.inline(text=f"{row.path}:{row.line}", classes=["jaxcheck-matrix-where"])
             cells: list[nodes.Node] = [block]
             cells += [nodes.Text(MARKS.get(row.status_in(v) or "", "–")) for v in matrix.versions]

@@ -1,4 +1,5 @@
-"""A real headless Chromium opens built pages: cards, their links, and how long lines wrap.
+"""A real headless Chromium opens built pages: cards, their links, how long lines wrap, and
+the guide's messages and tables at a desktop's and a phone's width.
 
 Drives Chromium over the DevTools protocol with a tiny WebSocket client written
 here (stdlib only), so the test needs nothing but the ``chromium`` binary.
@@ -571,3 +572,83 @@ def test_each_example_block_shows_the_verdict_its_report_gives_it(
         assert [m["block"] or m["text"] for m in beta] == [
             "not run · its docstring was not found in a Python file"
         ]
+
+
+# -- the guide at a desktop's and a phone's width -----------------------------------
+
+DEMO_DOCS = Path(__file__).parents[2] / "demo_docs"
+GUIDE_PAGES = ("guide/troubleshooting", "guide/citations", "guide/drift")
+# Every example message or output (the guide's ``text`` blocks) and every table: how far
+# each runs past its own box or past the article's column.
+SPILLS = """(() => {
+  const column = document.querySelector('article').getBoundingClientRect();
+  const found = [];
+  for (const pre of document.querySelectorAll('article div.highlight-text pre')) {
+    found.push({what: 'pre', text: pre.textContent.slice(0, 50),
+                hidden: pre.scrollWidth - pre.clientWidth,
+                past: pre.getBoundingClientRect().right - column.right});
+  }
+  for (const table of document.querySelectorAll('article table')) {
+    const box = table.parentElement;
+    found.push({what: 'table', text: table.textContent.trim().slice(0, 50),
+                hidden: box.scrollWidth - box.clientWidth,
+                past: Math.max(table.getBoundingClientRect().right,
+                               box.getBoundingClientRect().right) - column.right});
+  }
+  return found;
+})()"""
+# The matrix: each name a link to its block, on one line.
+MATRIX_NAMES = """Array.from(document.querySelectorAll(
+  'table.jaxcheck-matrix-table .jaxcheck-matrix-name')).map(name => ({
+    text: name.textContent, lines: name.querySelector('a').getClientRects().length,
+    href: name.querySelector('a').getAttribute('href')}))"""
+
+
+@pytest.fixture(scope="module")
+def guide_site(tmp_path_factory: pytest.TempPathFactory, older_python: Path) -> Path:
+    """demo_docs' troubleshooting, citations and drift pages, as ``tox -e docs`` builds them
+    (the drift page's matrix made first), with the site's configuration and theme."""
+    pytest.importorskip("furo")
+    srcdir = tmp_path_factory.mktemp("guide") / "demo_docs"
+    (srcdir / "guide").mkdir(parents=True)
+    shutil.copy(DEMO_DOCS / "conf.py", srcdir / "conf.py")
+    shutil.copytree(DEMO_DOCS / "_static", srcdir / "_static")
+    for page in GUIDE_PAGES:
+        shutil.copy(DEMO_DOCS / f"{page}.md", srcdir / f"{page}.md")
+    pages = "".join(f"{page}\n" for page in GUIDE_PAGES)
+    (srcdir / "index.md").write_text(f"# The guide\n\n```{{toctree}}\n{pages}```\n", "utf-8")
+    matrix = jaxcheck("matrix", srcdir / "guide" / "drift.md", "--python", older_python)
+    assert matrix.returncode == 0, matrix.stderr
+    # The pages link to the rest of the guide, left out here: Sphinx warns of that only.
+    result = build(srcdir)
+    assert result.status == 0 and "[jaxcheck" not in result.warnings, result.warnings
+    return Path(result.app.outdir)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page", GUIDE_PAGES)
+def test_guide_messages_and_tables_fit_their_column(
+    browser: DevTools, guide_site: Path, tmp_path: Path, page: str, width: int
+) -> None:
+    _open(browser, (guide_site / f"{page}.html").as_uri(), width=width)
+    found = browser.evaluate(SPILLS)
+    assert any(item["what"] == "table" for item in found) or page.endswith("troubleshooting")
+    spilling = [item for item in found if item["hidden"] > 1 or item["past"] > 1]
+    assert spilling == [], f"at {width}px on {page}: {spilling}"
+    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    screenshot = tmp_path / f"{page.replace('/', '-')}-{width}.png"
+    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    print(f"screenshot: {screenshot}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_matrix_names_link_to_their_blocks_and_stay_on_one_line(
+    browser: DevTools, guide_site: Path, width: int
+) -> None:
+    _open(browser, (guide_site / "guide" / "drift.html").as_uri(), width=width)
+    names = browser.evaluate(MATRIX_NAMES)
+    assert len(names) == 12
+    for name in names:
+        assert name["lines"] == 1, f"{name['text']} wraps at {width}px"
+        assert name["href"] == f"#{name['text']}", name
+        assert browser.evaluate(f"document.getElementById({name['text']!r}) !== null"), name
