@@ -4,7 +4,9 @@ Walked once per test session, in one venv: the wheel ``python -m build`` makes
 is installed without jax first, to see what a missing jax looks like on every
 entry point; then the README's install line adds jax, and a
 ``sphinx-quickstart --sep`` project gets the README's conf.py lines, a good page
-and a bad one. The tests read the record of that walk.
+and a bad one; the pytest guide's install line adds pytest, and ``pytest
+--jaxcheck`` checks that project. Last, the README's first command, ``tox -e
+docs``, runs in the checkout. The tests read the record of that walk.
 """
 
 from __future__ import annotations
@@ -34,10 +36,13 @@ def readme_section(title: str) -> str:
     return section.split("\n## ", 1)[0]
 
 
+QUICKSTART = re.search(r"```console\n(.*?)\n", readme_section("Quickstart")).group(1)  # type: ignore[union-attr]
 USE = readme_section("Use it in your project")
 INSTALL_LINE = re.search(r"```console\n(pip install .*)\n```", USE).group(1)  # type: ignore[union-attr]
 CONF_LINES = re.search(r"```python\n(.*?)```", USE, re.DOTALL).group(1)  # type: ignore[union-attr]
 FIRST_BLOCK = re.search(r"````markdown\n(.*?)````", USE, re.DOTALL).group(1)  # type: ignore[union-attr]
+PYTEST_PAGE = (REPO / "demo_docs" / "guide" / "pytest-and-shards.md").read_text("utf-8")
+PYTEST_INSTALL_LINE = re.search(r"```console\n\$ (pip install .*)\n```", PYTEST_PAGE).group(1)  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,19 @@ def walk(shared: Path) -> dict[str, Ran]:
     ran["doctrees kept"] = Ran(
         int((project / "source" / "_build" / "jaxcheck" / "doctrees").is_dir()), "", ""
     )
+    # 4. pytest, installed by the pytest guide's line, checks the same project.
+    ran["import pytest"] = venv.run(["python", "-c", "import pytest"], shared)
+    ran["install for pytest"] = venv.run(PYTEST_INSTALL_LINE, shared)
+    ran["pytest --jaxcheck"] = venv.run(
+        ["pytest", "-p", "no:cacheprovider", "--jaxcheck", "source"], project
+    )
+    # 5. The README's first command, in the checkout. The jax 0.4.35 environment it makes
+    #    once is the one this checkout made, when there is one (the same two pins).
+    older = REPO / ".tox" / "jax-0.4.35"
+    if (older / ".jaxcheck-complete").is_file():
+        (checkout / ".tox").mkdir()
+        (checkout / ".tox" / "jax-0.4.35").symlink_to(older.resolve())
+    ran["quickstart"] = venv.run(QUICKSTART, checkout)
     return ran
 
 
@@ -220,7 +238,10 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
 
 
 def test_readme_names_the_lines_this_test_follows() -> None:
+    assert QUICKSTART == "pip install tox && tox -e docs"
     assert INSTALL_LINE == 'pip install "./sphinx-jaxcheck[jax]"'
+    assert PYTEST_INSTALL_LINE == 'pip install "./sphinx-jaxcheck[jax,pytest]"'
+    assert '"./sphinx-jaxcheck[jax,pytest]"' in USE  # the README names it too
     assert (
         "sphinx_jaxcheck" in CONF_LINES
         and "```{jaxcheck}" in FIRST_BLOCK
@@ -295,3 +316,25 @@ def test_cache_clear_empties_the_projects_cache(path: dict[str, Ran]) -> None:
     assert path["cache clear"].returncode == 0, path["cache clear"].output
     assert path["cache clear"].stdout.startswith("jaxcheck: cleared ")
     assert path["cache after clear"].returncode == 0, path["cache after clear"].stdout
+
+
+def test_the_pytest_route_installs_as_the_guide_says(path: dict[str, Ran]) -> None:
+    assert path["import pytest"].returncode != 0  # the README's line brings no pytest
+    assert path["install for pytest"].returncode == 0, path["install for pytest"].output
+    done = path["pytest --jaxcheck"]
+    assert done.returncode == 1, done.output  # the bad page's block fails, as in a build
+    assert "1 failed, 1 passed" in done.stdout, done.output  # good.md's block, bad.md's
+    assert "source/bad.md:" in done.stdout and "-[0 2 4 8]\n+[0 2 4 6]" in done.stdout
+
+
+def test_the_readmes_first_command_prints_nothing_alarming(path: dict[str, Ran]) -> None:
+    done = path["quickstart"]
+    assert done.returncode == 0, done.output
+    # -W: a warning of Sphinx's or of the extension's would have failed the build.
+    assert "build succeeded." in done.output and "docs: OK" in done.output, done.output
+    alarming = [
+        line
+        for line in done.output.splitlines()
+        if re.search(r"exit \d|command failed|ignore outcome|Traceback", line)
+    ]
+    assert alarming == [], done.output
