@@ -1,71 +1,50 @@
-"""Stored session outcomes, one checked JSON file each, and the digests of the files they imported.
+"""Stored session outcomes, one checked JSON file each, with what each session depended on.
 
 Entries are found by the key of :mod:`sphinx_jaxcheck.cache.key`. Sessions
 with any failure are not stored.
 
-A session may also import the project's own modules (a ``helper.py`` beside
-its page, a package installed in editable mode): the worker names those files,
-each entry keeps their content digests, and an entry whose files changed since
-is a miss. The key cannot hold them: which files a session imports is known
-only once it ran.
+A session may also use the project's own modules (a ``helper.py`` beside its
+page, a module in an archive on ``PYTHONPATH``, a package installed in
+editable mode, a file loaded by path): the worker records them as the session
+first uses them (:mod:`sphinx_jaxcheck.worker.recorder`), each entry keeps
+that record, and an entry whose dependencies no longer hold
+(:mod:`.dependencies`) is a miss. The key cannot hold them: what a session
+uses is known only once it ran.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import replace_file
 from ..errors import JaxcheckError
 from ..model import Outcome
+from ..worker.dependencies import Dependencies, dependencies_from_wire, dependencies_to_wire
 from ..worker.protocol import outcome_from_wire, outcome_to_wire
+from .dependencies import reusable
 from .size import mark_used
-
-MISSING = "missing"  # the digest of a file that cannot be read
-
-
-def file_digests(paths: Iterable[str]) -> dict[str, str]:
-    """The sha256 of each file's content (:data:`MISSING` when it cannot be read)."""
-    return {path: _file_digest(path) for path in paths}
-
-
-def _file_digest(path: str) -> str:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return MISSING
-    return _content_digest(path, (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
-
-
-@functools.lru_cache(maxsize=4096)
-def _content_digest(path: str, version: tuple[int, ...]) -> str:
-    """Read once per version of a file in a process: many sessions import the same helpers."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return MISSING
 
 
 @dataclass(frozen=True)
 class CachedSession:
-    """A stored session: its outcomes, and the digests of the project's files it imported."""
+    """A stored session: its outcomes, and what it depended on besides its code."""
 
     outcomes: list[Outcome]
-    files: dict[str, str]
+    used: Dependencies
 
 
 class BadEntryError(JaxcheckError, Exception):
     """A stored entry that is not what :meth:`OutcomeCache.put` writes."""
 
 
-def _entry_digest(key: str, outcomes: object, files: object) -> str:
-    return hashlib.sha256(json.dumps([key, outcomes, files], sort_keys=True).encode()).hexdigest()
+def _entry_digest(key: str, outcomes: object, used: object) -> str:
+    return hashlib.sha256(json.dumps([key, outcomes, used], sort_keys=True).encode()).hexdigest()
 
 
 def _read_entry(key: str, text: str) -> CachedSession:
@@ -74,15 +53,17 @@ def _read_entry(key: str, text: str) -> CachedSession:
         data = json.loads(text)
     except ValueError:
         raise BadEntryError("not JSON") from None
-    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "files"}:
+    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "used"}:
         raise BadEntryError("not an entry of this cache")
-    stored, files = data["outcomes"], data["files"]
-    if data["key"] != key or data["digest"] != _entry_digest(key, stored, files):
+    stored = data["outcomes"]
+    if data["key"] != key or data["digest"] != _entry_digest(key, stored, data["used"]):
         raise BadEntryError(
             "its content does not match its checksum (edited, or written by something else)"
         )
-    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
-        raise BadEntryError("its imported files are not a mapping of names to digests")
+    try:
+        used = dependencies_from_wire(data["used"])
+    except (IndexError, TypeError, ValueError) as error:
+        raise BadEntryError(f"what its session used does not parse ({error})") from None
     if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
         raise BadEntryError("its outcomes are not a list of objects")
     try:
@@ -104,7 +85,7 @@ def _read_entry(key: str, text: str) -> CachedSession:
             raise BadEntryError("an outcome has fields of the wrong shape")
         if outcome.failure is not None:
             raise BadEntryError("it holds a failure, which is never stored")
-    return CachedSession(outcomes, files)
+    return CachedSession(outcomes, used)
 
 
 class OutcomeCache:
@@ -128,8 +109,8 @@ class OutcomeCache:
     def get(self, key: str, count: int | None = None) -> CachedSession | None:
         """The stored session (``count`` outcomes, if given), or None.
 
-        None on a miss, a discarded entry, or an entry whose imported files
-        changed since (the session must run again; its new result replaces it).
+        None on a miss, a discarded entry, or an entry whose dependencies no
+        longer hold (the session must run again; its new result replaces it).
         """
         path = self.directory / f"{key}.json"
         text = self._read(path)
@@ -159,7 +140,7 @@ class OutcomeCache:
                 path, f"{len(entry.outcomes)} outcome(s) for a session of {count} block(s)"
             )
             return None
-        if file_digests(entry.files) != entry.files:
+        if not reusable(entry.used):
             return None
         return entry
 
@@ -168,25 +149,24 @@ class OutcomeCache:
             path.unlink()
         self.discarded.append((str(path), why))
 
-    def put(
-        self, key: str, outcomes: Sequence[Outcome], files: Mapping[str, str] | None = None
-    ) -> None:
-        """Store outcomes of a session that ran without failure, and the digests of the
-        project's files it imported; atomic."""
-        if any(o.failure is not None for o in outcomes):
+    def put(self, key: str, outcomes: Sequence[Outcome], used: Dependencies | None = None) -> None:
+        """Store outcomes of a session that ran without failure, and what it depended on;
+        atomic. Nothing is stored when the session used something untracked."""
+        used = used or Dependencies()
+        if any(o.failure is not None for o in outcomes) or used.untracked:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
         wire = [outcome_to_wire(o) for o in outcomes]
-        digests = dict(files or {})
+        depends = dependencies_to_wire(used)
         text = json.dumps(
             {
                 "key": key,
-                "digest": _entry_digest(key, wire, digests),
+                "digest": _entry_digest(key, wire, depends),
                 "outcomes": wire,
-                "files": digests,
+                "used": depends,
             }
         )
         replace_file(self.directory / f"{key}.json", text.encode("utf-8"))

@@ -95,16 +95,18 @@ def summary_line(
     examples: Iterable[ExampleVerdict] = (),
     unchecked_examples: int = 0,
     doctests_like: str = "",
+    uncached: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
-    version, examples.
+    version, examples, results that could not be cached.
 
     ``statuses`` are the ``jaxcheck`` blocks' (the ``>>>`` examples are counted apart).
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
     encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked.
     ``doctests_like`` names whose rules found the examples; given, it is said even
-    when there are none.
+    when there are none. ``uncached`` says why sessions that ran were not cached:
+    (document, why).
     """
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
@@ -147,7 +149,16 @@ def summary_line(
         )
     elif rules:
         line += f"; {rules}0 `>>>` example(s)"
+    if uncached:
+        shown = "; ".join(f"{doc}: {why}" for doc, why in uncached[:UNCACHED_SHOWN])
+        more = len(uncached) - UNCACHED_SHOWN
+        line += f"; not cached (the next build runs these sessions again): {shown}"
+        if more > 0:
+            line += f"; and {more} more"
     return line
+
+
+UNCACHED_SHOWN = 3  # reasons a summary names; sphinx-build's log has every one
 
 
 def build_report(

@@ -24,6 +24,7 @@ from typing import IO, Any, TypeVar
 from ..config import Settings, compiled_share
 from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
+from ..worker.dependencies import Dependencies, dependencies_from_wire
 from ..worker.protocol import encode, outcome_from_wire, program_to_wire
 
 Key = TypeVar("Key", bound=Hashable)
@@ -190,8 +191,8 @@ def _package_link(package: str) -> str:
 
 Progress = Callable[[int, int], None]
 # Called with each session as soon as it ends, e.g. to cache it before an interruption:
-# its outcomes, and the files of the project's own modules it imported.
-Finished = Callable[[Key, list[Outcome], tuple[str, ...]], None]
+# its outcomes, and what it depended on besides its code, as it first used it.
+Finished = Callable[[Key, list[Outcome], Dependencies], None]
 
 
 def run_sessions(
@@ -335,7 +336,7 @@ class ZygoteClient:
         keys = list(sessions)
         ids = {str(n): key for n, key in enumerate(keys)}
         outcomes: dict[str, dict[int, Outcome]] = {sid: {} for sid in ids}
-        imported: dict[str, set[str]] = {sid: set() for sid in ids}
+        used = {sid: Dependencies() for sid in ids}
         # Longest sessions first, so that no worker is left with a long one at the end.
         waiting = sorted(ids, key=lambda sid: -len(sessions[ids[sid]]))
         running: set[str] = set()
@@ -364,15 +365,15 @@ class ZygoteClient:
                     if progress:
                         progress(done, total)
                 outcomes[sid][index] = outcome_from_wire(event["outcome"])
-            elif event.get("event") == "imports":
-                imported[sid].update(event["files"])
+            elif event.get("event") == "dependencies":
+                used[sid] = used[sid].merged(dependencies_from_wire(event["found"]))
             elif event.get("event") == "end":
                 running.discard(sid)
                 if finished:
                     finished(
                         ids[sid],
                         _complete(outcomes[sid], len(sessions[ids[sid]])),
-                        tuple(sorted(imported[sid])),
+                        used[sid],
                     )
         self.idle = True
         return {ids[sid]: _complete(outcomes[sid], len(sessions[ids[sid]])) for sid in ids}

@@ -9,23 +9,29 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
+from ..cache.dependencies import changes
 from ..cache.key import session_key
-from ..cache.outcomes import OutcomeCache, file_digests
+from ..cache.outcomes import OutcomeCache
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.verdict import judge
 from ..model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict
+from ..worker.dependencies import Dependencies
 from .pool import Workers, WorkerSettings, run_sessions
 
 
 @dataclass(frozen=True)
 class CheckReport:
-    """Verdicts per document, and what the cache and the sessions' imports said on the way."""
+    """Verdicts per document, and what the cache and the sessions' dependencies said on the
+    way."""
 
     verdicts: dict[str, list[Verdict]]
     # Cache entries that failed their check: (path, why).
     discarded: tuple[tuple[str, str], ...] = ()
-    # By document: the project's own module files its sessions imported, with their digests.
-    imports: dict[str, dict[str, str]] = field(default_factory=dict)
+    # By document: what its sessions depended on besides their code, as they first used it.
+    used: dict[str, Dependencies] = field(default_factory=dict)
+    # By document: why a session that ran could not be cached (what changed while it ran,
+    # what it used that cannot be tracked); the next build runs it again.
+    uncached: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -108,7 +114,12 @@ def check_documents(
     to_run: dict[SessionKey, list[Block]] = {}
     keys: dict[SessionKey, str] = {}
     first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
-    imports: dict[str, dict[str, str]] = {}
+    used: dict[str, Dependencies] = {}
+    uncached: dict[str, list[str]] = {}
+
+    def depended(docname: str, found: Dependencies) -> None:
+        used[docname] = used.get(docname, Dependencies()).merged(found)
+
     for key, blocks in sessions.items():
         keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
         cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
@@ -118,7 +129,7 @@ def check_documents(
                     blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None
                 )
             )
-            imports.setdefault(key[0], {}).update(cached.files)
+            depended(key[0], cached.used)
         else:
             to_run[key] = blocks
     programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
@@ -130,12 +141,17 @@ def check_documents(
     if progress and first:
         progress = _without_setups(progress, len(to_run))
 
-    def keep(key: SessionKey, results: list[Outcome], imported: tuple[str, ...]) -> None:
-        files = file_digests(imported)
-        imports.setdefault(key[0], {}).update(files)
-        # At once, so that sessions that finished stay cached if the build is interrupted.
-        if cache:
-            cache.put(keys[key], results, files)
+    def keep(key: SessionKey, results: list[Outcome], found: Dependencies) -> None:
+        # As first used: a file changed since makes the next build run the session again.
+        depended(key[0], found)
+        if not cache:
+            return
+        why = [*found.untracked, *(f"{c} while the session ran" for c in changes(found))]
+        if why:
+            uncached.setdefault(key[0], []).extend(why)
+        else:
+            # At once, so that sessions that finished stay cached if the build is interrupted.
+            cache.put(keys[key], results, found)
 
     ran = (
         workers.run(programs, progress, keep)
@@ -158,7 +174,7 @@ def check_documents(
         for docname, blocks in documents.items()
     }
     discarded = tuple(cache.discarded) if cache else ()
-    return CheckReport(verdicts, discarded, imports)
+    return CheckReport(verdicts, discarded, used, uncached)
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"

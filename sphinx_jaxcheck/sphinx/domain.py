@@ -7,7 +7,7 @@ document is re-read (``clear_doc``) and merged back from parallel readers
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
+from collections.abc import Iterator, Sequence, Set
 from typing import Any, ClassVar
 
 from sphinx.domains import Domain
@@ -15,6 +15,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..model import Block, Verdict
 from ..report.findings import Finding, findings_of, in_report_order
+from ..worker.dependencies import Dependencies
 from .settings import unknown_settings
 
 # Keys of per-document dictionaries; other features add their own here.
@@ -25,7 +26,8 @@ PER_DOCUMENT = (
     "citations",
     "cards",
     "unchecked_examples",
-    "imports",
+    "used",
+    "uncached",
     "read_from",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
@@ -37,7 +39,7 @@ class JaxcheckDomain(Domain):
 
     name = "jaxcheck"
     label = "jaxcheck"
-    data_version = 1
+    data_version = 2  # 2: what sessions used, as Dependencies
     initial_data: ClassVar[dict[str, Any]] = {key: {} for key in PER_DOCUMENT} | {"fingerprint": ""}
     # The documents this build checks and reports on (None: every one). Set by
     # the jaxcheck builder when given files; not kept in the environment.
@@ -89,15 +91,25 @@ class JaxcheckDomain(Domain):
         verdicts = self.per_document("verdicts")
         return [doc for doc in self.documents_in_scope() if doc not in verdicts]
 
-    def set_imports(self, docname: str, files: dict[str, str]) -> None:
-        """Remember the project's own module files a document's sessions imported, with their
-        digests."""
-        self.data.setdefault("imports", {})[docname] = files
+    def set_used(self, docname: str, used: Dependencies, uncached: Sequence[str]) -> None:
+        """Remember what a document's sessions depended on besides their code, as they first
+        used it, and why any of them could not be cached."""
+        self.data.setdefault("used", {})[docname] = used
+        self.per_document("uncached")[docname] = list(uncached)
 
-    def imports(self) -> dict[str, dict[str, str]]:
-        """By document: the project's own module files its sessions imported, with their digests."""
-        found: dict[str, dict[str, str]] = self.data.setdefault("imports", {})
+    def used(self) -> dict[str, Dependencies]:
+        """By document: what its sessions depended on besides their code."""
+        found: dict[str, Dependencies] = self.data.setdefault("used", {})
         return found
+
+    def uncached(self) -> list[tuple[str, str]]:
+        """Why sessions of documents in scope that ran could not be cached: (docname, why)."""
+        return [
+            (doc, why)
+            for doc, reasons in sorted(self.per_document("uncached").items())
+            if self.in_scope(doc)
+            for why in reasons
+        ]
 
     def checked_blocks(self) -> Iterator[tuple[Block, Verdict]]:
         """Every block in scope that has a verdict, with it, in document order."""

@@ -25,7 +25,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ..cache.outcomes import file_digests
+from ..cache.dependencies import file_digests
 from .domain import domain_of
 
 # A stamp that matches no digest: the file changed while its document was read.

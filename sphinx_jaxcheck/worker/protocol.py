@@ -7,14 +7,16 @@ Requests (pool -> zygote), one JSON object a line::
 Events (zygote -> pool)::
 
     {"id": ID, "event": "block", "index": I, "outcome": OUTCOME}
-    {"id": ID, "event": "imports", "files": [PATH, ...]}
+    {"id": ID, "event": "dependencies", "found": DEPENDENCIES}
     {"id": ID, "event": "end"}
     {"event": "ready", "preloaded": [...], "problem": "..."}
 
 A child reports ``{"event": "start", "index": I}`` before each block so the
 zygote can time it, then ``{"event": "block", ...}`` when it is done, and
-at the end of the session ``{"event": "imports", ...}``: the files of the
-project's own modules the session imported (see ``imports``).
+``{"event": "dependencies", ...}`` when the block used files of the project
+or searched for modules it had not before (see ``dependencies``; each report
+holds only what is new, so what a child reported stays when a later block
+kills it).
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program, RaisedException
+from .dependencies import dependencies_to_wire
 from .frames import hide_worker_frames
-from .imports import own_files
+from .recorder import Recorder
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
@@ -475,7 +476,9 @@ def run_session(
 
     runner = SessionRunner(output_limit)
     outcomes: dict[int, Outcome] = {}
-    preloaded = sys.modules.copy()  # one C-level copy: a leftover thread may import meanwhile
+    # The project's own modules and files the session uses decide outcomes as much as the code.
+    recorder = Recorder({p.filename for p in programs})
+    recorder.install()
     # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
     folder = next((p.cwd for p in programs if p.cwd), None)
     if folder:
@@ -494,6 +497,7 @@ def run_session(
         if index >= quiet_before:
             emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcome)})
         _report_late_output(runner, outcomes, index, quiet_before, emit)
+        _report_dependencies(recorder, emit)  # now: a later block may crash the process
     stuck = runner.wait_for_threads(lambda index: programs[index].timeout)
     _report_late_output(runner, outcomes, None, quiet_before, emit)
     for index, seconds in sorted(stuck.items()):
@@ -510,15 +514,14 @@ def run_session(
                 "be cut off"
             ),
         )
-    # The project's own modules the session imported: their content decides outcomes as
-    # much as the code.
-    imported = sys.modules.copy()
-    emit(
-        {
-            "event": "imports",
-            "files": own_files(m for name, m in imported.items() if name not in preloaded),
-        }
-    )
+    _report_dependencies(recorder, emit)  # what the threads used meanwhile
+
+
+def _report_dependencies(recorder: Recorder, emit: Callable[[dict[str, Any]], None]) -> None:
+    """Send what the session used since the last report, if anything."""
+    found = recorder.take()
+    if found.files or found.lookups or found.untracked:
+        emit({"event": "dependencies", "found": dependencies_to_wire(found)})
 
 
 def _report_late_output(

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
+from .dependencies import dependencies_from_wire
 from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
 from .protocol import encode, outcome_from_wire, outcome_to_wire, program_from_wire
@@ -220,8 +221,8 @@ class ZygoteServer:
             except (ValueError, KeyError, TypeError):
                 self._garble(child, line)
                 return
-            if event["event"] == "imports":
-                self.send({"id": child.request, "event": "imports", "files": event["files"]})
+            if event["event"] == "dependencies":
+                self.send({"id": child.request, "event": "dependencies", "found": event["found"]})
                 continue
             index = event["index"]
             if event["event"] == "start":
@@ -382,10 +383,8 @@ def _checked_event(line: bytes, count: int) -> dict[str, Any]:
     event = json.loads(line)
     if not isinstance(event, dict):
         raise TypeError("not an object")
-    if event["event"] == "imports":
-        files = event["files"]
-        if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-            raise TypeError("not a list of file names")
+    if event["event"] == "dependencies":
+        dependencies_from_wire(event["found"])
         return event
     index = event["index"]
     if type(index) is not int or not 0 <= index < count:

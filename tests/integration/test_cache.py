@@ -310,7 +310,7 @@ def test_editing_a_module_of_the_project_that_a_block_imports_runs_the_block_aga
     [entry] = (root / ".jaxcheck_cache").glob("*.json")
     # The project's files, with their digests; nothing of the standard library or of installed
     # packages (jax).
-    assert sorted(json.loads(entry.read_text())["files"]) == sorted(
+    assert sorted(json.loads(entry.read_text())["used"]["files"]) == sorted(
         str(p.resolve()) for p in (root / "helper.py", lib / "shared_lib.py")
     )
     assert (

@@ -413,7 +413,7 @@ def entries(root: Path) -> list[Path]:
     found = sorted(folder.glob("*.json")) if folder.is_dir() else []
     cache = OutcomeCache(folder)
     for path in found:
-        assert set(json.loads(path.read_text())) == {"key", "digest", "outcomes", "files"}, path
+        assert set(json.loads(path.read_text())) == {"key", "digest", "outcomes", "used"}, path
         assert cache.get(path.stem) is not None, cache.discarded
     return found
 

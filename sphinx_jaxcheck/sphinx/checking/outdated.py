@@ -4,8 +4,9 @@
 what was read last time, whatever its modification time says (see
 :mod:`..read_digests`); without the cache, every document with blocks; after a
 change of the workers' fingerprint (jax, jaxlib, numpy, Python), every
-document with blocks or citations; and every document whose blocks imported
-a module of the project that changed since (``helper.py`` beside it).
+document with blocks or citations; and every document whose sessions
+depended on something that changed since (a module of the project, such as
+``helper.py`` beside it, or where an import is found) or cannot be tracked.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ...cache.outcomes import file_digests
+from ...cache.dependencies import reusable
+from ...worker.dependencies import Finders
 from ..domain import domain_of
 from ..interpreter import fingerprint
 from ..read_digests import changed_since_read
@@ -46,9 +48,12 @@ def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> li
         # Blocks must run again, and citations must be resolved against the new source.
         citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
-    # A module of the project that a document's blocks imported (helper.py beside it) changed.
+    # Something a document's sessions depended on (helper.py beside it, where an import was
+    # found) changed, or cannot be tracked.
+    finders: dict[tuple[str, ...], Finders] = {}
     return sorted(
         doc
-        for doc, files in domain.imports().items()
-        if doc not in removed and files and file_digests(files) != files
+        for doc, used in domain.used().items()
+        if doc not in removed
+        and not reusable(used, finders.setdefault(used.suffixes, Finders(used.suffixes)))
     )

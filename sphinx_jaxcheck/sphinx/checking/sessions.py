@@ -16,6 +16,7 @@ from ...model import Block, Problem, Status, Subtype, Verdict
 from ...rewrite.update import Rerun
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, check_documents
+from ...worker.dependencies import Dependencies
 from ..domain import domain_of
 from ..interpreter import fingerprint, runtime_of
 from ..settings import cache_directory, settings_of, stop
@@ -63,7 +64,10 @@ def run_documents(
                 "jaxcheck: discarded the cache entry %s (%s); its session ran again", path, why
             )
         for doc in documents:
-            domain_of(app.env).set_imports(doc, report.imports.get(doc, {}))
+            reasons = report.uncached.get(doc, [])
+            domain_of(app.env).set_used(doc, report.used.get(doc, Dependencies()), reasons)
+            for why in reasons:
+                logger.info("jaxcheck: %s: a session's result is not cached: %s", doc, why)
     except JaxUnavailableError as error:
         # Once for the build, not once per block: no block can run.
         stop(

@@ -35,6 +35,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         all_examples(checked),
         unchecked_examples(domain),
         doctests_named(app),
+        domain.uncached(),
     )
     return line, failed
 

@@ -1,0 +1,85 @@
+"""Whether what a session depended on still holds: every file as it was when the session
+first used it, every import found where it was found.
+
+The session's outcome may be reused (from the cache, or kept by an
+incremental build) only when :func:`changes` finds nothing and nothing the
+session used was untracked (:attr:`Dependencies.untracked`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Iterator
+
+from ..worker.dependencies import (
+    LINK,
+    MISSING,
+    NAMESPACE,
+    Dependencies,
+    Finders,
+    content_digest,
+    link_digest,
+)
+
+
+def changes(used: Dependencies, finders: Finders | None = None) -> Iterator[str]:
+    """What is no longer as the session saw it, in words, one change at a time.
+
+    ``finders`` may be shared by the checks of one pass over many sessions
+    (each folder is then listed once); by default, fresh ones.
+    """
+    for path, digest in used.files.items():
+        now = link_digest(path) if digest.startswith(LINK) else current_digest(path)
+        if now != digest:
+            yield _changed_file(path, digest, now)
+    finders = finders or Finders(used.suffixes)
+    for lookup in used.lookups:
+        found, _ = finders.find(lookup.name, lookup.search)
+        if found != lookup.found:
+            yield (
+                f"`import {lookup.name}` would now find {_found(found)} instead of "
+                f"{_found(lookup.found)}"
+            )
+
+
+def reusable(used: Dependencies, finders: Finders | None = None) -> bool:
+    """Whether everything the session depended on is tracked and unchanged."""
+    return not used.untracked and next(changes(used, finders), None) is None
+
+
+def file_digests(paths: Iterable[str]) -> dict[str, str]:
+    """The content digest of each file now (:data:`MISSING` when it cannot be read)."""
+    return {path: current_digest(path) for path in paths}
+
+
+def current_digest(path: str) -> str:
+    """The content digest of a file now; read again only when its stat changed."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return MISSING
+    version = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino, stat.st_dev)
+    return _digest_of_version(path, version)
+
+
+@functools.lru_cache(maxsize=4096)
+def _digest_of_version(path: str, version: tuple[int, ...]) -> str:
+    """Read once per version of a file in a process: many sessions import the same helpers."""
+    return content_digest(path)
+
+
+def _changed_file(path: str, was: str, now: str) -> str:
+    if was.startswith(LINK):
+        if now == MISSING:
+            return f"{path} no longer links to {was.removeprefix(LINK)}"
+        return f"{path} now links to {now.removeprefix(LINK)}"
+    return f"{path} is gone" if now == MISSING else f"{path} changed"
+
+
+def _found(found: str | None) -> str:
+    if found is None:
+        return "nothing"
+    if found.startswith(NAMESPACE):
+        return "a namespace package"
+    return found

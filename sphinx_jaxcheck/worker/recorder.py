@@ -1,0 +1,222 @@
+"""Record, in the worker, what a session depends on as it first uses it.
+
+A session may use modules of the project (a ``helper.py`` beside its page, a
+module on ``PYTHONPATH`` or in an archive there, a package installed in
+editable mode, a file loaded by path with ``importlib.util``). Installed
+packages are covered by the cache key through their names and versions; these
+files are not, so the worker records them. Three ways in, each seen when it
+happens:
+
+* every code object a loader executes (the ``exec`` audit event): the file it
+  came from, however it was found, digested then;
+* every search of the path-based finder (``PathFinder.find_spec``): what it
+  found, and where it looked;
+* after each block, the modules new in ``sys.modules`` that neither of those
+  saw (an extension module, say).
+
+The child process ends with its session, so the hook and the wrapped finder
+end with it too; no other process gets them.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import os
+import site
+import sys
+import sysconfig
+import threading
+import zipimport
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
+
+from .dependencies import (
+    MISSING,
+    NAMESPACE,
+    Dependencies,
+    Finders,
+    Lookup,
+    archive_of,
+    content_digest,
+    resolve,
+)
+
+# The loaders whose every input is the file they load. Any other loader of a module of the
+# project (an import hook that compiles or rewrites code) may read what the cache cannot see.
+FILE_LOADERS = (
+    importlib.machinery.SourceFileLoader,
+    importlib.machinery.SourcelessFileLoader,
+    importlib.machinery.ExtensionFileLoader,
+    zipimport.zipimporter,
+)
+
+
+def installed_folders() -> tuple[str, ...]:
+    """Folders of the standard library and of installed distributions, each ending in a
+    separator."""
+    paths = sysconfig.get_paths()
+    folders = {
+        paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths
+    }
+    folders.update(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE and isinstance(site.USER_SITE, str):
+        folders.add(site.USER_SITE)
+    # Debian's dist-packages and any other folder of installed packages on the path.
+    folders.update(
+        p
+        for p in sys.path
+        if os.path.basename(p.rstrip(os.sep)) in ("site-packages", "dist-packages")
+    )
+    return tuple(os.path.join(os.path.realpath(folder), "") for folder in folders if folder)
+
+
+class Recorder:
+    """What one session used, from :meth:`install` on; :meth:`take` hands it on in parts."""
+
+    def __init__(self, pseudo_files: Collection[str]) -> None:
+        self.installed = installed_folders()
+        self.finders = Finders(importlib.machinery.EXTENSION_SUFFIXES)
+        self.pseudo_files = set(pseudo_files)  # the blocks' own code
+        self.seen: set[str] = set()  # file names already taken care of
+        self.own_entries: dict[str, bool] = {}
+        self.files: dict[str, str] = {}
+        self.lookups: dict[Lookup, None] = {}
+        self.untracked: dict[str, None] = {}
+        self.modules: set[str] = set(sys.modules)  # those before the session are not its own
+        self.given = Dependencies()
+        self.busy = threading.local()
+
+    def install(self) -> None:
+        """Hear every code object executed and every search of the path-based finder."""
+        sys.addaudithook(self._heard)
+        finder = importlib.machinery.PathFinder
+        setattr(finder, "find_spec", staticmethod(self._wrap(finder.find_spec)))  # noqa: B010
+
+    def take(self) -> Dependencies:
+        """What was recorded since the last call (after a scan of the new modules)."""
+        self._scan_modules()
+        now = Dependencies(
+            dict(self.files),
+            tuple(self.lookups),
+            tuple(importlib.machinery.EXTENSION_SUFFIXES),
+            tuple(self.untracked),
+        )
+        new = Dependencies(
+            {k: v for k, v in now.files.items() if k not in self.given.files},
+            tuple(lookup for lookup in now.lookups if lookup not in self.given.lookups),
+            now.suffixes,
+            tuple(reason for reason in now.untracked if reason not in self.given.untracked),
+        )
+        self.given = now
+        return new
+
+    # -- what is heard ------------------------------------------------------------
+
+    def _heard(self, event: str, args: tuple[Any, ...]) -> None:
+        if event != "exec" or getattr(self.busy, "on", False):
+            return
+        name = getattr(args[0], "co_filename", None)
+        if isinstance(name, str) and name not in self.seen:
+            self._guarded(lambda: self.use(name))
+
+    def _wrap(self, find_spec: Callable[..., Any]) -> Callable[..., Any]:
+        def recorded(fullname: str, path: Iterable[Any] | None = None, target: Any = None) -> Any:
+            spec = find_spec(fullname, path, target)
+            if not getattr(self.busy, "on", False):
+                self._guarded(lambda: self._looked_up(fullname, path, spec))
+            return spec
+
+        return recorded
+
+    def _guarded(self, record: Callable[[], None]) -> None:
+        """Record without ever breaking the block's import; a failure is untracked."""
+        self.busy.on = True
+        try:
+            record()
+        except Exception as error:
+            self.untracked[f"recording a dependency failed ({type(error).__name__}: {error})"] = (
+                None
+            )
+        finally:
+            self.busy.on = False
+
+    # -- recording ----------------------------------------------------------------
+
+    def use(self, name: str) -> None:
+        """Record the file ``name`` names (or the archive holding it), as it is now."""
+        self.seen.add(name)
+        if name.startswith("<") or name in self.pseudo_files:
+            return
+        holder = archive_of(os.path.abspath(name))
+        if holder is None:
+            return
+        final, links = resolve(holder)
+        for link, target in links.items():
+            if not link.startswith(self.installed):  # also a link of ours to an installed file
+                self.files.setdefault(link, target)
+        if not final.startswith(self.installed) and final not in self.files:
+            digest = content_digest(final)
+            if digest == MISSING:
+                self.untracked[f"{final} was used but cannot be read"] = None
+                return
+            self.files[final] = digest
+
+    def _looked_up(self, fullname: str, path: Iterable[Any] | None, spec: Any) -> None:
+        search = [
+            os.path.abspath(entry)
+            for entry in (sys.path if path is None else path)
+            if isinstance(entry, str)
+        ]
+        found: str | None = None
+        if spec is not None:
+            if spec.loader is None:
+                found = NAMESPACE + os.pathsep.join(spec.submodule_search_locations or ())
+            else:
+                found = spec.origin
+        ours, index = self.finders.find(fullname, search)
+        searched = tuple(search[: index + 1])
+        if not any(self._own(entry) for entry in searched):
+            return  # inside an installed package: its version is in the cache key
+        if ours != found:
+            self.untracked[
+                f"module {fullname} was found at {found or 'nothing'} by a path hook that the "
+                f"cache does not know (Python's own finders see {ours or 'nothing'})"
+            ] = None
+            return
+        self.lookups[Lookup(fullname, searched, found)] = None
+        if found is not None and not found.startswith(NAMESPACE):
+            self.use(found)
+
+    def _own(self, entry: str) -> bool:
+        if entry not in self.own_entries:
+            real = os.path.join(os.path.realpath(entry), "")
+            self.own_entries[entry] = not real.startswith(self.installed)
+        return self.own_entries[entry]
+
+    def _scan_modules(self) -> None:
+        """Modules new in ``sys.modules`` whose file neither the hook nor the finder saw."""
+        for name, module in list(sys.modules.items()):
+            if name in self.modules:
+                continue
+            self.modules.add(name)
+            file = getattr(module, "__file__", None)
+            if not isinstance(file, str):
+                continue  # built in, frozen, a namespace package, or made by the block
+            holder = archive_of(os.path.abspath(file))
+            if holder is None:
+                if not os.path.abspath(file).startswith(self.installed):
+                    self.untracked[
+                        f"module {name} names {file} as its file, which does not exist"
+                    ] = None
+                continue
+            if os.path.realpath(holder).startswith(self.installed):
+                continue
+            spec = getattr(module, "__spec__", None)
+            loader = getattr(spec, "loader", None) or getattr(module, "__loader__", None)
+            if loader is not None and type(loader) not in FILE_LOADERS:
+                self.untracked[
+                    f"module {name} was loaded by {type(loader).__qualname__}, an import hook "
+                    "that may read what the cache cannot see"
+                ] = None
+            if file not in self.seen:
+                self.use(file)

@@ -1,0 +1,75 @@
+"""What the worker's recorder hears, in a Python process of its own (its audit hook stays for
+the life of the process): each way a session may load a file of the project, and each search
+of the import path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from sphinx_jaxcheck.worker.dependencies import LINK, dependencies_from_wire
+
+REPO = Path(__file__).resolve().parents[2]
+
+SESSION = """
+import importlib.util, json, runpy, sys
+from sphinx_jaxcheck.worker.dependencies import dependencies_to_wire
+from sphinx_jaxcheck.worker.recorder import Recorder
+
+recorder = Recorder({"<page[1]>"})
+recorder.install()
+runpy.run_path("by_runpy.py")
+spec = importlib.util.spec_from_file_location("plugin", "by_spec.py")
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+import linked, zipped
+try:
+    import absent
+except ImportError:
+    pass
+exec(compile("x = 1", "<page[1]>", "exec"))
+print(json.dumps(dependencies_to_wire(recorder.take())))
+"""
+
+
+def test_every_way_in_is_recorded_as_first_used(tmp_path: Path) -> None:
+    for name in ("by_runpy", "by_spec", "real"):
+        (tmp_path / f"{name}.py").write_text(f"NAME = {name!r}\n")
+    (tmp_path / "middle.py").symlink_to("real.py")
+    (tmp_path / "linked.py").symlink_to(tmp_path / "middle.py")
+    archive = tmp_path / "lib.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("zipped.py", "NAME = 'zipped'\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(archive)])}
+    ran = subprocess.run(
+        [sys.executable, "-B", "-c", SESSION],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    used = dependencies_from_wire(json.loads(ran.stdout))
+    here = str(tmp_path)
+    assert not used.untracked
+    assert {k: v for k, v in used.files.items() if not v.startswith(LINK)}.keys() == {
+        f"{here}/by_runpy.py",
+        f"{here}/by_spec.py",
+        f"{here}/real.py",
+        str(archive),
+    }
+    assert {k: v for k, v in used.files.items() if v.startswith(LINK)} == {
+        f"{here}/linked.py": LINK + f"{here}/middle.py",
+        f"{here}/middle.py": LINK + "real.py",
+    }
+    found = {lookup.name: lookup.found for lookup in used.lookups}
+    assert found["linked"] == f"{here}/linked.py"
+    assert found["zipped"] == f"{archive}/zipped.py"
+    assert found["absent"] is None
+    # What an import searched ends where it was found; a failed one searched all of sys.path.
+    zipped = next(lookup for lookup in used.lookups if lookup.name == "zipped")
+    assert zipped.search[-1] == str(archive)
+    assert "<page[1]>" not in used.files
