@@ -1,0 +1,157 @@
+"""Any sequence of edits to a page or to a module its block imports, each followed by a warm
+check and a check without the cache: the two always report the same.
+
+``page.md`` and ``helper.py`` are links to one of three variants each (outside
+the source folder, dated a day ago, as a checkout or an unpacked archive
+leaves them). Each page variant prints a name and ``helper.NAME``, all names of
+one length, and expects ``red red``. An edit, to the page or to the helper,
+rewrites the variant the link points to, retargets the link, rewrites the
+variant and puts its old modification time back, or replaces it by an older
+copy of a variant (``cp -p``). The warm check is the incremental build with
+the cache a user runs again and again; the other one reads every page and
+runs every block (``--no-cache``, in a build folder of its own).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from buildkit import write_project
+from hypothesis import given, note, settings
+from hypothesis import strategies as st
+
+from sphinx_jaxcheck import cli
+
+# Of one length: an edit that puts the old modification time back keeps the size too, so only
+# the content tells the versions apart.
+NAMES = ("red", "tan", "sky")
+VARIANTS = 3
+
+
+def page(name: str) -> str:
+    """A page whose block prints ``name`` and the helper's name, and expects ``red red``."""
+    block = f'import helper\nprint("{name}", helper.NAME)\n\n# red red\n'
+    return f"# Page\n\n```{{jaxcheck}}\n{block}```\n"
+
+
+def module(name: str) -> str:
+    """A helper module naming ``name``."""
+    return f"NAME = {name!r}\n"
+
+
+# What may be edited: the link in the source folder, its variants' suffix, their text.
+FILES: dict[str, tuple[str, str, Callable[[str], str]]] = {
+    "page": ("page.md", ".md", page),
+    "helper": ("helper.py", ".py", module),
+}
+
+
+def variant(root: Path, kind: str, index: int, folder: str = "variants") -> Path:
+    return root.parent / folder / f"{kind}{index}{FILES[kind][1]}"
+
+
+def linked(root: Path, kind: str) -> Path:
+    """The variant the link points to."""
+    return (root / FILES[kind][0]).resolve()
+
+
+def rewrite(root: Path, kind: str, name: str, _index: int) -> None:
+    """The variant the link points to gets new text."""
+    linked(root, kind).write_text(FILES[kind][2](name))
+
+
+def retarget(root: Path, kind: str, _name: str, index: int) -> None:
+    link = root / FILES[kind][0]
+    link.unlink()
+    link.symlink_to(variant(root, kind, index))
+
+
+def rewrite_keeping_mtime(root: Path, kind: str, name: str, _index: int) -> None:
+    target = linked(root, kind)
+    before = target.stat()
+    target.write_text(FILES[kind][2](name))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def older_copy(root: Path, kind: str, _name: str, index: int) -> None:
+    """``cp -p`` of a variant as it was at the start, over the one the link points to."""
+    shutil.copy2(variant(root, kind, index, "originals"), linked(root, kind))
+
+
+EDITS = {
+    "rewrite": rewrite,
+    "retarget": retarget,
+    "rewrite keeping mtime": rewrite_keeping_mtime,
+    "older copy": older_copy,
+}
+
+
+def check(root: Path, *args: str) -> dict[str, Any]:
+    """``jaxcheck check --format json``: the exit status, each block's status, each finding."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli.main(["check", str(root), "--format", "json", *args])
+    report = json.loads(out.getvalue())
+    return {
+        "status": status,
+        "blocks": [(b["name"], b["status"]) for b in report["blocks"]],
+        "findings": [(f["subtype"], f["message"]) for f in report["findings"]],
+    }
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A fresh project for each example, its page and helper linked to their first
+    variants."""
+
+    def fresh() -> Path:
+        base = tmp_path_factory.mktemp("edits")
+        root = write_project(base / "docs", {}, conf="jaxcheck_cache = True\n")
+        (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   page\n")
+        for folder in ("variants", "originals"):
+            (base / folder).mkdir()
+        for kind, (link, _, text) in FILES.items():
+            for index, name in enumerate(NAMES):
+                written = variant(root, kind, index)
+                written.write_text(text(name))
+                a_day_ago = written.stat().st_mtime - 86400
+                os.utime(written, (a_day_ago, a_day_ago))
+                shutil.copy2(written, variant(root, kind, index, "originals"))
+            (root / link).symlink_to(variant(root, kind, 0))
+        return root
+
+    return fresh
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(FILES)),
+            st.sampled_from(sorted(EDITS)),
+            st.sampled_from(NAMES),
+            st.integers(0, VARIANTS - 1),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_a_warm_check_agrees_with_a_check_without_the_cache_after_any_edits(
+    projects: Any, edits: list[tuple[str, str, str, int]]
+) -> None:
+    root = projects()
+    cold = ["--no-cache", "--build-dir", str(root.parent / "cold")]
+    assert check(root) == check(root, *cold)
+    for kind, edit, name, index in edits:
+        EDITS[edit](root, kind, name, index)
+        now = {FILES[k][0]: (root / FILES[k][0]).read_text() for k in FILES}
+        note(f"{edit} of the {kind} ({name}, variant {index}): now {now!r}")
+        assert check(root) == check(root, *cold)
