@@ -11,7 +11,10 @@ holding control characters. Each edited block is parsed again before writing
 and must read back as the output it was given. Files are written at their real
 path (through symlinks), outside the source folder only when allowed; a file
 reached through several includes gets each identical edit once, and refuses
-edits that differ.
+edits that differ. Docstring examples are written into their ``.py`` file when
+it is the project's own (:mod:`.checkout`) and the lines written are the
+docstring's one to one (:mod:`.python_literals`); the file is read again
+before it is written, and each edited docstring must hold exactly those lines.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from ..judge.matching import texts_match
 from ..judge.verdict import rules_of
 from ..model import Block, Drift, ExpectationKind, SessionKey, Verdict
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
+from .checkout import checkout_of, is_python_file, python_file_problem
+from .docstrings import PythonSource, docstring_prefixes, literal_of, read_back, read_python
 from .edits import (
     Edit,
     FileChangedError,
@@ -39,6 +44,7 @@ from .edits import (
     render_source,
     write_atomically,
 )
+from .python_literals import Literal, new_lines_problem
 from .refusals import reproduction_problem, skip_reason, unwritable_characters
 
 BLANKLINE = "<BLANKLINE>"
@@ -90,9 +96,12 @@ def update_sources(
     """Rewrite every drifted expectation of these blocks that a second run confirms.
 
     ``root`` is the source folder: files whose real path lies outside it are
-    written only with ``allow_outside``.
+    written only with ``allow_outside``, but for Python files, which are written
+    only inside the checkout that holds ``root`` (whatever ``allow_outside`` says).
     """
     checked = list(checked)
+    checkout = checkout_of(root) if root is not None else None
+    read: dict[str, PythonSource | str | None] = {}  # each Python file read, or why not
     report = UpdateReport()
     report.skipped = [
         (block.path, block.file_line(e.statement_line), f"block {block.label!r}: {skipped}")
@@ -102,8 +111,10 @@ def update_sources(
     ]
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
-        why = None if allow_outside else _outside(os.path.realpath(block.path), block.path, root)
+        why = _where_problem(block.path, root, checkout, allow_outside)
         # An example that does not compile never drifts: the judge fails it.
+        if not why and is_python_file(block.path):
+            why = _literal_problem(block, read)
         why = why or drift.note or block.update_refusal or skip_reason(drift.expectation)
         if why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
@@ -159,6 +170,34 @@ def _run_again(
     }
 
 
+def _where_problem(
+    path: str, root: str | None, checkout: str | None, allow_outside: bool
+) -> str | None:
+    """Why update must not write this file where it is, or None."""
+    if is_python_file(path):
+        return None if root is None else python_file_problem(path, root, checkout)
+    return None if allow_outside else _outside(os.path.realpath(path), path, root)
+
+
+def _literal_problem(block: Block, read: dict[str, PythonSource | str | None]) -> str | None:
+    """Why the literal of this docstring's block cannot be written into (or its text is no
+    literal), or None; also None when the file changed since it was checked (writing it then
+    says so)."""
+    real = os.path.realpath(block.path)
+    if real not in read:
+        try:
+            with open(real, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            return f"cannot read the file: {error}"
+        read[real] = read_python(data) if digest(data) == block.file_digest else None
+    python = read[real]
+    if python is None or isinstance(python, str):
+        return python
+    found = literal_of(python, block)
+    return found if isinstance(found, str) else None
+
+
 def _outside(real: str, path: str, root: str | None) -> str | None:
     if root is None:
         return None
@@ -197,16 +236,24 @@ def _update_file(
     except UnicodeDecodeError as error:
         report.refused.append((path, 1, f"not UTF-8 ({error}); cannot rewrite it safely"))
         return
+    python = read_python(data) if is_python_file(path) else None
+    if isinstance(python, str):
+        report.refused.extend((b.path, d.line, f"block {b.label!r}: {python}") for b, d in drifts)
+        return
     planned: list[_Planned] = []
     for block, drift in drifts:
         try:
-            planned.append(
-                plan_edit(source, block, drift, Steps(step_limit) if step_limit else Steps())
-            )
+            literal = None if python is None else literal_of(python, block)
+            if isinstance(literal, str):
+                raise CannotRewriteError(literal)
+            steps = Steps(step_limit) if step_limit else Steps()
+            planned.append(plan_edit(source, block, drift, steps, literal))
         except CannotRewriteError as why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
     planned = _read_back(source, planned, report)
     edits = _merge(planned, copies, report)
+    if python is not None:
+        edits = _docstrings_read_back(source, edits, python, planned, report)
     changing = [e for e in edits if source.lines[e.start : e.stop] != e.lines]
     places = {(p.block.path, p.drift.line) for p in planned if p.edit in edits}
     if not changing:
@@ -280,16 +327,46 @@ def _shown(plan: _Planned) -> str:
     return repr(lines if len(lines) <= 3 else [*lines[:3], "..."])
 
 
+def _docstrings_read_back(
+    source: SourceText,
+    edits: list[Edit],
+    python: PythonSource,
+    planned: list[_Planned],
+    report: UpdateReport,
+) -> list[Edit]:
+    """Keep the edits of the docstrings that, in the file as it would be written, hold exactly
+    the lines written; refuse the others' drifts."""
+    refused = read_back(source, edits, python.literals)
+    for plan in planned:
+        if plan.edit in refused:
+            why = refused[plan.edit]
+            report.refused.append(
+                (plan.block.path, plan.drift.line, f"block {plan.block.label!r}: {why}")
+            )
+    return [edit for edit in edits if edit not in refused]
+
+
 def plan_edit(
-    source: SourceText, block: Block, drift: Drift, steps: Steps | None = None
+    source: SourceText,
+    block: Block,
+    drift: Drift,
+    steps: Steps | None = None,
+    literal: Literal | None = None,
 ) -> _Planned:
     """The edit of file lines that makes one expectation say what really happens.
 
     Only for drifts :func:`update_sources` found rewritable (no note, no refusal of the block).
+    ``literal``: the string literal of a Python file that holds the block (a docstring's).
     """
     expectation = drift.expectation
     start = block.body_line - 1  # file index of body line 0
-    prefixes = _prefixes(source, block)
+    if literal is None:
+        prefixes = _prefixes(source, block)
+    else:
+        found = docstring_prefixes(source, block, expectation, literal)
+        if isinstance(found, str):
+            raise CannotRewriteError(found)
+        prefixes = found
     try:
         kept = refreshed_lines(
             expectation.expected, drift.actual, rules_of(block, expectation), steps
@@ -327,22 +404,20 @@ def plan_edit(
         if not kept and expectation.kind is ExpectationKind.TRAILING and not repl_follows:
             # The block now prints nothing: a bare "#" keeps it checked (expects no output).
             kept, written = [("", None)], ["#"]
-    lines, body_lines = [], []
+    lines, body_lines, new = [], [], []
     for (_, origin), text in zip(kept, written, strict=True):
         if origin is None:
             lines.append((prefix + text).rstrip())
             body_lines.append(text)
+            new.append(lines[-1])
         else:  # a kept line keeps its bytes
             lines.append(source.lines[start + first + origin])
             body_lines.append(block.body[first + origin])
-    return _Planned(
-        block,
-        drift,
-        Edit(start + first, start + stop, tuple(lines)),
-        first,
-        stop,
-        tuple(body_lines),
-    )
+    edit = Edit(start + first, start + stop, tuple(lines))
+    why = None if literal is None else new_lines_problem(new, literal)
+    if why is not None:
+        raise CannotRewriteError(why)
+    return _Planned(block, drift, edit, first, stop, tuple(body_lines))
 
 
 def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport) -> list[_Planned]:

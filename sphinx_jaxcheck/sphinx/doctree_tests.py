@@ -182,12 +182,6 @@ class _Reader:
             path="" if own_page else file,
             digest="" if own_page else file_digest(file),
             order=order,
-            refusal=(
-                f"this example is in a docstring ({name}); jaxcheck update does not rewrite "
-                "Python files: edit the docstring by hand"
-                if docstring is not None
-                else ""
-            ),
         )
 
     def _where(self, source: str) -> tuple[str, Docstring | None, int, str]:

@@ -103,6 +103,7 @@ def _docstring_blocks(
         digest = file_digest(doc.path)
         for region in find_regions(doc.text):
             above = doc.text.splitlines()[: region.first - 1]
+            # Placed at its file lines: update writes there when the file and literal allow.
             block = _block(
                 docname,
                 doc.path,
@@ -110,13 +111,6 @@ def _docstring_blocks(
                 settings,
                 digest,
                 above,
-            )
-            block = replace(
-                block,
-                update_refusal=(
-                    f"this example is in a docstring ({name}); jaxcheck update does not rewrite "
-                    "Python files: edit the docstring by hand"
-                ),
             )
             placed.append(Placed(block, IN_PLACE, order=where.get(name, last_line) + 0.5))
     return placed

@@ -250,9 +250,14 @@ def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path
         13,
         "drift",
     )
-    assert "jaxcheck update does not rewrite Python files" in finding["message"]
+    assert "`jaxcheck update` accepts the actual output" in finding["message"]
     before = (root / "mypkg" / "__init__.py").read_bytes()
+    # No version-control checkout holds the project: no Python file is the project's own.
     done = run(["-m", "sphinx_jaxcheck", "update", "."], root)
     assert done.returncode == 1
-    assert "does not rewrite Python files" in done.stderr
+    assert "is in no version-control checkout (no .git in it or above it)" in done.stderr
     assert (root / "mypkg" / "__init__.py").read_bytes() == before
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    done = run(["-m", "sphinx_jaxcheck", "update", "."], root)
+    assert done.returncode == 0, done.stderr
+    assert (root / "mypkg" / "__init__.py").read_bytes() == before.replace(b"    7\n", b"    6\n")
