@@ -211,7 +211,10 @@ def test_every_checked_block_fails_when_its_last_expected_line_is_corrupted(
         if report.subtype == "drift" and report.message.startswith("block '")
     }
     missing = sorted(set(corrupted) - drifted)
-    assert not missing, f"corrupting these blocks went unnoticed: {missing}"
+    instead = [
+        r.message for r in result.reported if any(f"'{name}'" in r.message for name in missing)
+    ]
+    assert not missing, f"corrupting these blocks went unnoticed: {missing}; reported: {instead}"
 
 
 def test_every_older_output_drifts_under_its_release_when_corrupted(
