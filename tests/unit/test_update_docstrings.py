@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from sphinx_jaxcheck.expect.page_examples import find_regions
 from sphinx_jaxcheck.judge.verdict import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, Outcome
 from sphinx_jaxcheck.rewrite.checkout import checkout_of
-from sphinx_jaxcheck.rewrite.edits import digest
+from sphinx_jaxcheck.rewrite.edits import Edit, digest
+from sphinx_jaxcheck.rewrite.python_literals import Literal, literals, read_back_problem
 from sphinx_jaxcheck.rewrite.update import UpdateReport, describe, update_sources
 
 FUNCTION = 'def f(x):\n    """Add one.\n\n    >>> f(1)\n    3\n    """\n    return x + 1\n'
@@ -243,3 +245,51 @@ def test_no_checkout_rewrites_no_python_file(tmp_path: Path) -> None:
     why = refusal(updated(path, ("2\n",), root=tmp_path / "docs"))
     assert "is in no version-control checkout (no .git in it or above it)" in why
     assert path.read_text() == FUNCTION
+
+
+def test_a_docstring_that_is_no_literal_names_the_literal_it_is_made_from(tmp_path: Path) -> None:
+    text = 'def f():\n    return 2\n\n\nf.__doc__ = """F of %s.\n\n>>> f()\n3\n""" % "x"\n'
+    path = module(tmp_path, text)
+    # As the collectors report it: the examples at the function's line, not placed in the file.
+    block = replace(blocks_of(path)[0], body_line=1, placed=False)
+    outcome = Outcome(examples=("2\n",))
+    report = update_sources(
+        [(block, judge(block, outcome))], rerun=lambda documents: {}, root=str(tmp_path / "docs")
+    )
+    why = refusal(report)
+    assert why.endswith(
+        "the docstring is formatted with `%` (line 5), so its text is not the file's: edit the "
+        "example there by hand"
+    )
+
+
+def test_the_literals_of_a_file_and_what_was_done_to_them() -> None:
+    text = (
+        '__test__ = {"a": """\n>>> 1\n1\n""", "b": """\n>>> 2\n2\n"""}\n'
+        'PIECES = ["""\n>>> 3\n3\n""", 4]\n'
+        'CUT = """\n>>> 5\n5\n"""[1:]\n'
+        'RAW = rb"""\n>>> 6\n"""\n'
+        'ONE = "no line break"\n'
+    )
+    found = literals(text)
+    assert [(lit.first, lit.last, lit.prefix, lit.problem) for lit in found] == [
+        (0, 3, "", ""),
+        (3, 6, "", ""),
+        (7, 10, "", ""),
+        (11, 14, "", "the docstring is cut with `[...]` (line 12)"),
+        (15, 17, "rb", "the text is a bytes literal (line 16), not a docstring"),
+    ]
+
+
+def test_reading_back_refuses_a_literal_that_would_not_hold_the_lines_written() -> None:
+    literal = Literal(first=1, last=5, column=4, prefix="", quotes='"""')
+    value = "Doc.\n\n    >>> f()\n    1\n    "
+    edit = Edit(4, 5, ("    2",))
+    assert read_back_problem(value, "Doc.\n\n    >>> f()\n    2\n    ", literal, [edit]) is None
+    assert "would not hold the new lines exactly" in str(
+        read_back_problem(value, "Doc.\n\n    >>> f()\n    2\\n    ", literal, [edit])
+    )
+    shallow = Edit(4, 5, ("  2",))
+    assert "change the indentation Python strips" in str(
+        read_back_problem(value, "Doc.\n\n    >>> f()\n  2\n    ", literal, [shallow])
+    )
