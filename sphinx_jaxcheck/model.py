@@ -175,6 +175,9 @@ class Block:
     # False: the body is not written at ``path`` as it runs (a directive made it, or its
     # docstring was not found in its file); everything is reported at ``body_line``.
     placed: bool = True
+    # A doctest group's setup code: when it fails, the page examples after it in its session
+    # do not run (sphinx.ext.doctest skips the rest of a group whose setup failed).
+    group_setup: bool = False
 
     @property
     def label(self) -> str:

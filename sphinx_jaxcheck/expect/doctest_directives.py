@@ -204,6 +204,7 @@ def _setup_or_cleanup(item: TestItem, group: str, docname: str, path: str, timeo
         Program(code, f"<{docname}:{item.first}>", timeout=timeout),
         page_example=True,
         update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
+        group_setup=item.kind == "testsetup",
     )
 
 

@@ -173,11 +173,33 @@ def check_documents(
         ]
         for docname, blocks in documents.items()
     }
+    _skip_after_failed_setups(documents, verdicts)
     discarded = tuple(cache.discarded) if cache else ()
     return CheckReport(verdicts, discarded, used, uncached)
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"
+_FAILED = (Status.ERROR, Status.DRIFT)  # setup code that printed failed too
+
+
+def _skip_after_failed_setups(
+    documents: Mapping[str, Sequence[Block]], verdicts: dict[str, list[Verdict]]
+) -> None:
+    """Once a doctest group's setup failed, the page examples after it in its session are
+    skipped, saying why: sphinx.ext.doctest runs neither the group's tests nor its cleanup."""
+    for docname, blocks in documents.items():
+        judged = verdicts[docname]
+        failed: dict[SessionKey, Block] = {}  # session -> its first failed setup
+        for number, block in enumerate(blocks):
+            setup = failed.get(block.session_key)
+            if setup is not None and block.page_example:
+                judged[number] = Verdict(
+                    Status.SKIPPED,
+                    reason=f"its group's setup code ({setup.label}) failed, so its tests and "
+                    "cleanup do not run",
+                )
+            elif block.group_setup and judged[number].status in _FAILED:
+                failed[block.session_key] = block
 
 
 def _outcomes_of(

@@ -8,7 +8,8 @@ Python file) and one listed only in an ``autosummary`` table, groups with
 third-party directive that makes ``testcode`` nodes of its own (as Flax's
 ``codediff`` does, tabs starting with the same line). Variants set
 ``doctest_test_doctest_blocks`` (empty: bare paragraphs are no tests; a group:
-they join it) and a ``doctest_global_cleanup`` that fails in one group only.
+they join it), a ``doctest_global_cleanup`` that fails in one group only, and a
+group whose ``testsetup`` fails.
 
 Under ``"sphinx.ext.doctest"`` the oracle is ``sphinx-build -b doctest`` on
 the same project: a recorder extension notes each example its runner tries and
@@ -32,7 +33,7 @@ import pytest
 from buildkit import Build, build
 
 from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
-from sphinx_jaxcheck.model import ExpectationKind
+from sphinx_jaxcheck.model import ExpectationKind, Status
 from sphinx_jaxcheck.sphinx.domain import domain_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -437,6 +438,17 @@ if globals().get("total") == 3:
 """
 '''
 IN_GROUP = "\nA bare paragraph:\n\n>>> value  # t-bare-in-group\n1\n"
+# A group whose setup fails: sphinx.ext.doctest runs none of its tests.
+FAILED_SETUP = """
+.. testsetup:: g2
+
+   raise ValueError("no setup")
+
+.. doctest:: g2
+
+   >>> 1 + 1  # t-after-failed-setup
+   2
+"""
 
 
 @pytest.mark.parametrize("blocks", ["", "g1"])
@@ -444,7 +456,9 @@ def test_doctest_blocks_go_where_doctest_test_doctest_blocks_says_and_cleanup_ru
     blocks: str, tmp_path: Path
 ) -> None:
     root = write(
-        tmp_path / "docs", f"doctest_test_doctest_blocks = {blocks!r}\n{CLEANUP}", IN_GROUP
+        tmp_path / "docs",
+        f"doctest_test_doctest_blocks = {blocks!r}\n{CLEANUP}",
+        IN_GROUP + FAILED_SETUP,
     )
     tried = doctest_builder(root, tmp_path / "tried.json")
     result = build(root, "dummy", fresh=True)
@@ -456,9 +470,27 @@ def test_doctest_blocks_go_where_doctest_test_doctest_blocks_says_and_cleanup_ru
     else:  # not tests at all
         assert ran & bare == set() and ran
     # The global cleanup runs after each group's own tests: it fails once, after the right tab.
+    # g2's setup fails, so neither its test nor its cleanup runs.
     failed = [r["group"] for r in tried if r["outcome"] == "failed" and "code)" in r["group"]]
-    assert failed == ["tab1 (cleanup code)"]
+    assert failed == ["tab1 (cleanup code)", "g2 (setup code)"]
+    assert "t-after-failed-setup" not in ran
     conf = (root / "conf.py").read_text("utf-8").splitlines()
     first = conf.index('if globals().get("total") == 3:') + 1
+    setup = (
+        (root / "groups.rst")
+        .read_text("utf-8")
+        .splitlines()
+        .index('   raise ValueError("no setup")')
+    )
     errors = [(r.file, r.line) for r in result.reported if r.subtype == "error"]
-    assert errors == [("conf.py", first)]  # at the cleanup's first line in conf.py
+    assert errors == [("conf.py", first), ("groups.rst", setup + 1)]  # at the code's first lines
+    (after,) = [
+        v
+        for b, v in domain_of(result.app.env).checked_blocks()
+        if any("t-after-failed-setup" in e.source for e in b.expectations)
+    ]
+    assert (after.status, after.reason) == (
+        Status.SKIPPED,
+        f"its group's setup code (groups.rst:{setup + 1}) failed, so its tests and cleanup do "
+        "not run",
+    )
