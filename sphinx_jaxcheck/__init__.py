@@ -30,6 +30,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         settings,
         source_files,
         status_page,
+        unparsed_pages,
     )
     from .sphinx.domain import JaxcheckDomain
 
@@ -38,6 +39,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
     read_digests.setup_read_digests(app)
+    unparsed_pages.setup_unparsed_pages(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)

@@ -369,6 +369,14 @@ class Settings:
         _doctest_flags,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
+    prescan: bool = _value(
+        True,
+        (
+            "jaxcheck check parses only the pages whose text may hold something to check "
+            "(False: every page)"
+        ),
+        _flag,
+    )
     shard: str | None = _value(
         None, "check only this shard K/N of the sessions (see `jaxcheck check --shard`)", _shard
     )

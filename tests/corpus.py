@@ -4,6 +4,7 @@ and ``-fresh``) holds, and where JAX's own documentation pages are and how they 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 # Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
@@ -113,3 +114,48 @@ import numpy as np
 from jax import lax
 """
 '''
+
+_TOPICS = ("arrays", "transformations", "devices", "random numbers", "compilation", "pytrees")
+
+
+def padding_pages(count: int) -> dict[str, str]:
+    """``count`` pages holding nothing to check, half reStructuredText and half MyST, as JAX's
+    prose pages are: headings, cross-references, admonitions, math, tables and code blocks
+    without ``>>>``. File name -> text."""
+    pages = {}
+    for number in range(count):
+        topic = _TOPICS[number % len(_TOPICS)]
+        paragraph = (
+            f"Page {number} explains {topic}. A function transformed with :func:`jax.jit` is "
+            f"traced once per shape and dtype; see :ref:`faq` and :doc:`index` for more. "
+            "The same function runs on every backend, and its result is an array placed on "
+            "a device, as :class:`jax.Array` describes.\n"
+        )
+        code = (
+            "import jax\nimport jax.numpy as jnp\n\n"
+            f"def step_{number}(x):\n    return jnp.tanh(x) * {number + 1}\n\n"
+            f"fast = jax.jit(step_{number})\n"
+        )
+        if number % 2:
+            myst = re.sub(r":(\w+):`", r"{\1}`", paragraph)
+            pages[f"pad_{number:03d}.md"] = (
+                f"# Notes on {topic} ({number})\n\n{myst}\n"
+                f"## Usage\n\n{myst}\n```python\n{code}```\n\n"
+                f"```{{note}}\nThe {topic} of page {number} are shown here without output.\n"
+                "```\n\n| name | meaning |\n|---|---|\n| x | the input |\n| y | the output |\n\n"
+                f"```{{math}}\nf(x) = \\tanh(x) \\cdot {number + 1}\n```\n\n"
+                f"## Further reading\n\n{myst * 3}"
+            )
+        else:
+            title = f"Notes on {topic} ({number})"
+            pages[f"pad_{number:03d}.rst"] = (
+                f"{title}\n{'=' * len(title)}\n\n{paragraph}\nUsage\n-----\n\n{paragraph}\n"
+                ".. code-block:: python\n\n"
+                + "".join(f"   {line}\n" for line in code.split("\n"))
+                + f"\n.. note::\n\n   The {topic} of page {number} are shown without output.\n\n"
+                ".. list-table::\n   :header-rows: 1\n\n   * - name\n     - meaning\n"
+                "   * - x\n     - the input\n\n"
+                f".. math::\n\n   f(x) = \\tanh(x) \\cdot {number + 1}\n\n"
+                f"Further reading\n---------------\n\n{paragraph * 3}"
+            )
+    return pages

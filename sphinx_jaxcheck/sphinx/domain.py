@@ -29,6 +29,7 @@ PER_DOCUMENT = (
     "used",
     "uncached",
     "read_from",
+    "unparsed",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
 )
