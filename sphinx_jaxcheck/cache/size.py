@@ -23,6 +23,8 @@ from pathlib import Path
 from ..model import DURATIONS_FILE
 
 XLA_FOLDER = "xla"
+# What the workers' interpreters answered, kept while nothing they depend on changed.
+INTERPRETERS_FOLDER = "interpreters"
 # Ours, in xla/: the programs there were all stored under JAX's limit.
 _BOUNDED_MARK = ".jaxcheck-bounded"
 # A write in progress is younger than this; an older temporary file is debris.
@@ -142,7 +144,8 @@ def prune(directory: str | os.PathLike[str], max_bytes: int, *, now: float | Non
 
 
 def clear(directory: str | os.PathLike[str]) -> int:
-    """Delete every outcome, compiled program and remembered session duration; the bytes freed.
+    """Delete every outcome, compiled program, interpreter answer and remembered session
+    duration; the bytes freed (answers uncounted).
 
     The folder and its .gitignore stay.
     """
@@ -151,6 +154,7 @@ def clear(directory: str | os.PathLike[str]) -> int:
         with contextlib.suppress(FileNotFoundError):
             item.path.unlink()
     shutil.rmtree(Path(directory) / XLA_FOLDER, ignore_errors=True)
+    shutil.rmtree(Path(directory) / INTERPRETERS_FOLDER, ignore_errors=True)
     durations = Path(directory) / DURATIONS_FILE
     freed = found.size() + (durations.stat().st_size if durations.is_file() else 0)
     durations.unlink(missing_ok=True)

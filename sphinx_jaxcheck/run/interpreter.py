@@ -26,9 +26,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from ..atomic import replace_file
 from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
 from ..errors import InterpreterError
 from ..version import __version__
@@ -62,7 +64,8 @@ except Exception as error:
 found = set()
 for dist in importlib.metadata.distributions():
     found.add(((dist.metadata["Name"] or "?").lower().replace("_", "-"), dist.version or "?"))
-print(json.dumps({"python": sys.version, "versions": {n: version(n) for n in sys.argv[1:]},
+print(json.dumps({"python": sys.version, "path": sys.path,
+                  "versions": {n: version(n) for n in sys.argv[1:]},
                   "jax_dir": places[0] if places else None, "problem": problem,
                   "distributions": sorted(found)}))
 """
@@ -192,6 +195,11 @@ def ask(python: str, env: Mapping[str, str]) -> Answer:
     Raises :class:`InterpreterError` when it cannot run, is no Python, or
     cannot import our worker code.
     """
+    return _answer_of(python, _facts(python, env))
+
+
+def _facts(python: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """What the probe script printed (see :func:`ask`)."""
     what = f"jaxcheck_python = {python!r}"
     try:
         done = run_probe([python, "-c", _PROBE, *TRACKED_PACKAGES], env)
@@ -205,16 +213,20 @@ def ask(python: str, env: Mapping[str, str]) -> Answer:
             f"{what}: could not be run ({error}); expected a working Python"
         ) from None
     try:
-        facts = json.loads(done.stdout.strip().splitlines()[-1])
+        facts: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     except (IndexError, ValueError):
         tail = (done.stderr.strip() or done.stdout.strip() or "no output")[-600:]
         raise InterpreterError(
             f"{what}: does not run as a Python interpreter (exit status {done.returncode}: "
             f"{tail}); expected the path of a Python 3 executable"
         ) from None
+    return facts
+
+
+def _answer_of(python: str, facts: Mapping[str, Any]) -> Answer:
     if facts["problem"]:
         raise InterpreterError(
-            f"{what}: the worker code of sphinx-jaxcheck cannot run there "
+            f"jaxcheck_python = {python!r}: the worker code of sphinx-jaxcheck cannot run there "
             f"(Python {facts['python'].split()[0]}: {facts['problem']}); "
             "expected a Python version sphinx-jaxcheck supports (3.11 or newer)"
         )
@@ -228,6 +240,58 @@ def ask(python: str, env: Mapping[str, str]) -> Answer:
     return Answer(interpreter, PackageSet(str(facts["python"]), distributions))
 
 
+def _stamp(python: str, env: Mapping[str, str], path: Sequence[str]) -> list[Any]:
+    """What an answer of the probe depends on, cheap to look at: the interpreter's file, the
+    environment, this package, and every folder the workers import from (its time changes
+    when a distribution is installed, upgraded or removed there) with its ``.pth`` files."""
+    try:
+        binary = os.stat(python)
+        found: list[Any] = [binary.st_mtime_ns, binary.st_size, binary.st_ino]
+    except OSError:
+        found = [None]
+    stamp = [python, found, sorted(env.items()), __version__, _worker_source_digest()]
+    for folder in path:
+        try:
+            entries = sorted(
+                (entry.name, entry.stat().st_mtime_ns)
+                for entry in os.scandir(folder)
+                if entry.name.endswith(".pth")
+            )
+            stamp.append([folder, os.stat(folder).st_mtime_ns, entries])
+        except OSError:  # missing, or a file (a zip archive)
+            stamp.append([folder, _mtime(folder)])
+    return stamp
+
+
+def _search_path(env: Mapping[str, str]) -> list[str]:
+    return [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _recall(file: Path, python: str, env: Mapping[str, str]) -> dict[str, Any] | None:
+    """The facts kept in ``file``, if nothing they depend on changed since."""
+    try:
+        kept = json.loads(file.read_text("utf-8"))
+        facts: dict[str, Any] = kept["facts"]
+        same = kept["stamp"] == json.loads(json.dumps(_stamp(python, env, facts["path"])))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return facts if same else None
+
+
+def _remember(file: Path, python: str, env: Mapping[str, str], facts: Mapping[str, Any]) -> None:
+    stamp = _stamp(python, env, facts.get("path") or [])
+    with contextlib.suppress(OSError):  # only a cost: the next build asks again
+        file.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(file, json.dumps({"stamp": stamp, "facts": facts}).encode("utf-8"))
+
+
 class Probe:
     """The workers' interpreter in one environment, asked at most once, and only when needed.
 
@@ -237,18 +301,43 @@ class Probe:
     """
 
     def __init__(
-        self, python: str, env: Mapping[str, str], key_env: Mapping[str, str] | None = None
+        self,
+        python: str,
+        env: Mapping[str, str],
+        key_env: Mapping[str, str] | None = None,
+        remember: str | os.PathLike[str] | None = None,
     ) -> None:
         self.python = python
         self.env = dict(env)
         self.key_env = dict(env if key_env is None else key_env)
+        # The folder where answers are kept between builds (None: ask in every build).
+        self.remember = Path(remember) if remember is not None else None
 
     @functools.cached_property
     def _answer(self) -> Answer | InterpreterError:
+        """The probe's answer: kept from an earlier build while nothing it depends on changed
+        (see :func:`_stamp`), else asked, and kept when it is not a refusal."""
+        file = None
+        if self.remember is not None:
+            # As the cache key holds the environment: the same in every process.
+            key = json.dumps([self.python, sorted(self.key_env.items())])
+            file = self.remember / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.probe"
+            facts = _recall(file, self.python, self.key_env)
+            if facts is not None:
+                with contextlib.suppress(InterpreterError):
+                    return _answer_of(self.python, facts)
         try:
-            return ask(self.python, self.env)
+            facts = _facts(self.python, self.env)
+            answer = _answer_of(self.python, facts)
         except InterpreterError as problem:
             return problem
+        if file is not None:
+            # This process's own link to this package (another interpreter's) is no folder
+            # to watch: a new one each process, and the package is in the stamp anyway.
+            own = set(_search_path(self.env)) - set(_search_path(self.key_env))
+            kept = {**facts, "path": [p for p in facts.get("path") or [] if p not in own]}
+            _remember(file, self.python, self.key_env, kept)
+        return answer
 
     @functools.cached_property
     def interpreter(self) -> Interpreter:

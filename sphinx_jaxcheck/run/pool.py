@@ -11,6 +11,7 @@ import fnmatch
 import functools
 import json
 import os
+import re
 import selectors
 import shutil
 import subprocess
@@ -79,12 +80,14 @@ INHERITED = (
 
 def inherited(environ: Mapping[str, str], extra: Sequence[str] = ()) -> dict[str, str]:
     """The variables of ``environ`` a worker gets: :data:`INHERITED` plus ``extra`` names."""
-    patterns = (*INHERITED, *extra)
-    return {
-        name: value
-        for name, value in environ.items()
-        if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
-    }
+    matches = _matcher((*INHERITED, *extra))
+    return {name: value for name, value in environ.items() if matches(name)}
+
+
+@functools.lru_cache(maxsize=8)
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
+    """One compiled test for all ``patterns`` (as :func:`fnmatch.fnmatchcase` reads them)."""
+    return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from ..cache.size import INTERPRETERS_FOLDER
 from ..errors import InterpreterError
 from ..expect.conditions import Runtime
 from ..model import Block
@@ -18,7 +20,7 @@ from ..run.interpreter import (
     running_platform,
 )
 from ..run.pool import WorkerSettings, worker_settings
-from .settings import remember_settings, settings_of, stop
+from .settings import cache_directory, remember_settings, settings_of, stop
 
 
 def setup_interpreter(app: Sphinx) -> None:
@@ -32,6 +34,10 @@ def _resolve(app: Sphinx, config: Config) -> None:
             # Relative to conf.py, once: everything after reads an absolute path.
             config.jaxcheck_python = locate(config.jaxcheck_python, str(app.confdir))
             remember_settings(config)
+        settings = settings_of(config)
+        if settings.cache:  # the probe's answer is kept there between builds
+            folder = os.path.join(cache_directory(app.confdir, settings), INTERPRETERS_FOLDER)
+            object.__setattr__(config, _KEPT_IN, folder)
         interpreter_of(config)
     except InterpreterError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
@@ -40,6 +46,7 @@ def _resolve(app: Sphinx, config: Config) -> None:
 # Where a config keeps the probe of its workers' interpreter: one per build, since
 # packages may change between two builds (``_`` names are not pickled).
 _PROBE = "_jaxcheck_probe"
+_KEPT_IN = "_jaxcheck_probe_folder"
 
 
 def probe_of(config: Config) -> Probe:
@@ -49,7 +56,7 @@ def probe_of(config: Config) -> Probe:
     kept = config.__dict__.get(_PROBE)
     if isinstance(kept, Probe) and (kept.python, kept.env) == (python, env):
         return kept
-    probe = Probe(python, env, workers.key_env())
+    probe = Probe(python, env, workers.key_env(), config.__dict__.get(_KEPT_IN))
     object.__setattr__(config, _PROBE, probe)
     return probe
 

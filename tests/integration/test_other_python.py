@@ -134,11 +134,12 @@ def test_jaxcheck_python_in_conf_py_is_relative_to_it(old_corpus: Path, older_py
 def test_each_build_asks_the_workers_interpreter_once(
     old_corpus: Path, older_python: Path, tmp_path: Path
 ) -> None:
-    """One probe answers both the pin check (its jax) and the cache key (all it has installed).
+    """One probe answers both the pin check (its jax) and the cache key (all it has installed),
+    and its answer is kept until the interpreter changes.
 
     The workers' interpreter is a wrapper that logs how it was started: once
-    with ``-c`` per build (the probe), in a cold and in an incremental build;
-    the workers are started with ``-m``.
+    with ``-c`` (the probe) in a cold build, not again in an incremental build,
+    once more after the interpreter's file changed; the workers are started with ``-m``.
     """
     log = tmp_path / "started.txt"
     wrapper = tmp_path / "python-wrapper"
@@ -146,7 +147,9 @@ def test_each_build_asks_the_workers_interpreter_once(
     wrapper.chmod(0o755)
     with (old_corpus / "conf.py").open("a") as conf:
         conf.write(f"jaxcheck_python = {str(wrapper)!r}\n")
-    for checks in (1, 2):
+    for checks, changed in ((1, False), (1, False), (2, True)):
+        if changed:
+            os.utime(wrapper, ns=(1_000_000_000, 1_000_000_000))  # another interpreter there
         done = jaxcheck("check", old_corpus)
         assert done.returncode == 0, done.stdout + done.stderr
         started = log.read_text().splitlines()

@@ -1,0 +1,67 @@
+"""The workers' interpreter is asked once, then its answer is kept between builds until
+something it depends on changes (a distribution installed where the workers import from, the
+interpreter, the environment)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from sphinx_jaxcheck.run import interpreter
+from sphinx_jaxcheck.run.interpreter import Probe
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _env(folder: Path) -> dict[str, str]:
+    return {"PYTHONPATH": os.pathsep.join([str(REPO), str(folder)]), "JAX_PLATFORMS": "cpu"}
+
+
+def _unaskable(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("the interpreter was asked again")
+
+
+def test_an_answer_is_kept_until_a_distribution_changes_where_workers_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packages, kept = tmp_path / "site", tmp_path / "kept"
+    packages.mkdir()
+    env = _env(packages)
+    first = Probe(sys.executable, env, remember=kept).fingerprint
+    assert list(kept.glob("*.probe"))
+    with monkeypatch.context() as patched:
+        patched.setattr(interpreter, "run_probe", _unaskable)
+        assert Probe(sys.executable, env, remember=kept).fingerprint == first
+    installed = packages / "made_up_package-1.0.dist-info"
+    installed.mkdir()
+    (installed / "METADATA").write_text("Name: made-up-package\nVersion: 1.0\n", "utf-8")
+    second = Probe(sys.executable, env, remember=kept).fingerprint
+    assert second != first
+    assert second == Probe(sys.executable, env).fingerprint  # what a fresh question answers
+    (installed / "METADATA").write_text("Name: made-up-package\nVersion: 2.0\n", "utf-8")
+    os.rename(installed, packages / "made_up_package-2.0.dist-info")  # as pip upgrades
+    assert Probe(sys.executable, env, remember=kept).fingerprint not in (first, second)
+
+
+def test_another_environment_is_asked_on_its_own(tmp_path: Path) -> None:
+    kept = tmp_path / "kept"
+    env = _env(tmp_path)
+    plain = Probe(sys.executable, env, remember=kept).fingerprint
+    other = Probe(
+        sys.executable, {**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=false"}, remember=kept
+    )
+    assert other.fingerprint != plain
+    assert len(list(kept.glob("*.probe"))) == 2
+
+
+def test_a_refusal_is_never_kept(tmp_path: Path) -> None:
+    kept = tmp_path / "kept"
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho not a python\n", "utf-8")
+    fake.chmod(0o755)
+    probe = Probe(str(fake), {}, remember=kept)
+    assert probe.fingerprint  # made of the failure
+    assert not list(kept.glob("*.probe"))
