@@ -34,7 +34,11 @@ def add_project_options(command: argparse.ArgumentParser) -> None:
 def add_run_options(command: argparse.ArgumentParser) -> None:
     """``-j`` and ``--no-cache``: how the blocks run."""
     command.add_argument(
-        "-j", "--jobs", type=_positive, default=None, help="worker processes (and Sphinx readers)"
+        "-j",
+        "--jobs",
+        type=_positive,
+        default=None,
+        help="worker processes and Sphinx readers (default: one per CPU)",
     )
     command.add_argument(
         "--no-cache", action="store_true", help="run every session, ignoring cached results"

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             column.update(jaxcheck_python=python, jaxcheck_jax_version=found.jax_version)
             build_dir = build_dir / f"python-{hashlib.sha256(python.encode()).hexdigest()[:12]}"
         print(f"jaxcheck: matrix: checking with {python}", file=sys.stderr)
-        app, _ = run_build(srcdir, column, args.jobs or 0, build_dir=build_dir, pages=target.pages)
+        app, _ = run_build(srcdir, column, args.jobs, build_dir=build_dir, pages=target.pages)
         domain = domain_of(app.env)
         runs.append(
             (str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks()))

@@ -113,7 +113,7 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     app, warnings = run_build(
         srcdir,
         {**build_overrides(args), **(extra or {})},
-        args.jobs or 0,
+        args.jobs,
         build_dir=build_dir,
         pages=target.pages,
     )

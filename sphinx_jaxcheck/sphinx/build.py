@@ -69,7 +69,7 @@ class _StatusFilter(io.TextIOBase):
 def run_build(
     srcdir: Path,
     overrides: dict[str, object],
-    jobs: int,
+    jobs: int | None,
     *,
     build_dir: Path | None = None,
     pages: Sequence[Path] = (),
@@ -78,7 +78,9 @@ def run_build(
     """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its
     warnings.
 
-    ``read_only``: read every document (blocks, citations, cards) but run no block.
+    ``jobs``: Sphinx's readers (None: one per CPU, where every extension is safe for
+    parallel reading). ``read_only``: read every document (blocks, citations, cards) but
+    run no block.
     Raises :class:`ConfigurationError` for whatever stops the build before it
     checks anything: conf.py, a ``-D`` value, the pin, a folder, a page not in the project.
     """
@@ -97,9 +99,11 @@ def run_build(
                 confoverrides=overrides,
                 status=status,  # type: ignore[arg-type]
                 warning=warnings,
-                parallel=jobs,
+                parallel=jobs if jobs is not None else available_cpus(),
                 keep_going=True,
             )
+            if jobs is None and not _parallel_read_safe(app):
+                app.parallel = 1  # as Sphinx would, without its warning naming the extension
             if "sphinx_jaxcheck" not in app.config.extensions:
                 raise ConfigurationError(
                     f"{srcdir / 'conf.py'} does not load the extension: add "
@@ -115,6 +119,17 @@ def run_build(
     except SphinxError as error:
         raise ConfigurationError(f"{type(error).__name__}: {error}") from None
     return app, warnings.getvalue()
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def _parallel_read_safe(app: Sphinx) -> bool:
+    return all(getattr(ext, "parallel_read_safe", None) for ext in app.extensions.values())
 
 
 def _docnames(app: Sphinx, pages: Sequence[Path]) -> list[str]:
