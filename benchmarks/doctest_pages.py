@@ -1,7 +1,7 @@
 """Checking pages' own ``>>>`` examples: ``jaxcheck check`` vs ``pytest --doctest-glob``,
 side by side.
 
-    python benchmarks/doctest_pages.py [PAGES] [--repeat 5]
+    python benchmarks/doctest_pages.py [PAGES] [--repeat 5] [--pad 150]
 
 PAGES is a folder of ``.md`` / ``.rst`` pages with doctest examples (default:
 JAX's five pages in ``shared/realworld/jax-docs`` beside the repository). Each
@@ -10,13 +10,18 @@ round, on a fresh copy, in turn:
 * ``pytest``: ``pytest --doctest-glob='*.md' --doctest-glob='*.rst'`` with
   ``doctest_optionflags = NUMBER NORMALIZE_WHITESPACE`` and a conftest putting
   jax, lax, jnp, np into the namespace (JAX's own way);
+* ``pytest -n 2``: the same, with pytest-xdist's two processes;
 * ``jaxcheck cold``: ``jaxcheck check`` with no doctrees and no result cache;
+* ``jaxcheck cold, every page parsed``: the same with ``jaxcheck_prescan = False``;
 * ``jaxcheck warm``: ``jaxcheck check`` again, nothing changed;
 * ``jaxcheck warm, re-read``: every page touched, so Sphinx reads them all
   again, but every session comes from the result cache.
 
-Every run must pass (exit status 0). Prints a markdown table of median wall
-times and their ratio to pytest's.
+``--pad N`` adds N pages without examples (``tests/corpus.py``: prose,
+cross-references, admonitions, math, tables, code blocks without ``>>>``), as
+most of a real project's pages are. Every run must pass (exit status 0).
+Prints a markdown table of median wall times and their ratio to pytest's, and
+the load average before and after.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ from timing import median_table, timed
 
 REPO = Path(__file__).resolve().parents[1]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
+# The tests' generator of pages without examples (tests/corpus.py).
+sys.path.insert(0, str(REPO / "tests"))
+from corpus import padding_pages  # type: ignore[import-not-found]  # noqa: E402
 
 
 def default_pages() -> Path | None:
@@ -45,6 +53,7 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     options.add_argument("pages", nargs="?", type=Path, default=default_pages())
     options.add_argument("--repeat", type=int, default=5)
+    options.add_argument("--pad", type=int, default=0, help="pages without examples to add")
     args = options.parse_args()
     if args.pages is None:
         raise SystemExit(
@@ -55,7 +64,9 @@ def main() -> None:
     pytest_env = {**env, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
     runs: dict[str, list[float]] = {
         "pytest --doctest-glob": [],
+        "pytest --doctest-glob -n 2": [],
         "jaxcheck check, cold": [],
+        "jaxcheck check, cold, every page parsed": [],
         "jaxcheck check, warm": [],
         "jaxcheck check, warm, pages re-read": [],
     }
@@ -74,6 +85,9 @@ def main() -> None:
         ".",
     ]
     check_cmd = [sys.executable, "-m", "sphinx_jaxcheck", "check", "."]
+    padding = padding_pages(args.pad)
+    names = [p.name for p in pages] + list(padding)
+    before = os.getloadavg()[0]
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as scratch:
             oracle, docs = Path(scratch) / "pytest", Path(scratch) / "docs"
@@ -81,17 +95,29 @@ def main() -> None:
                 folder.mkdir()
                 for page in pages:
                     shutil.copyfile(page, folder / page.name)
+                for name, text in padding.items():
+                    (folder / name).write_text(text, "utf-8")
             shutil.copyfile(PROGRAMS / "doctest_pages_conftest.py", oracle / "conftest.py")
             shutil.copyfile(PROGRAMS / "doctest_pages_conf.py", docs / "conf.py")
-            toctree = "".join(f"   {page.stem}\n" for page in pages)
+            toctree = "".join(f"   {name.rsplit('.', 1)[0]}\n" for name in names)
             (docs / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}", "utf-8")
             runs["pytest --doctest-glob"].append(timed(pytest_cmd, oracle, pytest_env))
+            xdist = [*pytest_cmd[:-1], "-n", "2", "."]
+            runs["pytest --doctest-glob -n 2"].append(timed(xdist, oracle, pytest_env))
+            every = [*check_cmd, "-D", "jaxcheck_prescan=0", "--build-dir", "_build/every"]
+            cache = docs / ".jaxcheck_cache"
+            runs["jaxcheck check, cold, every page parsed"].append(timed(every, docs, env))
+            shutil.rmtree(cache)
             runs["jaxcheck check, cold"].append(timed(check_cmd, docs, env))
             runs["jaxcheck check, warm"].append(timed(check_cmd, docs, env))
             for page in pages:
                 os.utime(docs / page.name)
             runs["jaxcheck check, warm, pages re-read"].append(timed(check_cmd, docs, env))
-    print(f"{len(pages)} pages, {args.repeat} rounds, {os.cpu_count()} CPUs\n")
+    print(
+        f"{len(pages)} pages with examples and {len(padding)} without, {args.repeat} rounds, "
+        f"{os.cpu_count()} CPUs; load average {before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after\n"
+    )
     print(median_table(runs, "pytest --doctest-glob"))
 
 

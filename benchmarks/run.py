@@ -502,8 +502,8 @@ def session_overhead(sessions: int) -> tuple[float, float, float]:
 
 TARGETS = {
     "jaxcheck cold, 1 worker": ("floor+plain", 1.25, "<="),
-    "jaxcheck cold, -j 2": ("floor+plain", 0.75, "<="),
-    "jaxcheck warm cache, -E": ("plain", 1.2, "<="),
+    "jaxcheck cold, -j 2": ("floor+plain", 0.7, "<="),
+    "jaxcheck warm cache, -E": ("plain", 1.1, "<="),
 }
 
 
