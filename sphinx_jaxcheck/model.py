@@ -152,6 +152,9 @@ class Program:
     raises: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     cwd: str = ""  # the folder it runs in: its document's (empty: wherever the worker is)
+    # A docstring's examples: the module whose globals (a copy) their session starts from, as
+    # pytest's doctests do. Empty: a fresh ``__main__`` namespace.
+    module_globals: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,11 @@ Imports nothing from jax; the zygote is a separate interpreter.
 from __future__ import annotations
 
 import atexit
+import bisect
 import contextlib
 import fnmatch
 import functools
+import itertools
 import json
 import os
 import re
@@ -246,12 +248,7 @@ class Workers:
         """
         if not sessions:
             return {}
-        self.start()
-        assert self.zygote is not None
-        if not self.ready:
-            self.zygote.__enter__()  # waits until the zygote has imported jax
-            self.ready = True
-        zygote = self.zygote
+        zygote = self._ready()
         if "jax" not in zygote.preloaded:
             why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
             what = "is not installed" if "No module named 'jax'" in why else "cannot be imported"
@@ -259,6 +256,22 @@ class Workers:
                 f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
             )
         return zygote.run(sessions, progress, finished)
+
+    def collect(
+        self, modules: Sequence[str], ignore: Sequence[str], timeout: float
+    ) -> dict[str, Any]:
+        """The docstrings of these modules, as a worker collects them (see
+        :meth:`ZygoteClient.collect`)."""
+        return self._ready().collect(modules, ignore, timeout)
+
+    def _ready(self) -> ZygoteClient:
+        """The zygote, started and done importing jax."""
+        self.start()
+        assert self.zygote is not None
+        if not self.ready:
+            self.zygote.__enter__()  # waits until the zygote has imported jax
+            self.ready = True
+        return self.zygote
 
     def close(self) -> None:
         """Stop the zygote (if started) and remove the scratch folder."""
@@ -269,6 +282,34 @@ class Workers:
         if self.scratch is not None:
             self.scratch.cleanup()
             self.scratch = None
+
+
+# Docstring sessions that run one after another in one worker process, at most this many
+# programs in all: one process start per docstring would cost more than most of them take.
+BATCH_PROGRAMS = 100
+
+
+def together(sessions: Mapping[Key, Sequence[Program]]) -> list[list[Key]]:
+    """Which sessions run in one worker process: each alone, but the docstrings' (sessions
+    that start from a module's globals) by the batch, as pytest runs them in one process."""
+    alone: list[list[Key]] = []
+    batches: list[list[Key]] = []
+    size = 0
+    for key, programs in sessions.items():
+        if not any(p.module_globals for p in programs):
+            alone.append([key])
+            continue
+        if not batches or size + len(programs) > BATCH_PROGRAMS:
+            batches.append([])
+            size = 0
+        batches[-1].append(key)
+        size += len(programs)
+    return alone + batches
+
+
+def _starts(sizes: Sequence[int]) -> list[int]:
+    """Where each session of a request begins among its programs."""
+    return [0, *itertools.accumulate(sizes)][: len(sizes)]
 
 
 def _complete(outcomes: Mapping[int, Outcome], count: int) -> list[Outcome]:
@@ -335,63 +376,96 @@ class ZygoteClient:
         progress: Progress | None,
         finished: Finished[Key] | None = None,
     ) -> dict[Key, list[Outcome]]:
-        """Send sessions, at most ``workers`` at a time; gather every outcome."""
-        keys = list(sessions)
-        ids = {str(n): key for n, key in enumerate(keys)}
-        outcomes: dict[str, dict[int, Outcome]] = {sid: {} for sid in ids}
-        used = {sid: Dependencies() for sid in ids}
-        # Longest sessions first, so that no worker is left with a long one at the end.
-        waiting = sorted(ids, key=lambda sid: -len(sessions[ids[sid]]))
+        """Send sessions, at most ``workers`` requests at a time; gather every outcome."""
+        requests = {str(n): keys for n, keys in enumerate(together(sessions))}
+        starts = {
+            sid: _starts([len(sessions[key]) for key in keys]) for sid, keys in requests.items()
+        }
+        outcomes: dict[Key, dict[int, Outcome]] = {key: {} for key in sessions}
+        # A request's sessions share a process: what one used, the others may have too.
+        used = {sid: Dependencies() for sid in requests}
+        # Longest requests first, so that no worker is left with a long one at the end.
+        waiting = sorted(requests, key=lambda sid: -sum(len(sessions[k]) for k in requests[sid]))
         running: set[str] = set()
-        total = sum(len(sessions[key]) for key in keys)
+        total = sum(len(programs) for programs in sessions.values())
         done = 0
         self.idle = False
         while waiting or running:
             while waiting and len(running) < max(1, self.settings.workers):
                 sid = waiting.pop(0)
-                programs = [program_to_wire(p) for p in sessions[ids[sid]]]
-                self.stdin.write(encode({"op": "run", "id": sid, "programs": programs}))
+                programs = [program_to_wire(p) for key in requests[sid] for p in sessions[key]]
+                request = {"op": "run", "id": sid, "programs": programs, "starts": starts[sid]}
+                self.stdin.write(encode(request))
                 self.stdin.flush()
                 running.add(sid)
             event = self._next_event(None)
             if event is None:
-                self._lose(running, outcomes, sessions, ids)
+                lost = [key for sid in running for key in requests[sid]]
+                self._lose(lost, outcomes, sessions)
                 running.clear()
                 continue
             sid = str(event.get("id"))
             if sid not in running:
                 continue
             if event.get("event") == "block":
-                index = int(event["index"])
-                if index not in outcomes[sid]:  # not a block reported again (late thread output)
+                number = int(event["index"])
+                where = bisect.bisect_right(starts[sid], number) - 1
+                key, index = requests[sid][where], number - starts[sid][where]
+                if index not in outcomes[key]:  # not a block reported again (late thread output)
                     done += 1
                     if progress:
                         progress(done, total)
-                outcomes[sid][index] = outcome_from_wire(event["outcome"])
+                outcomes[key][index] = outcome_from_wire(event["outcome"])
             elif event.get("event") == "dependencies":
                 used[sid] = used[sid].merged(dependencies_from_wire(event["found"]))
             elif event.get("event") == "end":
                 running.discard(sid)
                 if finished:
-                    finished(
-                        ids[sid],
-                        _complete(outcomes[sid], len(sessions[ids[sid]])),
-                        used[sid],
-                    )
+                    for key in requests[sid]:
+                        finished(key, _complete(outcomes[key], len(sessions[key])), used[sid])
         self.idle = True
-        return {ids[sid]: _complete(outcomes[sid], len(sessions[ids[sid]])) for sid in ids}
+        return {key: _complete(outcomes[key], len(sessions[key])) for key in sessions}
+
+    def collect(
+        self, modules: Sequence[str], ignore: Sequence[str], timeout: float
+    ) -> dict[str, Any]:
+        """The docstrings of these modules, collected in a worker (see
+        ``worker.doctest_modules``); with ``problem`` when the worker gave none."""
+        request = {
+            "op": "collect",
+            "id": "collect",
+            "modules": list(modules),
+            "ignore": list(ignore),
+            "timeout": timeout,
+        }
+        self.idle = False
+        self.stdin.write(encode(request))
+        self.stdin.flush()
+        found: dict[str, Any] = {"problem": "the worker ended without collecting"}
+        while True:
+            event = self._next_event(None)
+            if event is None:
+                found = {"problem": f"the jaxcheck worker supervisor died: {self._stderr_tail()}"}
+                break
+            if event.get("id") != "collect":
+                continue
+            if event.get("event") == "docstrings":
+                found = event
+            elif event.get("event") == "end":
+                break
+        self.idle = True
+        return found
 
     def _lose(
         self,
-        running: set[str],
-        outcomes: dict[str, dict[int, Outcome]],
+        lost: Sequence[Key],
+        outcomes: dict[Key, dict[int, Outcome]],
         sessions: Mapping[Key, Sequence[Program]],
-        ids: dict[str, Key],
     ) -> None:
         message = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
-        for sid in running:
-            for index in range(len(sessions[ids[sid]])):
-                outcomes[sid].setdefault(index, Outcome(failure=FailureKind.CRASH, message=message))
+        for key in lost:
+            for index in range(len(sessions[key])):
+                outcomes[key].setdefault(index, Outcome(failure=FailureKind.CRASH, message=message))
 
     def _next_event(self, deadline: float | None) -> dict[str, Any] | None:
         """The next protocol line, or None when the zygote is gone (or too slow to start)."""

@@ -2,21 +2,28 @@
 
 Requests (pool -> zygote), one JSON object a line::
 
-    {"op": "run", "id": ID, "programs": [PROGRAM, ...]}
+    {"op": "run", "id": ID, "programs": [PROGRAM, ...], "starts": [I, ...]}
+    {"op": "collect", "id": ID, "modules": [NAME, ...], "ignore": [NAME, ...],
+     "timeout": SECONDS}
 
 Events (zygote -> pool)::
 
     {"id": ID, "event": "block", "index": I, "outcome": OUTCOME}
     {"id": ID, "event": "dependencies", "found": DEPENDENCIES}
+    {"id": ID, "event": "docstrings", "docstrings": [...], ...}  (or "problem": "...")
     {"id": ID, "event": "end"}
     {"event": "ready", "preloaded": [...], "problem": "..."}
 
-A child reports ``{"event": "start", "index": I}`` before each block so the
+A ``run`` request is one session, or several when ``starts`` says where
+further ones begin (each gets a namespace of its own, in one process). A
+child reports ``{"event": "start", "index": I}`` before each block so the
 zygote can time it, then ``{"event": "block", ...}`` when it is done, and
 ``{"event": "dependencies", ...}`` when the block used files of the project
 or searched for modules it had not before (see ``dependencies``; each report
 holds only what is new, so what a child reported stays when a later block
-kills it).
+kills it). A ``collect`` request gets one ``docstrings`` event (see
+``doctest_modules``; its child reports ``{"event": "collecting", "module":
+NAME}`` before each import, which the zygote times).
 """
 
 from __future__ import annotations

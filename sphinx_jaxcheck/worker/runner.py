@@ -5,6 +5,7 @@ state (stdout, cwd, builtins) because the process ends with the session.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import builtins
@@ -13,13 +14,14 @@ import contextlib
 import functools
 import importlib
 import io
+import itertools
 import linecache
 import os
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -146,8 +148,12 @@ class _InlinePrints(ast.NodeTransformer):
 class SessionRunner:
     """Runs the blocks of one session, in order, in one namespace."""
 
-    def __init__(self, output_limit: int = DEFAULT_OUTPUT_LIMIT) -> None:
-        self.namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    def __init__(
+        self, output_limit: int = DEFAULT_OUTPUT_LIMIT, namespace: dict[str, Any] | None = None
+    ) -> None:
+        self.namespace: dict[str, Any] = (
+            {"__name__": "__main__", "__builtins__": builtins} if namespace is None else namespace
+        )
         self.output_limit = output_limit
         self.user_builtins: dict[str, Any] | None = None  # as the last block left them
         # Threads still alive when the block that started them ended: thread id -> block
@@ -320,7 +326,8 @@ class SessionRunner:
                 else:
                     tree = ast.parse(example.source, program.filename, mode="single")
                 ast.increment_lineno(tree, example.line - 1)
-                code = compile(tree, program.filename, example.mode, dont_inherit=True)
+                flags = future_flags(self.namespace)
+                code = compile(tree, program.filename, example.mode, flags, dont_inherit=True)
                 with turn():
                     exec(code, self.namespace)
             except OutputLimitExceeded:
@@ -354,6 +361,17 @@ class SessionRunner:
             raises_problem=problem,
             out_of_memory=is_out_of_memory(error),
         )
+
+
+def future_flags(namespace: dict[str, Any]) -> int:
+    """The ``__future__`` features a namespace imported, which doctest compiles each example
+    with (a module's ``from __future__ import annotations`` reaches its docstrings)."""
+    flags = 0
+    for name in __future__.all_feature_names:
+        feature: __future__._Feature = getattr(__future__, name)
+        if namespace.get(name) is feature:
+            flags |= feature.compiler_flag
+    return flags
 
 
 def is_out_of_memory(error: BaseException) -> bool:
@@ -466,24 +484,73 @@ def run_session(
     quiet_before: int = 0,
     skip: frozenset[int] = frozenset(),
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    starts: Sequence[int] = (),
 ) -> None:
     """Run every program in order; report each one from ``quiet_before`` on.
 
     Blocks before ``quiet_before`` are re-run to rebuild the namespace after an
     earlier child crashed; ``skip`` holds the blocks that crashed it.
+    ``starts`` holds where further sessions begin when one process runs
+    several (docstrings, as pytest runs them): each gets a namespace of its own.
     """
-    from .protocol import outcome_to_wire
-
-    runner = SessionRunner(output_limit)
-    outcomes: dict[int, Outcome] = {}
-    # The project's own modules and files the session uses decide outcomes as much as the code.
+    # The project's own modules and files the sessions use decide outcomes as much as the code.
     recorder = Recorder({p.filename for p in programs})
     recorder.install()
+    bounds = sorted({0, len(programs), *(s for s in starts if 0 < s < len(programs))})
+    folder: str | None = None
+    for begin, end in itertools.pairwise(bounds):
+        if end > quiet_before:  # sessions that end before it were reported by an earlier child
+            folder = _run_one_session(
+                programs,
+                range(begin, end),
+                emit,
+                quiet_before,
+                skip,
+                output_limit,
+                folder,
+                recorder,
+            )
+
+
+def _run_one_session(
+    programs: list[Program],
+    indices: range,
+    emit: Callable[[dict[str, Any]], None],
+    quiet_before: int,
+    skip: frozenset[int],
+    output_limit: int,
+    folder: str | None,
+    recorder: Recorder,
+) -> str | None:
+    """Run the programs of one session in a namespace of its own; return the folder it left."""
+    from .protocol import outcome_to_wire
+
+    session = [programs[index] for index in indices]
     # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
-    folder = next((p.cwd for p in programs if p.cwd), None)
-    if folder:
-        enter_folder(folder, None)
-    for index, program in enumerate(programs):
+    first = next((p.cwd for p in session if p.cwd), None)
+    if first and first != folder:
+        enter_folder(first, folder)
+        folder = first
+    module = next((p.module_globals for p in session if p.module_globals), "")
+    try:
+        namespace = module_namespace(module) if module else None
+    except BaseException as error:  # whatever importing it raises, it is not run
+        lost = Outcome(
+            failure=FailureKind.NOT_RUN,
+            message=(
+                f"not run: importing {module}, whose globals this docstring's examples start "
+                f"from (as pytest runs them), failed:\n{exception_summary(error)}"
+            ),
+        )
+        for index in indices:
+            if index >= quiet_before and index not in skip:
+                emit({"event": "block", "index": index, "outcome": outcome_to_wire(lost)})
+        _report_dependencies(recorder, emit)  # the files the failed import read
+        return folder
+    runner = SessionRunner(output_limit, namespace)
+    outcomes: dict[int, Outcome] = {}
+    for index in indices:
+        program = programs[index]
         if index in skip:
             continue
         if program.cwd and program.cwd != folder:
@@ -515,6 +582,7 @@ def run_session(
             ),
         )
     _report_dependencies(recorder, emit)  # what the threads used meanwhile
+    return folder
 
 
 def _report_dependencies(recorder: Recorder, emit: Callable[[dict[str, Any]], None]) -> None:
@@ -522,6 +590,11 @@ def _report_dependencies(recorder: Recorder, emit: Callable[[dict[str, Any]], No
     found = recorder.take()
     if found.files or found.lookups or found.untracked:
         emit({"event": "dependencies", "found": dependencies_to_wire(found)})
+
+
+def module_namespace(name: str) -> dict[str, Any]:
+    """A copy of a module's globals: where pytest runs the examples of its docstrings."""
+    return dict(vars(importlib.import_module(name)))
 
 
 def _report_late_output(

@@ -1,7 +1,9 @@
-"""The worker supervisor: imports jax once, then forks a fresh child per session.
+"""The worker supervisor: imports jax once, then forks a fresh child per request.
 
-Run as ``python -m sphinx_jaxcheck.worker.zygote``. It reads run requests on
-stdin and writes events on stdout (see ``protocol``). Each child runs in its own
+Run as ``python -m sphinx_jaxcheck.worker.zygote``. It reads requests on
+stdin and writes events on stdout (see ``protocol``). A request runs one
+session, or several (docstrings, each in a namespace of its own), or collects
+the docstrings of modules (which imports them). Each child runs in its own
 process group, so a block that forks cannot leave processes behind; the zygote
 times every block, kills a child that overruns, and turns any way a child can
 die (signal, ``os._exit``, memory) into a message about the block it was
@@ -12,6 +14,7 @@ so one bad block fails alone.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import json
@@ -20,6 +23,7 @@ import selectors
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +56,11 @@ class Child:
     programs: list[Program]
     quiet_before: int
     skip: frozenset[int]
+    starts: tuple[int, ...] = ()  # where further sessions of the request begin
+    # A collection of docstrings (``op: collect``) instead of a session: its request.
+    collecting: dict[str, Any] | None = None
+    collected: bool = False  # its result came
+    collecting_module: str = ""  # the module it imports now
     buffer: bytes = b""
     current: int | None = None
     deadline: float = float("inf")
@@ -142,25 +151,49 @@ class ZygoteServer:
             request = json.loads(line)
             if request.get("op") == "run":
                 programs = [program_from_wire(p) for p in request["programs"]]
-                self._fork(request["id"], programs, 0, frozenset())
+                starts = tuple(int(start) for start in request.get("starts", ()))
+                self._fork(request["id"], programs, 0, frozenset(), starts)
+            elif request.get("op") == "collect":
+                self._fork(request["id"], [], 0, frozenset(), collecting=request)
 
     # -- children ---------------------------------------------------------------
 
     def _fork(
-        self, request: str, programs: list[Program], quiet_before: int, skip: frozenset[int]
+        self,
+        request: str,
+        programs: list[Program],
+        quiet_before: int,
+        skip: frozenset[int],
+        starts: tuple[int, ...] = (),
+        collecting: dict[str, Any] | None = None,
     ) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
-            self._become_child(write_fd, programs, quiet_before, skip)
+            if collecting is not None:
+                self._become_child(write_fd, functools.partial(_collect, collecting))
+            self._become_child(
+                write_fd,
+                functools.partial(
+                    run_session,
+                    programs,
+                    quiet_before=quiet_before,
+                    skip=skip,
+                    output_limit=self.output_limit,
+                    starts=starts,
+                ),
+            )
         os.close(write_fd)
-        child = Child(request, pid, read_fd, programs, quiet_before, skip)
+        child = Child(request, pid, read_fd, programs, quiet_before, skip, starts, collecting)
+        if collecting is not None:
+            child.started = time.monotonic()
+            child.deadline = child.started + float(collecting["timeout"])
         self.children[read_fd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, None)
 
     def _become_child(
-        self, fd: int, programs: list[Program], quiet_before: int, skip: frozenset[int]
+        self, fd: int, work: Callable[[Callable[[dict[str, Any]], None]], None]
     ) -> None:
         status = 0
         try:
@@ -187,9 +220,7 @@ class ZygoteServer:
                 while data:
                     data = data[os.write(fd, data) :]
 
-            run_session(
-                programs, emit, quiet_before=quiet_before, skip=skip, output_limit=self.output_limit
-            )
+            work(emit)
         except BaseException:  # the zygote reports the silent death of the child
             status = EXIT_LOST
         finally:
@@ -217,10 +248,19 @@ class ZygoteServer:
         while b"\n" in child.buffer and not child.garbled:
             line, child.buffer = child.buffer.split(b"\n", 1)
             try:
-                event = _checked_event(line, len(child.programs))
+                event = _checked_event(line, len(child.programs), child.collecting is not None)
             except (ValueError, KeyError, TypeError):
                 self._garble(child, line)
                 return
+            if event["event"] == "collecting" and child.collecting is not None:
+                # The next module: each gets the timeout to be imported in.
+                child.collecting_module = str(event["module"])
+                child.deadline = time.monotonic() + float(child.collecting["timeout"])
+                continue
+            if event["event"] == "docstrings":
+                child.collected = True
+                self.send({**event, "id": child.request})
+                continue
             if event["event"] == "dependencies":
                 self.send({"id": child.request, "event": "dependencies", "found": event["found"]})
                 continue
@@ -245,7 +285,7 @@ class ZygoteServer:
     def _garble(self, child: Child, data: bytes) -> None:
         """Something not ours on the result channel: stop the child, blame the block it ran."""
         child.garbled = data[:120].decode("utf-8", "replace") or "(an incomplete line)"
-        if child.current is None:
+        if child.current is None and child.collecting is None:
             waiting = [
                 i
                 for i in range(child.quiet_before, len(child.programs))
@@ -259,7 +299,8 @@ class ZygoteServer:
     def _enforce_deadlines(self) -> None:
         now = time.monotonic()
         for child in list(self.children.values()):
-            if child.current is not None and now > child.deadline and not child.timed_out:
+            running = child.current is not None or child.collecting is not None
+            if running and now > child.deadline and not child.timed_out:
                 child.timed_out = True
                 self._kill(child)
 
@@ -281,10 +322,19 @@ class ZygoteServer:
             os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
         self.kill_strays()  # ... also in a session of its own
         failed = child.current
-        if failed is not None and self.stdin_open:
+        if child.collecting is not None and not child.collected and self.stdin_open:
+            self.send(
+                {
+                    "id": child.request,
+                    "event": "docstrings",
+                    "problem": self._collection_death(child, status),
+                }
+            )
+        elif failed is not None and self.stdin_open:
             if failed < child.quiet_before:
-                # Re-running the earlier blocks failed: the rest cannot run.
-                for index in range(child.quiet_before, len(child.programs)):
+                # Re-running the earlier blocks failed: the rest of that session cannot run.
+                end = _session_end(child, child.quiet_before)
+                for index in range(child.quiet_before, end):
                     if index not in child.skip:
                         lost = Outcome(
                             failure=FailureKind.NOT_RUN,
@@ -301,6 +351,9 @@ class ZygoteServer:
                                 "outcome": outcome_to_wire(lost),
                             }
                         )
+                if end < len(child.programs):  # the next sessions of the request still run
+                    self._fork(child.request, child.programs, end, child.skip, child.starts)
+                    return
             else:
                 outcome = self._death(child, status, child.programs[failed])
                 self.send(
@@ -312,7 +365,13 @@ class ZygoteServer:
                     }
                 )
                 if any(i not in child.skip for i in range(failed + 1, len(child.programs))):
-                    self._fork(child.request, child.programs, failed + 1, child.skip | {failed})
+                    self._fork(
+                        child.request,
+                        child.programs,
+                        failed + 1,
+                        child.skip | {failed},
+                        child.starts,
+                    )
                     return
         if self.stdin_open:
             self.send({"id": child.request, "event": "end"})
@@ -369,6 +428,38 @@ class ZygoteServer:
             failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds
         )
 
+    def _collection_death(self, child: Child, status: int) -> str:
+        """Why a collection of docstrings gave no result."""
+        module = child.collecting_module or "the modules"
+        if child.garbled:
+            return (
+                f"importing {module} wrote something other than a result on the worker's "
+                f"result channel ({child.garbled!r}), so it was stopped"
+            )
+        if child.timed_out:
+            timeout = float(child.collecting["timeout"]) if child.collecting else 0.0
+            return (
+                f"importing {module} took longer than {timeout:g} s (jaxcheck_timeout) "
+                "and was stopped"
+            )
+        if os.WIFSIGNALED(status):
+            how = f"was killed by signal {os.WTERMSIG(status)}"
+        else:
+            how = f"exited with status {os.WEXITSTATUS(status)}"
+        return f"the worker process {how} while importing {module}"
+
+
+def _session_end(child: Child, index: int) -> int:
+    """Where the session of a request holding program ``index`` ends."""
+    return min([start for start in child.starts if start > index] + [len(child.programs)])
+
+
+def _collect(request: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
+    """Collect docstrings in this child, as the request asks."""
+    from .doctest_modules import main as collect_docstrings
+
+    collect_docstrings(list(request["modules"]), list(request["ignore"]), emit)
+
 
 def under_the_cap(limit: int) -> str:
     """Why a child that died under a memory cap of ``limit`` bytes probably did."""
@@ -378,11 +469,17 @@ def under_the_cap(limit: int) -> str:
     )
 
 
-def _checked_event(line: bytes, count: int) -> dict[str, Any]:
+def _checked_event(line: bytes, count: int, collecting: bool = False) -> dict[str, Any]:
     """A child's event, or ValueError/KeyError/TypeError when the line is not one."""
     event = json.loads(line)
     if not isinstance(event, dict):
         raise TypeError("not an object")
+    if collecting:
+        if event["event"] == "collecting" and isinstance(event["module"], str):
+            return event
+        if event["event"] == "docstrings" and isinstance(event["docstrings"], list):
+            return event
+        raise ValueError("not an event of a collection")
     if event["event"] == "dependencies":
         dependencies_from_wire(event["found"])
         return event

@@ -1,0 +1,151 @@
+"""Small Python packages whose docstrings hold ``>>>`` examples in each way code wraps them.
+
+``write_package`` writes one under a folder; the packages here need nothing
+but the standard library (``JAX_PACKAGE`` needs jax, for the tests that run
+its examples in workers).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# A decorator from another module (functools.wraps), a partial with an assigned __doc__, a
+# class exported under another module's name, a property, module globals, a docstring made
+# at import time, and names that one docstring binds and another uses.
+PLAIN_PACKAGE = {
+    "__init__.py": '''\
+"""A package.
+
+>>> 1 + 1
+2
+"""
+
+from .exported import Moved
+''',
+    "deco.py": '''\
+"""Decorators."""
+
+import functools
+
+
+def logged(fun):
+    """Wrap ``fun``, keeping its name and docstring."""
+
+    @functools.wraps(fun)
+    def inner(*args, **kwargs):
+        return fun(*args, **kwargs)
+
+    return inner
+''',
+    "ops.py": '''\
+"""Operations."""
+
+import functools
+
+from .deco import logged
+
+SCALE = 3
+
+
+def helper(x):
+    return x * SCALE
+
+
+@logged
+def scaled(x):
+    """Scale ``x``.
+
+    >>> scaled(2)
+    6
+    >>> helper(1)
+    3
+    """
+    return helper(x)
+
+
+def adam(rate, nesterov=False):
+    return (rate, nesterov)
+
+
+nadam = functools.partial(adam, nesterov=True)
+nadam.__doc__ = """NAdam.
+
+    >>> nadam(0.5)
+    (0.5, True)
+"""
+
+
+def made():
+    return 0
+
+
+made.__doc__ = "Made at import time.\\n\\n>>> made()\\n" + "0\\n"
+
+
+class Box:
+    """A box.
+
+    >>> Box().value
+    1
+    """
+
+    value = 1
+
+    @property
+    def doubled(self):
+        """Twice the value.
+
+        >>> Box().doubled
+        2
+        """
+        return 2 * self.value
+
+
+def defines():
+    """Binds a name and ``_``.
+
+    >>> y = 5
+    >>> _ = 100
+    """
+
+
+def uses():
+    """Uses them.
+
+    >>> 3
+    3
+    >>> _ + 1
+    4
+    >>> y
+    5
+    """
+''',
+    "exported.py": '''\
+"""A class that says it lives elsewhere."""
+
+
+class Moved:
+    """Moved.
+
+    >>> Moved().where()
+    'here'
+    """
+
+    def where(self):
+        return "here"
+
+
+Moved.__module__ = "pkg"
+''',
+    "broken.py": "raise RuntimeError('cannot be imported')\n",
+}
+
+
+def write_package(root: Path, name: str, files: dict[str, str]) -> Path:
+    """Write package ``name`` (its files by name) under ``root``; return its folder."""
+    folder = root / name
+    for file, text in files.items():
+        path = folder / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    return folder

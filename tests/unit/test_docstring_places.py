@@ -1,0 +1,99 @@
+"""Docstrings placed in their files through the wrappers around their objects (no workers)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from packages import PLAIN_PACKAGE, write_package
+
+from sphinx_jaxcheck.worker.docstring_places import Place, place_docstring, wrapper_chain
+
+
+@pytest.fixture
+def pkg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    folder = write_package(tmp_path, "pkg", PLAIN_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield folder
+    for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
+        del sys.modules[name]
+
+
+def ops() -> ModuleType:
+    return importlib.import_module("pkg.ops")
+
+
+def line_of(path: Path, text: str) -> int:
+    """The 1-based line of the first line of ``path`` that holds ``text``."""
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_a_function_wrapped_by_a_decorator_of_another_module_is_placed_where_it_is_written(
+    pkg: Path,
+) -> None:
+    scaled = ops().scaled
+    assert scaled.__code__.co_filename.endswith("deco.py")  # the wrapper's code is elsewhere
+    assert place_docstring(scaled, scaled.__doc__) == Place(
+        str(pkg / "ops.py"), line_of(pkg / "ops.py", '"""Scale ``x``.')
+    )
+
+
+def test_a_partial_with_an_assigned_docstring_is_placed_at_the_assigned_literal(
+    pkg: Path,
+) -> None:
+    module = ops()
+    assert place_docstring(module.nadam, module.nadam.__doc__, [module]) == Place(
+        str(pkg / "ops.py"), line_of(pkg / "ops.py", 'nadam.__doc__ = """NAdam.')
+    )
+
+
+def test_a_docstring_made_at_import_time_cannot_be_placed(pkg: Path) -> None:
+    module = ops()
+    assert place_docstring(module.made, module.made.__doc__, [module]) is None
+
+
+def test_classes_properties_and_modules_are_placed(pkg: Path) -> None:
+    module = ops()
+    box, doubled = module.Box, vars(module.Box)["doubled"]
+    assert place_docstring(box, box.__doc__) == Place(
+        str(pkg / "ops.py"), line_of(pkg / "ops.py", '"""A box.')
+    )
+    assert place_docstring(doubled, doubled.__doc__) == Place(
+        str(pkg / "ops.py"), line_of(pkg / "ops.py", '"""Twice the value.')
+    )
+    package = importlib.import_module("pkg")
+    assert place_docstring(package, package.__doc__) == Place(str(pkg / "__init__.py"), 1)
+
+
+def test_a_class_exported_under_another_modules_name_is_found_by_its_methods_file(
+    pkg: Path,
+) -> None:
+    moved = importlib.import_module("pkg").Moved
+    assert moved.__module__ == "pkg"  # inspect looks for it in pkg/__init__.py
+    assert place_docstring(moved, moved.__doc__) == Place(
+        str(pkg / "exported.py"), line_of(pkg / "exported.py", '"""Moved.')
+    )
+
+
+def test_a_docstring_with_escaped_line_breaks_cannot_be_placed(tmp_path: Path) -> None:
+    source = tmp_path / "escaped.py"
+    source.write_text('def f():\n    "One.\\n\\n>>> 1\\n1\\n"\n', "utf-8")
+    namespace: dict[str, object] = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    function = namespace["f"]
+    assert place_docstring(function, function.__doc__) is None  # type: ignore[attr-defined]
+
+
+def test_the_wrapper_chain_follows_wrapped_partials_and_properties_and_stops_on_a_loop(
+    pkg: Path,
+) -> None:
+    module = ops()
+    assert wrapper_chain(module.scaled)[-1].__code__.co_filename.endswith("ops.py")
+    assert wrapper_chain(module.nadam)[1] is module.adam
+    loop = type("Loop", (), {})()
+    loop.__wrapped__ = loop
+    assert wrapper_chain(loop) == [loop]
