@@ -218,6 +218,27 @@ def _doctest_flags(name: str, value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _module_names(name: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    names = value.replace(",", " ").split() if isinstance(value, str) else value  # -D a,b
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise ConfigurationError(
+            f'{name} = {_shown(value)} is not a list of module names, e.g. ["jax.numpy", "jax.lax"]'
+        )
+    for module in names:
+        if not _MODULE_NAME.fullmatch(module):
+            dotted = module.removesuffix(".py").replace("/", ".").replace(os.sep, ".").strip(".")
+            hint = (
+                f": write the module's name, {dotted!r}" if _MODULE_NAME.fullmatch(dotted) else ""
+            )
+            raise ConfigurationError(f"{name}: {module!r} is not a module name{hint}")
+    return tuple(names)
+
+
 def _setup_code(name: str, value: Any) -> str:
     if value is None:
         return ""
@@ -367,6 +388,19 @@ class Settings:
             "ALLOW_UNICODE, ALLOW_BYTES)"
         ),
         _doctest_flags,
+    )
+    doctest_modules: tuple[str, ...] = _value(
+        (),
+        (
+            "modules whose docstrings' >>> examples are checked, with their submodules, "
+            "as pytest --doctest-modules collects them"
+        ),
+        _module_names,
+    )
+    doctest_modules_ignore: tuple[str, ...] = _value(
+        (),
+        "modules of jaxcheck_doctest_modules left out, with their submodules (pytest's --ignore)",
+        _module_names,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
     prescan: bool = _value(

@@ -159,3 +159,19 @@ def padding_pages(count: int) -> dict[str, str]:
                 f"Further reading\n---------------\n\n{paragraph * 3}"
             )
     return pages
+
+
+# JAX's root conftest.py: every doctest sees jax, lax, jnp and np.
+JAX_CONFTEST = """\
+import jax
+import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def add_imports(doctest_namespace):
+    doctest_namespace["jax"] = jax
+    doctest_namespace["lax"] = jax.lax
+    doctest_namespace["jnp"] = jax.numpy
+    doctest_namespace["np"] = np
+"""

@@ -141,6 +141,126 @@ Moved.__module__ = "pkg"
 }
 
 
+# The same ways with jax: jax.jit, custom_jvp, a functools.wraps decorator of another module
+# (whose code lines are not the docstring's), module globals, and a docstring that uses ``_`` as
+# the interpreter binds it and a name that only an earlier docstring bound (pytest: NameError).
+JAX_PACKAGE = {
+    "__init__.py": '"""Operations on arrays."""\n',
+    "deco.py": '''\
+"""A decorator that keeps what it wraps."""
+
+import functools
+
+
+def traced(fun):
+    """Call ``fun`` as it is.
+
+    Its code stands here, after some lines, so that a line of this file
+    could be mistaken for one of the function it wraps.
+    """
+
+    @functools.wraps(fun)
+    def inner(*args, **kwargs):
+        return fun(*args, **kwargs)
+
+    return inner
+''',
+    "ops.py": '''\
+"""Array operations.
+
+>>> shift(1)
+11
+"""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+
+from .deco import traced
+
+OFFSET = 10
+
+
+def shift(x):
+    return x + OFFSET
+
+
+@jax.jit
+def double(x):
+    """Double ``x``.
+
+    >>> double(jnp.arange(3))
+    Array([0, 2, 4], dtype=int32)
+    >>> shift(double(1))
+    Array(12, dtype=int32, weak_type=True)
+    """
+    return 2 * x
+
+
+@traced
+def triple(x):
+    """Triple ``x``.
+
+    >>> triple(2)
+    6
+    >>> triple(undefined)
+    6
+    """
+    return 3 * x
+
+
+@jax.custom_jvp
+def identity(x):
+    """Return ``x``, with its own derivative.
+
+    >>> identity(jnp.float32(2.0))
+    Array(2., dtype=float32)
+    >>> jax.grad(identity)(2.0)
+    Array(1., dtype=float32, weak_type=True)
+    """
+    return x
+
+
+@identity.defjvp
+def _identity_jvp(primals, tangents):
+    return primals[0], tangents[0]
+
+
+def adam(rate, nesterov=False):
+    return (rate, nesterov)
+
+
+nadam = functools.partial(adam, nesterov=True)
+nadam.__doc__ = """NAdam.
+
+    >>> nadam(0.5)
+    (0.5, True)
+"""
+
+
+def binds():
+    """Binds names.
+
+    >>> y = 5
+    >>> _ = jnp.zeros(4)
+    """
+
+
+def uses():
+    """Uses ``_`` as the interpreter binds it, and a name only ``binds`` bound.
+
+    >>> jnp.arange(3)
+    Array([0, 1, 2], dtype=int32)
+    >>> _.shape
+    (3,)
+    >>> y
+    5
+    """
+''',
+}
+
+
 def write_package(root: Path, name: str, files: dict[str, str]) -> Path:
     """Write package ``name`` (its files by name) under ``root``; return its folder."""
     folder = root / name

@@ -1,64 +1,83 @@
-"""Where a docstring stands in its Python file, so its ``>>>`` examples are reported there.
+"""A docstring's ``>>>`` examples as blocks: each docstring a session of its own, as pytest
+runs it.
 
-autodoc brings docstrings into pages; their examples are checked with the
-page, but a problem is reported at the ``.py`` file and line of the example.
-The docstring's first line is the line of its opening quotes; ``__doc__``
-line ``k`` is then file line ``start + k`` (when the docstring holds no
-escaped line breaks, which :func:`docstring_location` checks). Pure: no Sphinx.
+pytest runs each docstring as one doctest, in a copy of the globals of the
+module it was collected from, with the conftest's namespace added (here
+``jaxcheck_setup``, which runs first). So each docstring here is a session of
+its own whose programs name that module. Its examples are reported at the
+``.py`` file and line where its text stands (``__doc__`` line ``k`` is file
+line ``line + k``), or, when its text is no literal of any file, all at one
+line: where a page shows it, or where its object is defined. Pure: no Sphinx.
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
-import os
-import textwrap
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+
+from ..model import Block
+from .page_examples import find_regions, region_block
 
 
 @dataclass(frozen=True)
 class Docstring:
-    """A docstring and the file line of its first line."""
+    """A docstring with examples, where it is reported, and the module it runs in."""
 
-    path: str
-    line: int
+    name: str  # as pytest names its doctest: ``jax.numpy.append``
+    module: str  # whose globals (a copy) its examples start from; empty: none
     text: str
+    path: str
+    line: int  # the file line of its first line (unplaced: the line all its examples are at)
+    unplaced: str = ""  # why its text cannot be found in a file
 
 
-def docstring_location(obj: Any) -> Docstring | None:
-    """The file and line of ``obj.__doc__``, or None when it cannot be placed exactly."""
-    doc = getattr(obj, "__doc__", None)
-    if not isinstance(doc, str) or ">>>" not in doc:
-        return None
-    try:
-        path = inspect.getsourcefile(obj)
-        if path is None:
-            return None
-        if inspect.ismodule(obj):
-            with open(path, encoding="utf-8") as handle:
-                tree: ast.AST = ast.parse(handle.read())
-            start = 1
-            owner: ast.AST = tree
-        else:
-            lines, start = inspect.getsourcelines(obj)
-            tree = ast.parse(textwrap.dedent("".join(lines)))
-            owner = next(iter(ast.iter_child_nodes(tree)))
-    except (OSError, TypeError, SyntaxError, StopIteration, UnicodeDecodeError):
-        return None
-    body = getattr(owner, "body", None)
-    if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant):
-        return None
-    if body[0].value.value != doc or body[0].end_lineno is None:
-        return None  # not the docstring we were given (a copied or generated __doc__)
-    first = start + body[0].lineno - 1
-    if body[0].end_lineno - body[0].lineno != doc.count("\n"):
-        return None  # escaped line breaks: its lines are not the file's
-    return Docstring(os.path.abspath(path), first, doc)
+def session_of(name: str) -> str:
+    """The ``:session:`` of a docstring's blocks: one per docstring."""
+    return f"docstring {name}"
 
 
-def is_own(path: str, root: str) -> bool:
-    """A file of the project's own package: under ``root``, not an installed package."""
-    inside = os.path.abspath(path).startswith(os.path.abspath(root) + os.sep)
-    parts = os.path.abspath(path).split(os.sep)
-    return inside and "site-packages" not in parts and "dist-packages" not in parts
+def docstring_blocks(
+    doc: Docstring, *, docname: str, flags: int, timeout: float, digest: str
+) -> list[Block]:
+    """The blocks that check a docstring's examples, a region each, in one session."""
+    lines = doc.text.splitlines()
+    blocks = []
+    for number, region in enumerate(find_regions(doc.text), 1):
+        first = doc.line if doc.unplaced else doc.line + region.first - 1
+        block = region_block(
+            docname,
+            doc.path,
+            replace(region, first=first),
+            flags=flags,
+            timeout=timeout,
+            digest=digest,
+            above=lines[: region.first - 1],
+            filename=f"<doctest {doc.name}>",
+        )
+        blocks.append(
+            replace(
+                block,
+                # All of an unplaced docstring's examples share one line: named by the docstring.
+                options=replace(
+                    block.options,
+                    session=session_of(doc.name),
+                    name=(doc.name if number == 1 else f"{doc.name} #{number}")
+                    if doc.unplaced
+                    else "",
+                ),
+                program=replace(block.program, module_globals=doc.module),
+                placed=not doc.unplaced,
+                update_refusal=_refusal(doc),
+            )
+        )
+    return blocks
+
+
+def _refusal(doc: Docstring) -> str:
+    """Why update must not rewrite these examples ("": update decides by the file and its
+    literal)."""
+    if doc.unplaced:
+        return (
+            f"this example is in the docstring of {doc.name}, which is not found in a file "
+            f"({doc.unplaced}): edit it by hand where it is made"
+        )
+    return ""

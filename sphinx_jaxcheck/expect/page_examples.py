@@ -12,8 +12,13 @@ Pure: no Sphinx here.
 from __future__ import annotations
 
 import doctest
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from ..model import Block, BlockOptions, Subtype
+from .conditions import limits_from_comments
+from .grammar import parse_body
 
 
 @dataclass(frozen=True)
@@ -92,3 +97,53 @@ def _region(lines: Sequence[str], group: Sequence[doctest.Example]) -> Region:
     indent = min(len(line) - len(line.lstrip()) for line in chunk if line.strip())
     body = tuple(line[indent:] if line.strip() else "" for line in chunk)
     return Region(start + 1, body)
+
+
+def region_block(
+    docname: str,
+    path: str,
+    region: Region,
+    *,
+    flags: int,
+    timeout: float,
+    digest: str,
+    above: Sequence[str] = (),
+    filename: str | None = None,
+) -> Block:
+    """The block that checks one region: a plain doctest body, under ``flags``.
+
+    ``above`` holds the lines before the region: the ``>>> # jaxcheck:``
+    comments right above it (doctest drops comment-only examples) give the
+    examples' limits too. ``filename`` names the code in tracebacks.
+    """
+    parsed = parse_body(region.lines, doctest_flags=flags, doctest_only=True)
+    # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits, as a block's options.
+    lead = list(itertools.takewhile(_is_prompted_comment, reversed(above)))[::-1]
+    limits, problems = limits_from_comments([*lead, *region.lines])
+    error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
+    if problems:
+        error_line, message = problems[0]
+        error, error_line, error_subtype = (
+            f"not run: {message}",
+            error_line - len(lead),
+            Subtype.OPTION,
+        )
+    return Block(
+        docname=docname,
+        index=-1,  # numbered when merged into the document's blocks
+        path=path,
+        body_line=region.first,
+        body=region.lines,
+        options=BlockOptions(limits=limits),
+        expectations=parsed.expectations,
+        program=parsed.program(filename or f"<{docname}:{region.first}>", default_timeout=timeout),
+        error=error,
+        file_digest=digest,
+        error_line=error_line,
+        error_subtype=error_subtype,
+        page_example=True,
+    )
+
+
+def _is_prompted_comment(line: str) -> bool:
+    return line.lstrip().startswith(">>>") and line.lstrip()[3:].strip().startswith("#")

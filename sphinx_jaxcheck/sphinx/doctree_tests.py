@@ -141,7 +141,7 @@ class _Reader:
         hidden = isinstance(node, nodes.comment)
         file, docstring, offset, name = self._where(source)
         if name:  # a docstring: shown where the autodoc directive documenting it stands
-            page_line = _documented_at(self.files[self.path] or [], name, page_line)
+            page_line = documented_at(self.files[self.path] or [], name, page_line)
         file_lines = (self._lines(file) or []) if docstring is None else docstring.text.split("\n")
         own_page = file == self.path
         line = 1 if docstring is not None else (node.line or page_line or 1)
@@ -212,7 +212,7 @@ class _Reader:
 _AUTODOC = re.compile(r"^\s*(?:\.\.\s+auto\w+::|[`:]{3,}\{auto\w+\})\s*(\S+)")
 
 
-def _documented_at(lines: list[str], name: str, after: int) -> int:
+def documented_at(lines: list[str], name: str, after: int) -> int:
     """The page line of the autodoc directive that shows ``name`` (by its name, or a module
     holding it), looking from line ``after`` on; ``after`` when there is none."""
     best, best_line = 0, after

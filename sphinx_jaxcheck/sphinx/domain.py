@@ -32,6 +32,7 @@ PER_DOCUMENT = (
     "unparsed",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
+    "doctest-modules-own",
 )
 
 

@@ -93,6 +93,9 @@ def _spans(
             if docstring is None:
                 found.append((node, ("", 0, 0)))  # shown, but placed nowhere
                 continue
+            if docstring.unplaced:  # its blocks are all at the page line that shows it
+                found.append((node, (docstring.path, docstring.line, docstring.line)))
+                continue
             file, file_lines, line = docstring.path, docstring.text.split("\n"), 1
             offset = docstring.line - 1
         elif os.path.abspath(source or path) == page:
@@ -141,6 +144,4 @@ def _why_not_run(node: nodes.Element, text: TextExamples) -> str:
     name = source.rsplit(DOCSTRING_OF, 1)[1]
     if name in text.checked:
         return ""
-    if name in text.docstrings:
-        return "not the project's own code"
     return "its docstring was not found in a Python file"

@@ -14,8 +14,8 @@ a node holding examples that will not run renders saying so. With
 
 from __future__ import annotations
 
-import itertools
-import os
+import inspect
+import sys
 from dataclasses import replace
 from typing import Any
 
@@ -23,21 +23,21 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from ..config import Settings
-from ..expect.conditions import limits_from_comments
-from ..expect.docstrings import Docstring, docstring_location, is_own
+from ..expect.docstrings import Docstring, docstring_blocks
 from ..expect.doctest_directives import DEFAULT_GROUP, FIRST, IN_PLACE, LAST, Placed, blocks_of
-from ..expect.grammar import parse_body
-from ..expect.page_examples import Region, find_regions
+from ..expect.page_examples import Region, find_regions, region_block
 from ..judge.example_verdicts import example_verdicts
-from ..model import Block, BlockOptions, Subtype
+from ..model import Block
 from ..rewrite.edits import file_digest
-from .doctree_tests import find_tests, global_code
+from ..worker.docstring_places import place_docstring
+from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
 from .settings import settings_of
 
 UNCHECKED = "unchecked_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
+UNPLACED = "its text is not a string literal of the file it comes from"
 
 
 def setup_page_examples(app: Sphinx) -> None:
@@ -71,11 +71,33 @@ def _note_docstring(
 ) -> None:
     if settings_of(app.config).doctests == "off":
         return
-    found = docstring_location(obj)
-    if found is None:
+    text = getattr(obj, "__doc__", None)
+    if not isinstance(text, str) or ">>>" not in text:
         return
+    module = module_of(obj, name)
+    near = [sys.modules[m] for m in (module, getattr(obj, "__module__", None)) if m in sys.modules]
+    place = place_docstring(obj, text, near)
     noted: dict[str, Docstring] = app.env.temp_data.setdefault(DOCSTRINGS, {})  # type: ignore[assignment]
+    if place is None:  # reported where the page shows it (path and line are the page's)
+        found = Docstring(name, module, text, "", 0, unplaced=UNPLACED)
+    else:
+        found = Docstring(name, module, text, place.path, place.line)
     noted.setdefault(name, found)
+
+
+def module_of(obj: Any, name: str) -> str:
+    """The module whose globals pytest runs a docstring in: the one the object says it belongs
+    to (its own ``__module__``, as pytest's finder decides), else the longest prefix of the
+    documented name that is a module (a partial's ``__module__`` is only its class's)."""
+    own = getattr(obj, "__module__", None)
+    inherited = not (inspect.isclass(obj) or inspect.isroutine(obj)) and own == getattr(
+        type(obj), "__module__", None
+    )
+    if isinstance(own, str) and own in sys.modules and not inherited:
+        return own
+    parts = name.split(".")
+    prefixes = (".".join(parts[:n]) for n in range(len(parts), 0, -1))
+    return next((prefix for prefix in prefixes if prefix in sys.modules), "")
 
 
 def _docstring_blocks(
@@ -87,9 +109,29 @@ def _docstring_blocks(
 ) -> list[Placed]:
     """Blocks for the examples of the docstrings autodoc put into this page.
 
-    They run where the page shows them: after the page's own line that comes
-    last before the docstring's first node.
+    Each docstring is a session of its own, as pytest runs it, checked where
+    the page shows it: after the page's own line that comes last before the
+    docstring's first node. Its examples are reported at their file and line
+    (an unplaced docstring's, by :func:`placed_on_page`, at the page's).
     """
+    where, last_line = _shown_after(doctree, path)
+    placed = []
+    for name, doc in noted.items():
+        blocks = docstring_blocks(
+            doc,
+            docname=docname,
+            flags=settings.doctest_optionflags,
+            timeout=settings.timeout,
+            digest=file_digest(doc.path),
+        )
+        order = where.get(name, last_line) + 0.5
+        placed += [Placed(block, IN_PLACE, order=order) for block in blocks]
+    return placed
+
+
+def _shown_after(doctree: nodes.document, path: str) -> tuple[dict[str, int], int]:
+    """For each docstring the page shows, the page's last line before its first node; and the
+    page's last line."""
     last_line = 0
     where: dict[str, int] = {}
     for node in doctree.findall(nodes.Element):
@@ -98,22 +140,21 @@ def _docstring_blocks(
             last_line = node.line
         elif ":docstring of " in source:
             where.setdefault(source.rsplit(":docstring of ", 1)[1], last_line)
-    placed = []
-    for name, doc in noted.items():
-        digest = file_digest(doc.path)
-        for region in find_regions(doc.text):
-            above = doc.text.splitlines()[: region.first - 1]
-            # Placed at its file lines: update writes there when the file and literal allow.
-            block = _block(
-                docname,
-                doc.path,
-                replace(region, first=doc.line + region.first - 1),
-                settings,
-                digest,
-                above,
-            )
-            placed.append(Placed(block, IN_PLACE, order=where.get(name, last_line) + 0.5))
-    return placed
+    return where, last_line
+
+
+def placed_on_page(
+    doctree: nodes.document, lines: list[str], path: str, shown: dict[str, Docstring]
+) -> dict[str, Docstring]:
+    """``shown`` with each docstring whose text is in no file placed at the page line of the
+    autodoc directive that shows it (else the page's last line before its first node)."""
+    before, _ = _shown_after(doctree, path)
+    return {
+        name: replace(doc, path=path, line=max(documented_at(lines, name, before.get(name, 0)), 1))
+        if doc.unplaced
+        else doc
+        for name, doc in shown.items()
+    }
 
 
 def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
@@ -137,7 +178,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         path=path,
         lines=lines,
         docname=docname,
-        docstrings=shown,
+        docstrings={name: doc for name, doc in shown.items() if not doc.unplaced},
         doctest_blocks=_doctest_blocks_group(app) if like_sphinx else None,
     )
     for finding in found.findings:
@@ -151,8 +192,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         held = [*(i for i, _ in items), *found.held]  # the tests' own lines, run or not
         taken += [(i.first, i.last) for i in held if i.placed and not i.path]
         regions = find_regions(text, taken)
-        root = os.path.dirname(os.path.abspath(app.confdir))
-        noted = {name: doc for name, doc in shown.items() if is_own(doc.path, root)}
+        noted = placed_on_page(doctree, lines, path, shown)
     if not regions and not items and not noted and not found.not_run:
         return
     digest = file_digest(path)
@@ -184,7 +224,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         merged,
         {id(item): node for item, node in items},
         found.not_run,
-        None if like_sphinx else TextExamples(lines, shown, frozenset(noted)),
+        None if like_sphinx else TextExamples(lines, noted, frozenset(noted)),
     )
 
 
@@ -203,38 +243,15 @@ def _block(
     digest: str,
     above: list[str] | None = None,
 ) -> Block:
-    parsed = parse_body(region.lines, doctest_flags=settings.doctest_optionflags, doctest_only=True)
-    # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits, as a block's options.
-    # doctest drops comment-only examples, so those right above the region count too.
-    lead = list(itertools.takewhile(_is_prompted_comment, reversed(above or [])))[::-1]
-    limits, problems = limits_from_comments([*lead, *region.lines])
-    error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
-    if problems:
-        error_line, message = problems[0]
-        error, error_line, error_subtype = (
-            f"not run: {message}",
-            error_line - len(lead),
-            Subtype.OPTION,
-        )
-    return Block(
-        docname=docname,
-        index=-1,  # numbered when merged into the document's blocks
-        path=path,
-        body_line=region.first,
-        body=region.lines,
-        options=BlockOptions(limits=limits),
-        expectations=parsed.expectations,
-        program=parsed.program(f"<{docname}:{region.first}>", default_timeout=settings.timeout),
-        error=error,
-        file_digest=digest,
-        error_line=error_line,
-        error_subtype=error_subtype,
-        page_example=True,
+    return region_block(
+        docname,
+        path,
+        region,
+        flags=settings.doctest_optionflags,
+        timeout=settings.timeout,
+        digest=digest,
+        above=above or [],
     )
-
-
-def _is_prompted_comment(line: str) -> bool:
-    return line.lstrip().startswith(">>>") and line.lstrip()[3:].strip().startswith("#")
 
 
 def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed]) -> list[Placed]:

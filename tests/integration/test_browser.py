@@ -565,13 +565,10 @@ def test_each_example_block_shows_the_verdict_its_report_gives_it(
     assert "1 example(s) skipped (+SKIP)" in partly["text"]  # not "verified" alone
     statuses = {b["name"]: b["status"] for b in blocks}
     assert statuses["__init__.py:8"] == "verified" and statuses["__init__.py:37"] == "stale"
-    if like == "sphinx.ext.doctest":
-        assert statuses["mypkg.beta"] == "verified"  # run, reported at its directive's line
-    elif "mypkg.beta" not in statuses:  # not checked: its node says so
-        beta = [m for m in markers if "mypkg.beta(2)" in m["code"]]
-        assert [m["block"] or m["text"] for m in beta] == [
-            "not run · its docstring was not found in a Python file"
-        ]
+    # In no file, under either rules: run, reported at its directive's line, and marked.
+    assert statuses["mypkg.beta"] == "verified"
+    (beta,) = [m for m in markers if "mypkg.beta(2)" in m["code"]]
+    assert beta["block"] == "mypkg.beta"
 
 
 # -- the guide at a desktop's and a phone's width -----------------------------------

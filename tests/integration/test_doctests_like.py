@@ -147,11 +147,11 @@ def _scale(x, factor):
 
 
 triple = functools.partial(_scale, factor=3)
-triple.__doc__ = """Triple a number (a partial: its docstring is in no Python file).
+triple.__doc__ = """Triple a number (a partial: its docstring is made on import, in no file).
 
->>> base + 3  # t-partial
+>>> base + FACTOR  # t-partial
 13
-"""
+""".replace("FACTOR", "3")
 '''
 LITERAL = """\
 Literal blocks

@@ -18,26 +18,12 @@ from pathlib import Path
 
 import pytest
 from buildkit import jaxcheck
-from corpus import CONF, PAGES, REALWORLD_MISSING
+from corpus import CONF, JAX_CONFTEST, PAGES, REALWORLD_MISSING
 from corpus import REALWORLD as SHARED
 
 REALWORLD = SHARED / "jax-docs-jaxcheck"  # the pages as jaxcheck blocks
 pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING)
 
-# JAX's root conftest.py: every doctest sees jax, lax, jnp and np.
-CONFTEST = """\
-import jax
-import numpy as np
-import pytest
-
-
-@pytest.fixture(autouse=True)
-def add_imports(doctest_namespace):
-    doctest_namespace["jax"] = jax
-    doctest_namespace["lax"] = jax.lax
-    doctest_namespace["jnp"] = jax.numpy
-    doctest_namespace["np"] = np
-"""
 PYTEST_INI = "[pytest]\ndoctest_optionflags = NUMBER NORMALIZE_WHITESPACE\n"
 BARE = (
     "TypeError: Argument types differ from the types for which this computation was compiled. "
@@ -120,7 +106,7 @@ def corrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "conf.py").write_text(
         CONF.replace("CACHE", repr(str(root / ".jaxcheck_cache"))), "utf-8"
     )
-    (root / "conftest.py").write_text(CONFTEST, "utf-8")
+    (root / "conftest.py").write_text(JAX_CONFTEST, "utf-8")
     (root / "pytest.ini").write_text(PYTEST_INI, "utf-8")
     (root / "index.rst").write_text(
         "Index\n=====\n\n.. toctree::\n\n" + "".join(f"   {p.rsplit('.', 1)[0]}\n" for p in PAGES)

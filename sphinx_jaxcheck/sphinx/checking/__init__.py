@@ -9,6 +9,8 @@ reaches them:
   text or includes differ from what was read (whatever their times say), or
   whose workers' interpreter or imported project files changed;
 * ``workers``: the zygote starts while Sphinx reads, on a cold build;
+* ``doctest_modules``: ``env-updated`` adds the docstrings of
+  ``jaxcheck_doctest_modules`` to the root document's blocks;
 * ``check``: ``env-updated`` runs every unchecked document's sessions
   (``sessions``, ``shards``, ``progress``), stores the verdicts, bounds the cache;
 * ``updating``: ``jaxcheck_update`` rewrites stale expectations;
@@ -26,11 +28,12 @@ from sphinx.application import Sphinx
 
 def setup_checking(app: Sphinx) -> None:
     """Connect the events that run blocks and report on them."""
-    from . import check, findings, outdated, signals, summary, updating, workers
+    from . import check, doctest_modules, findings, outdated, signals, summary, updating, workers
 
     signals.setup_signals(app)
     outdated.setup_outdated(app)
     workers.setup_workers(app)
+    doctest_modules.setup_doctest_modules(app)
     check.setup_check(app)
     updating.setup_updating(app)
     findings.setup_findings(app)

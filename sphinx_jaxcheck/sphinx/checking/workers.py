@@ -41,6 +41,15 @@ def workers_of(app: Sphinx) -> Workers:
     return Workers(worker_settings(settings, xla))
 
 
+def early_workers(app: Sphinx) -> Workers:
+    """The workers of this build for work before the check (collecting docstrings), started
+    now if need be; the check takes them."""
+    workers = _EARLY.get(app)
+    if workers is None:
+        workers = _EARLY[app] = workers_of(app)
+    return workers
+
+
 def take_workers(app: Sphinx) -> Workers:
     """The workers for this build's check: those started early, or new ones; the caller
     closes them."""

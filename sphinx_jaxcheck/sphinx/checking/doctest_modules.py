@@ -1,0 +1,183 @@
+"""``jaxcheck_doctest_modules``: the docstrings of modules, checked as ``pytest
+--doctest-modules`` checks them, whether or not a page shows them.
+
+On ``env-updated``, before the check: a worker collects the docstrings
+(:mod:`...worker.doctest_modules`; the Sphinx process never imports the
+modules), or the collection cache has them while every file and folder that
+collecting read is unchanged. Each docstring becomes a session of its own
+(:mod:`...expect.docstrings`), reported at its ``.py`` file and line, and its
+blocks join the root document's, after that page's own, so they are checked,
+reported and cached with the rest. A docstring a page already checks (autodoc)
+is checked there only. A module that cannot be imported is an error at its file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+
+from ...cache.docstrings import CollectionCache, collection_key, path_digests
+from ...config import Settings
+from ...expect.docstrings import Docstring, docstring_blocks
+from ...model import Block, Subtype
+from ...report.findings import Finding
+from ...rewrite.edits import file_digest
+from ..domain import JaxcheckDomain, domain_of
+from ..interpreter import fingerprint
+from ..settings import cache_directory, settings_of, stop
+from .check import CHECK_PRIORITY
+from .read_only import is_read_only
+from .workers import early_workers
+
+# What of the root document's blocks and findings are its own: [blocks, findings] (dropped
+# with the document's other data when it is read again).
+OWN = "doctest-modules-own"
+
+
+def setup_doctest_modules(app: Sphinx) -> None:
+    """Add the modules' docstrings to what the check runs."""
+    app.connect("env-updated", _add, priority=CHECK_PRIORITY - 100)
+
+
+def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    if is_read_only(app):
+        return []
+    settings = settings_of(app.config)
+    domain = domain_of(env)
+    root = app.config.root_doc
+    wanted = settings.doctest_modules and settings.doctests != "off"
+    if root not in env.found_docs or not domain.in_scope(root):
+        return []
+    if not wanted and root not in domain.per_document(OWN):
+        return []
+    blocks: list[Block] = []
+    findings: list[Finding] = []
+    if wanted:
+        collection = _collection(app, settings)
+        blocks = _blocks(collection, root, settings, _shown_on_pages(domain, root))
+        findings = _problems(collection, root, Path(app.confdir) / "conf.py")
+    _replace(domain, root, blocks, findings)
+    return []
+
+
+def _collection(app: Sphinx, settings: Settings) -> dict[str, Any]:
+    """The docstrings of the configured modules: from the cache, or collected in a worker."""
+    modules, ignore = settings.doctest_modules, settings.doctest_modules_ignore
+    cache = CollectionCache(cache_directory(app.confdir, settings)) if settings.cache else None
+    key = collection_key(fingerprint(app), modules, ignore)
+    found = cache.get(key) if cache else None
+    if found is None:
+        found = early_workers(app).collect(modules, ignore, settings.timeout)
+        missing = [
+            p["module"]
+            for p in found.get("problems", ())
+            if p["module"] in modules and not p["path"]
+        ]
+        if missing:
+            stop(
+                f"configuration error: jaxcheck_doctest_modules names {missing[0]}, which the "
+                f"workers' Python cannot import ({_problem_of(found, missing[0])}): install it "
+                "there, or put its folder on PYTHONPATH"
+            )
+        if cache and "problem" not in found:
+            cache.put(key, found, path_digests(found["files"], found["folders"]))
+    return found
+
+
+def _problem_of(found: dict[str, Any], module: str) -> str:
+    return str(next(p["message"] for p in found["problems"] if p["module"] == module))
+
+
+def _shown_on_pages(domain: JaxcheckDomain, root: str) -> set[tuple[str, int]]:
+    """Where the docstrings that pages check (autodoc) start: checked there only."""
+    ours = domain.per_document(OWN).get(root)
+    shown = set()
+    for docname in domain.documents_with_blocks():
+        blocks = domain.blocks(docname)
+        for block in blocks[: ours[0]] if docname == root and ours else blocks:
+            if block.program.module_globals:
+                shown.add((os.path.realpath(block.path), block.body_line))
+    return shown
+
+
+def _blocks(
+    collection: dict[str, Any], root: str, settings: Settings, shown: set[tuple[str, int]]
+) -> list[Block]:
+    blocks: list[Block] = []
+    for item in collection.get("docstrings", ()):
+        doc = Docstring(
+            item["name"],
+            item["module"],
+            item["text"],
+            item["path"],
+            item["line"],
+            item.get("unplaced", ""),
+        )
+        found = docstring_blocks(
+            doc,
+            docname=root,
+            flags=settings.doctest_optionflags,
+            timeout=settings.timeout,
+            digest=file_digest(doc.path),
+        )
+        if not any((os.path.realpath(b.path), b.body_line) in shown for b in found):
+            blocks += found
+    return blocks
+
+
+def _problems(collection: dict[str, Any], root: str, conf: Path) -> list[Finding]:
+    """What kept docstrings from being collected, as errors at the module's file."""
+    if "problem" in collection:
+        return [
+            Finding(
+                Subtype.ERROR,
+                f"the docstrings of jaxcheck_doctest_modules were not collected: "
+                f"{collection['problem']}; none of their examples is checked",
+                str(conf),
+                1,
+                root,
+            )
+        ]
+    return [
+        Finding(
+            Subtype.ERROR,
+            f"{problem['module']} cannot be imported, so the examples of its docstrings are not "
+            f"checked (jaxcheck_doctest_modules): {problem['message']}. Fix the import, or leave "
+            "the module out with jaxcheck_doctest_modules_ignore",
+            problem["path"] or str(conf),
+            1,
+            root,
+        )
+        for problem in collection.get("problems", ())
+    ]
+
+
+def _replace(
+    domain: JaxcheckDomain, root: str, blocks: Sequence[Block], findings: Sequence[Finding]
+) -> None:
+    """Make these the root document's docstring blocks and problems, after the page's own.
+
+    The document is checked again when they changed (its page's sessions come from the cache).
+    """
+    own = domain.per_document(OWN)
+    ours_before = own.get(root)
+    current = domain.blocks(root)
+    read = domain.per_document("findings").get(root, [])
+    page_blocks = current[: ours_before[0]] if ours_before else current
+    page_findings = read[: ours_before[1]] if ours_before else read
+    numbered = [replace(block, index=len(page_blocks) + n) for n, block in enumerate(blocks)]
+    merged = [*page_blocks, *numbered]
+    if merged != current:
+        domain.per_document("blocks")[root] = merged
+        domain.per_document("verdicts").pop(root, None)
+    domain.per_document("findings")[root] = [*page_findings, *findings]
+    if blocks or findings:
+        own[root] = [len(page_blocks), len(page_findings)]
+    else:
+        own.pop(root, None)
