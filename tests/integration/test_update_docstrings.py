@@ -29,9 +29,11 @@ extensions = EXTENSIONS
 exclude_patterns = ["_build"]
 jaxcheck_doctests = "check"
 """
+# How the docstrings come into the check: an autodoc page under either rules, or collected.
 DIALECTS = {
     "pytest": ["sphinx.ext.autodoc", "sphinx_jaxcheck"],
     "sphinx.ext.doctest": ["sphinx.ext.autodoc", "sphinx.ext.doctest", "sphinx_jaxcheck"],
+    "collected": ["sphinx_jaxcheck"],
 }
 # A module as its maintainers wrote it: docstrings of functions, a class, a method, the module.
 ARITH = '''\
@@ -100,20 +102,29 @@ def git_checkout(root: Path) -> Path:
     return root
 
 
-def project(root: Path, modules: list[str], files: dict[str, str], dialect: str = "pytest") -> Path:
-    """The package files (by path under ``root``) and ``root/docs``, whose page shows the
-    docstrings of ``modules`` (autodoc); returns the docs folder."""
+def project(
+    root: Path, modules: list[str], files: dict[str, str], dialect: str = "collected"
+) -> Path:
+    """The package files (by path under ``root``) and ``root/docs``, which checks the
+    docstrings of ``modules`` (``jaxcheck_doctest_modules``, or a page showing them with
+    autodoc under ``dialect``'s rules); returns the docs folder."""
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode())
     docs = root / "docs"
     docs.mkdir(exist_ok=True)
-    (docs / "conf.py").write_text(CONF.replace("EXTENSIONS", repr(DIALECTS[dialect])), "utf-8")
-    # The page imports what the examples use (docstrings that run in the page's namespace).
-    imports = "".join(f">>> from {name} import *\n" for name in modules)
-    shown = "".join(f".. automodule:: {name}\n   :members:\n\n" for name in modules)
-    (docs / "index.rst").write_text(f"API\n===\n\n{imports}\n{shown}", "utf-8")
+    conf = CONF.replace("EXTENSIONS", repr(DIALECTS[dialect]))
+    page = "API\n===\n\nThe docstrings.\n"
+    if dialect == "collected":
+        conf += f"jaxcheck_doctest_modules = {modules!r}\n"
+    else:
+        # The page imports what the examples use (docstrings that run in the page's namespace).
+        imports = "".join(f">>> from {name} import *\n" for name in modules)
+        shown = "".join(f".. automodule:: {name}\n   :members:\n\n" for name in modules)
+        page = f"API\n===\n\n{imports}\n{shown}"
+    (docs / "conf.py").write_text(conf, "utf-8")
+    (docs / "index.rst").write_text(page, "utf-8")
     return docs
 
 
@@ -254,7 +265,7 @@ def test_each_docstring_update_cannot_write_is_refused_once_with_its_reason(
     root = git_checkout(tmp_path / "project")
     files = {f"bad/{name}": text for name, text in REFUSED.items()}
     modules = [f"bad.{name.removesuffix('.py')}" for name in REFUSED]
-    docs = project(root, modules, {"bad/__init__.py": "", **files})
+    docs = project(root, modules, {"bad/__init__.py": "", **files}, "pytest")
     before = {name: (root / "bad" / name).read_bytes() for name in REFUSED}
     done = update(docs, path=root)
     assert done.returncode == 1
@@ -276,10 +287,123 @@ PACKAGE = {
 
 def test_without_a_checkout_no_python_file_is_rewritten(tmp_path: Path) -> None:
     root = tmp_path / "project"
-    docs = project(root, ["pkg.two"], {f"pkg/{name}": text for name, text in PACKAGE.items()})
+    files = {f"pkg/{name}": text for name, text in PACKAGE.items()}
+    docs = project(root, ["pkg.two"], files, "pytest")
     done = update(docs, path=root)
     assert done.returncode == 1
     (reason,) = refusals(done.stderr).values()
     assert "is in no version-control checkout (no .git in it or above it)" in reason
     assert (root / "pkg" / "two.py").read_text("utf-8") == PACKAGE["two.py"]
     assert printed(done.stderr, tmp_path) == guide_messages()[1]
+
+
+# Docstrings that are no literal of their file (made while the module is imported), each
+# corrupted on its output line (2 -> 3), collected as pytest --doctest-modules collects them.
+MADE = {
+    "percent.py": '''\
+def two():
+    return 2
+
+
+two.__doc__ = """Two, by %s.
+
+>>> two()
+3
+""" % "name"
+''',
+    "formatted.py": '''\
+def two():
+    return 2
+
+
+two.__doc__ = """Two, by {}.
+
+>>> two()
+3
+""".format("name")
+''',
+    "joined.py": '''\
+def two():
+    return 2
+
+
+two.__doc__ = """Two.
+""" + """
+>>> two()
+3
+"""
+''',
+    "fstring.py": '''\
+NAME = "name"
+
+
+def two():
+    return 2
+
+
+two.__doc__ = f"""Two, by {NAME}.
+
+>>> two()
+3
+"""
+''',
+    "made.py": """\
+def two():
+    return 2
+
+
+two.__doc__ = "\\n".join(["Two.", "", ">>> two()", "3", ""])
+""",
+}
+# Reported at the line of the function, each naming the line of the literal to edit.
+MADE_REASONS = {
+    "percent.py:1": "the docstring is formatted with `%` (line 5), so its text is not the file's:",
+    "formatted.py:1": "the docstring is formatted with `.format()` (line 5), so its text is not",
+    "joined.py:1": "the docstring is joined to another string with `+` (line 6), so its text",
+    "fstring.py:4": "the docstring is an f-string (line 8), made when the module runs, so its",
+    "made.py:1": "which is not found in a file (its text is not a string literal",
+}
+
+
+def test_a_docstring_made_while_the_module_is_imported_is_refused_naming_its_literal(
+    tmp_path: Path,
+) -> None:
+    root = git_checkout(tmp_path / "project")
+    files = {f"bad/{name}": text for name, text in MADE.items()}
+    docs = project(root, ["bad"], {"bad/__init__.py": "", **files})
+    before = {name: (root / "bad" / name).read_bytes() for name in MADE}
+    done = update(docs, path=root)
+    assert done.returncode == 1
+    found = refusals(done.stderr)
+    assert sorted(found) == sorted(MADE_REASONS), done.stderr
+    for place, reason in MADE_REASONS.items():
+        assert reason in found[place], (place, found[place])
+        assert "allow-outside" not in found[place]
+    assert {name: (root / "bad" / name).read_bytes() for name in MADE} == before
+    assert printed(done.stderr, tmp_path) == guide_messages()[2]
+
+
+def test_a_package_outside_the_checkout_or_installed_is_refused_once(tmp_path: Path) -> None:
+    root = git_checkout(tmp_path / "project")
+    docs = project(root, ["outpkg", "sitepkg"], {})
+    outside = tmp_path / "elsewhere"
+    installed = tmp_path / "venv" / "lib" / "site-packages"
+    for folder, name in ((outside, "outpkg"), (installed, "sitepkg")):
+        for file, text in PACKAGE.items():
+            (folder / name).mkdir(parents=True, exist_ok=True)
+            (folder / name / file).write_text(text, "utf-8")
+    # --allow-outside widens where pages are written, never where Python files are.
+    done = jaxcheck("update", docs, "--allow-outside", cwd=docs, env=env(outside, installed))
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if ": cannot update: " in line]
+    assert len(lines) == 2, done.stderr
+    (out,) = [line for line in lines if "outpkg" in line.split(":")[0]]
+    (site,) = [line for line in lines if "sitepkg" in line.split(":")[0]]
+    assert out.startswith(f"{outside / 'outpkg' / 'two.py'}:4: cannot update: ")
+    assert f"is outside the project's checkout {root.resolve()}" in out
+    assert site.startswith(f"{installed / 'sitepkg' / 'two.py'}:4: cannot update: ")
+    assert "belongs to an installed package (it is under site-packages)" in site
+    assert "allow-outside" not in done.stderr
+    assert printed(done.stderr, tmp_path) == guide_messages()[3]
+    for folder, name in ((outside, "outpkg"), (installed, "sitepkg")):
+        assert (folder / name / "two.py").read_text("utf-8") == PACKAGE["two.py"]
