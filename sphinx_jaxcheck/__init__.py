@@ -22,6 +22,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         block_directive,
         builder,
         checking,
+        include_cycles,
         interpreter,
         matrix_page,
         page_examples,
@@ -39,6 +40,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
     read_digests.setup_read_digests(app)
+    include_cycles.setup_include_cycles(app)
     unparsed_pages.setup_unparsed_pages(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)

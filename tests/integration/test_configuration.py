@@ -199,3 +199,27 @@ def test_a_memory_limit_above_the_hard_limit_of_the_build_is_a_configuration_err
         done, "jaxcheck_memory_limit_mb = 100000", "to at most 65536 MB", "or 0 for no limit"
     )
     assert not mark.exists()
+
+
+def test_a_myst_include_cycle_is_one_configuration_error_naming_the_files(tmp_path: Path) -> None:
+    mark = tmp_path / "ran"
+    pages = {
+        "marked.md": MARKED.format(mark=str(mark)),
+        # MyST resolves every include of a document against the document's folder.
+        "page.md": "# Page\n\nText.\n\n```{include} parts/a.md\n```\n",
+        "parts/a.md": "A\n\n````{note}\n```{include} parts/b.md\n```\n````\n",
+        "parts/b.md": "B\n\n```{include} /parts/a.md\n```\n",
+        # Shown as code, a file may include itself.
+        "quoted.md": "# Quoted\n\n```{include} quoted.md\n:literal:\n```\n",
+    }
+    root = write_project(tmp_path / "docs", pages, conf='exclude_patterns += ["parts"]\n')
+    expected = (
+        "a MyST include cycle, read for page.md: parts/a.md includes parts/b.md (at "
+        "parts/a.md:4), which includes parts/a.md (at parts/b.md:3); expected includes that end"
+    )
+    assert_configuration_error(jaxcheck("check", root), expected)
+    assert_configuration_error(sphinx_build(*HTML, root, tmp_path / "out"), expected)
+    assert not mark.exists()
+    (root / "parts" / "b.md").write_text("B\n")
+    done = jaxcheck("check", root)
+    assert done.returncode == 0 and mark.exists(), done.stdout + done.stderr
