@@ -32,6 +32,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         source_files,
         status_page,
         unparsed_pages,
+        unread_pages,
     )
     from .sphinx.domain import JaxcheckDomain
 
@@ -42,6 +43,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     read_digests.setup_read_digests(app)
     include_cycles.setup_include_cycles(app)
     unparsed_pages.setup_unparsed_pages(app)
+    unread_pages.setup_unread_pages(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)

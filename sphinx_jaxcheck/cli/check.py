@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.checking.summary import summary
     from ..sphinx.domain import domain_of
     from ..sphinx.page_examples import unchecked_examples
+    from ..sphinx.unread_pages import excluded_examples
 
     built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
     domain = domain_of(built.app.env)
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         list(domain.all_findings()),
         summary=line,
         unchecked_examples=unchecked_examples(domain),
+        excluded_examples=excluded_examples(built.app.env),
         run={
             "sourcedir": built.sourcedir,
             "update": suggest(args.argv, "update"),

@@ -125,6 +125,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     blocks = combined["blocks"]
     statuses = [Status(b["status"]) for b in blocks]
     unchecked = int(reports[0].get("unchecked_examples", 0))
+    excluded = dict(reports[0].get("excluded_examples", {}))
     summary = summary_line(
         statuses,
         read,
@@ -132,6 +133,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         [ExampleVerdict(**e) for e in examples],
         unchecked,
         run.get("doctests_like", ""),
+        excluded_examples=excluded,
     )
     return {
         "blocks": blocks,
@@ -139,6 +141,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "examples": examples,
         "findings": findings,
         "unchecked_examples": unchecked,
+        "excluded_examples": excluded,
         "summary": summary,
         "run": {**run, "shard": None, "split": None},
     }

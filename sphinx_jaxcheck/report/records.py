@@ -9,7 +9,7 @@ did. Pure of Sphinx.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NotRequired, TypedDict
 
 from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
@@ -76,6 +76,8 @@ class Report(TypedDict):
     examples: list[ExampleRecord]
     findings: list[FindingRecord]
     unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
+    # By page that exclude_patterns leaves out: its ``>>>`` examples, none checked.
+    excluded_examples: NotRequired[dict[str, int]]
     summary: str
     run: RunRecord
 
@@ -96,6 +98,7 @@ def summary_line(
     unchecked_examples: int = 0,
     doctests_like: str = "",
     uncached: Sequence[tuple[str, str]] = (),
+    excluded_examples: Mapping[str, int] | None = None,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached.
@@ -103,7 +106,8 @@ def summary_line(
     ``statuses`` are the ``jaxcheck`` blocks' (the ``>>>`` examples are counted apart).
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
-    encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked.
+    encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked,
+    ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``).
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why sessions that ran were not cached:
     (document, why).
@@ -149,6 +153,14 @@ def summary_line(
         )
     elif rules:
         line += f"; {rules}0 `>>>` example(s)"
+    if excluded_examples:
+        pages = sorted(excluded_examples)
+        shown = ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if len(pages) > 3 else "")
+        line += (
+            f"; {sum(excluded_examples.values())} `>>>` example(s) in {len(pages)} page(s) that "
+            f"exclude_patterns leaves out were not checked ({shown}): take the pages out of "
+            "exclude_patterns to check them"
+        )
     if uncached:
         shown = "; ".join(f"{doc}: {why}" for doc, why in uncached[:UNCACHED_SHOWN])
         more = len(uncached) - UNCACHED_SHOWN
@@ -167,6 +179,7 @@ def build_report(
     *,
     summary: str,
     unchecked_examples: int = 0,
+    excluded_examples: Mapping[str, int] | None = None,
     run: RunRecord | None = None,
 ) -> Report:
     """The plain report of a run: every block and group of examples with its status, every
@@ -190,6 +203,7 @@ def build_report(
         ),
         "findings": [finding_record(f, owner.get(f)) for f in findings],
         "unchecked_examples": unchecked_examples,
+        "excluded_examples": dict(excluded_examples or {}),
         "summary": summary,
         "run": run.copy() if run else {},
     }

@@ -223,3 +223,34 @@ def test_a_myst_include_cycle_is_one_configuration_error_naming_the_files(tmp_pa
     (root / "parts" / "b.md").write_text("B\n")
     done = jaxcheck("check", root)
     assert done.returncode == 0 and mark.exists(), done.stdout + done.stderr
+
+
+def test_markdown_pages_without_a_markdown_parser_are_a_configuration_error_naming_myst_parser(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "conf.py").write_text(
+        'extensions = ["sphinx_jaxcheck"]\nexclude_patterns = ["_build", "drafts"]\n'
+    )
+    mark = tmp_path / "ran"
+    (root / "index.rst").write_text(
+        "Index\n=====\n\n.. toctree::\n\n   page\n\n.. jaxcheck::\n\n"
+        f"   open({str(mark)!r}, 'w').close()\n"
+    )
+    (root / "README.md").write_text("# Docs\n\nProse only: no page of the build.\n")
+    (root / "drafts").mkdir()
+    (root / "drafts" / "draft.md").write_text(MARKED.format(mark=str(mark)))  # excluded
+    (root / "page.md").write_text(MARKED.format(mark=str(mark)))
+    expected = [
+        "page.md holds a jaxcheck block, but no parser reads Markdown pages in this project",
+        'add "myst_parser" to `extensions`',
+    ]
+    assert_configuration_error(jaxcheck("check", root), *expected)
+    assert_configuration_error(sphinx_build(*HTML, root, tmp_path / "out"), *expected)
+    assert not mark.exists()
+    (root / "page.md").write_text("# Page\n\n```python\n>>> 1 + 1\n2\n```\n")
+    examples = jaxcheck("check", root)
+    assert_configuration_error(examples, "page.md holds `>>>` examples", "myst_parser")
+    off = jaxcheck("check", root, "-D", "jaxcheck_doctests=off")
+    assert off.returncode == 0 and mark.exists(), off.stdout + off.stderr

@@ -6,10 +6,19 @@ stdlib doctest gives (see test_doctest_flags for the flag-by-flag oracle).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
-from buildkit import HTML, Build, assert_configuration_error, build, sphinx_build, write_project
+from buildkit import (
+    HTML,
+    Build,
+    assert_configuration_error,
+    build,
+    jaxcheck,
+    sphinx_build,
+    write_project,
+)
 
 SESSION_MD = """\
 # Session
@@ -184,3 +193,41 @@ def test_bad_doctest_settings_stop_the_build_with_exit_2(
         assert done.returncode == 0, done.stderr
         return
     assert_configuration_error(done, *words)
+
+
+NOTEBOOK = "# Notebook\n\n```python\n>>> x = 2\n>>> x * 3\n6\n>>> x - 1\n1\n\n```\n"
+
+
+@pytest.mark.parametrize("mode", ["check", "report"])
+def test_examples_of_pages_exclude_patterns_leaves_out_are_counted_as_unchecked(
+    tmp_path: Path, mode: str
+) -> None:
+    """As JAX's conf.py leaves out notebooks/*.md, which pytest --doctest-glob checks."""
+    pages = {
+        "page.md": "# Page\n\n```python\n>>> 1 + 1\n2\n\n```\n",
+        "notebooks/first.md": NOTEBOOK,
+        "notebooks/second.md": NOTEBOOK.replace(">>> x - 1\n1\n", ""),
+        "notebooks/plain.md": "# Prose only\n",
+        # Where pytest never looks: hidden folders, virtual environments.
+        ".hidden/copy.md": NOTEBOOK,
+        "venv/lib/readme.md": NOTEBOOK,
+    }
+    conf = (
+        f'jaxcheck_doctests = {mode!r}\nexclude_patterns += ["notebooks/*.md", ".hidden", "venv"]\n'
+    )
+    root = write_project(tmp_path / "docs", pages, conf=conf)
+    (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   page\n")
+    said = (
+        "; 5 `>>>` example(s) in 2 page(s) that exclude_patterns leaves out were not checked "
+        "(notebooks/first.md, notebooks/second.md): take the pages out of exclude_patterns to "
+        "check them"
+    )
+    result = build(root, "dummy")
+    assert result.status == 0 and said in result.log, result.log
+    done = jaxcheck("check", root, "--format", "json")
+    assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["excluded_examples"] == {"notebooks/first.md": 3, "notebooks/second.md": 2}
+    assert said in report["summary"]
+    off = build(root, "dummy", jaxcheck_doctests="off")
+    assert "exclude_patterns" not in off.log

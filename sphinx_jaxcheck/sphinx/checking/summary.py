@@ -13,6 +13,7 @@ from ...report.records import summary_line
 from ..domain import domain_of
 from ..page_examples import unchecked_examples
 from ..settings import settings_of
+from ..unread_pages import excluded_examples
 from .read_only import is_read_only
 
 logger = logging.getLogger(__name__)
@@ -36,6 +37,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         unchecked_examples(domain),
         doctests_named(app),
         domain.uncached(),
+        excluded_examples(domain.env),
     )
     return line, failed
 

@@ -1,0 +1,134 @@
+"""Pages in the source folder that the build does not read, and what they would hold.
+
+Nothing is left unchecked without a word:
+
+* ``.md`` pages in a project without a Markdown parser (no ``myst_parser`` in
+  ``extensions``) are not documents at all, so their blocks and examples
+  would silently not exist. One that holds a ``jaxcheck`` block (or, unless
+  ``jaxcheck_doctests = "off"``, a ``>>>`` example) stops the build.
+* Pages ``exclude_patterns`` leaves out are no documents either, but
+  ``pytest --doctest-glob`` still checks their examples; the summary counts
+  those as unchecked and names the pages (``jaxcheck_doctests`` not ``"off"``).
+
+Both look where ``pytest`` looks: folders it never enters (hidden ones,
+``build``, ``dist``, ``venv``, ``node_modules``, ``*.egg``) and Sphinx's build
+folders are left alone.
+"""
+
+from __future__ import annotations
+
+import doctest
+import fnmatch
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.project import EXCLUDE_PATHS
+from sphinx.util.matching import Matcher
+
+from ..expect.page_examples import find_regions
+from .domain import domain_of
+from .settings import cache_directory, settings_of, stop
+
+# pytest's default norecursedirs, and Sphinx's usual build folder.
+NEVER_ENTERED = ("*.egg", ".*", "_darcs", "build", "_build", "CVS", "dist", "node_modules", "venv")
+MARKDOWN = ".md"
+EXCLUDED = "excluded_examples"  # in the domain's data: {page: examples}, found in every build
+_BLOCK_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{jaxcheck\}", re.MULTILINE)
+
+
+def setup_unread_pages(app: Sphinx) -> None:
+    """Refuse Markdown pages no parser reads; count the examples of excluded pages."""
+    app.connect("builder-inited", _refuse_unparsed_markdown)
+    app.connect("env-updated", _count_excluded_examples)
+
+
+def _refuse_unparsed_markdown(app: Sphinx) -> None:
+    if MARKDOWN in app.config.source_suffix:
+        return
+    settings = settings_of(app.config)
+    excluded = Matcher([*app.config.exclude_patterns, *app.config.templates_path, *EXCLUDE_PATHS])
+    for path in _files(app, (MARKDOWN,)):
+        relative = path.relative_to(app.srcdir).as_posix()
+        parts = relative.split("/")
+        # A pattern that matches a folder leaves out everything in it, as in Sphinx.
+        if any(excluded("/".join(parts[:n])) for n in range(1, len(parts) + 1)):
+            continue
+        text = _text(path)
+        held = "a jaxcheck block" if _BLOCK_FENCE.search(text) else None
+        if held is None and settings.doctests != "off" and _examples(text):
+            held = "`>>>` examples"
+        if held:
+            stop(
+                f"configuration error: {relative} holds {held}, but no parser reads Markdown "
+                f'pages in this project, so it would never be checked: add "myst_parser" to '
+                f"`extensions` in {Path(app.confdir, 'conf.py')} (or exclude the page with "
+                "exclude_patterns)"
+            )
+
+
+def _count_excluded_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    domain = domain_of(env)
+    counts: dict[str, int] = {}
+    if settings_of(app.config).doctests != "off" and domain.scope is None:
+        read = {Path(env.doc2path(doc)).resolve() for doc in env.found_docs}
+        for path in _files(app, tuple(app.config.source_suffix)):
+            if env.path2doc(path) is not None and path.resolve() not in read:
+                found = _examples(_text(path))
+                if found:
+                    counts[path.relative_to(app.srcdir).as_posix()] = found
+    domain.data[EXCLUDED] = counts
+    return []
+
+
+def excluded_examples(env: BuildEnvironment) -> dict[str, int]:
+    """The ``>>>`` examples of each page ``exclude_patterns`` leaves out (pages without none)."""
+    found: dict[str, int] = domain_of(env).data.get(EXCLUDED, {})
+    return found
+
+
+def _files(app: Sphinx, suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """The files under the source folder whose names end in ``suffixes``, where pytest looks."""
+    settings = settings_of(app.config)
+    own = {
+        Path(folder).resolve()
+        for folder in (app.outdir, app.doctreedir, cache_directory(app.confdir, settings))
+    }
+    seen: set[Path] = set()
+    for root, folders, names in os.walk(app.srcdir, followlinks=True):
+        here = Path(root).resolve()
+        if here in seen:  # a symlink back up the tree
+            folders[:] = []
+            continue
+        seen.add(here)
+        folders[:] = sorted(
+            name
+            for name in folders
+            if not any(fnmatch.fnmatch(name, skip) for skip in NEVER_ENTERED)
+            and (here / name).resolve() not in own
+        )
+        for name in sorted(names):
+            if name.endswith(suffixes):
+                yield Path(root, name)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _examples(text: str) -> int:
+    """How many ``>>>`` examples a page's text holds, as doctest's parser counts them."""
+    parser = doctest.DocTestParser()
+    found = 0
+    for region in find_regions(text):
+        try:
+            found += len(parser.get_examples("\n".join(region.lines)))
+        except ValueError:  # malformed (``>>>x``): one example, which would fail
+            found += 1
+    return found
