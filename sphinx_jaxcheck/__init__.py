@@ -54,7 +54,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     matrix_page.setup_matrix_page(app)
     return {
         "version": __version__,
-        "env_version": 4,
+        "env_version": 5,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }

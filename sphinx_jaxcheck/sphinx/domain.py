@@ -36,6 +36,11 @@ PER_DOCUMENT = (
 )
 
 
+# In the data, not per document: what the matrix tables cannot vouch for, found again in
+# every build (``sphinx/matrix_page``), against the matrix file as it is then.
+FINDINGS_OF_TABLES = "matrix_findings"
+
+
 class JaxcheckDomain(Domain):
     """Holds blocks, their verdicts, citations, Q&A cards and findings per document."""
 
@@ -129,11 +134,13 @@ class JaxcheckDomain(Domain):
 
     def read_findings(self) -> Iterator[Finding]:
         """Every problem recorded while reading documents in scope, in document order, after
-        those of the configuration (``jaxcheck_*`` names that are no setting)."""
+        those of the configuration (``jaxcheck_*`` names that are no setting), then those of
+        the matrix tables."""
         yield from unknown_settings(self.env.config)
         for docname in sorted(self.per_document("findings")):
             if self.in_scope(docname):
                 yield from self.per_document("findings")[docname]
+        yield from self.data.get(FINDINGS_OF_TABLES, [])
 
     def all_findings(self) -> Iterator[Finding]:
         """Every problem still open: from reading, and from verdicts (less what update fixed),

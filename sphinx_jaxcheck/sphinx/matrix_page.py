@@ -2,9 +2,11 @@
 
 A page that shows the matrix vouches for it: a shown block that is stale or
 failed under some version, a block changed since the matrix was made, or a
-missing matrix, is a warning (so ``-W`` fails the build). Like the status
-table, the table is filled in at write time and its pages are rewritten on
-every build, so it always shows the file as it is now.
+missing matrix, is a ``jaxcheck.matrix`` finding, found again in every build
+(``env-updated``) against the matrix file as it is then, so every builder
+(``jaxcheck check`` too) reports it and fails on it. Like the status table,
+the table is filled in at write time and its pages are rewritten on every
+build, so it always shows the file as it is now.
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ from typing import Any, ClassVar
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from ..model import Status, Subtype
-from ..report.matrix import FAILING, Matrix, Row, block_digest, from_json, matrix_file
-from .domain import domain_of
+from ..report.findings import Finding
+from ..report.matrix import FAILING, Matrix, block_digest, from_json, matrix_file
+from .domain import FINDINGS_OF_TABLES as FINDINGS
+from .domain import JaxcheckDomain, domain_of
 from .status_page import link_to_block, note_table_page, setup_project_table
 
-logger = logging.getLogger(__name__)
 MARKS = {
     Status.VERIFIED.value: "✓ verified",
     Status.DRIFT.value: "⚠ stale",
@@ -40,10 +43,12 @@ class jaxcheck_matrix_table(nodes.General, nodes.Element):  # type: ignore[misc]
 
 
 def setup_matrix_page(app: Sphinx) -> None:
-    """Register the directive, its placeholder and the rewrite-every-build rule."""
+    """Register the directive, its placeholder and the rewrite-every-build rule; find what
+    the tables cannot vouch for after the check (before the findings are reported)."""
     setup_project_table(
         app, "jaxcheck-matrix", MatrixDirective, jaxcheck_matrix_table, FillMatrixTable
     )
+    app.connect("env-updated", _find_problems, priority=650)
 
 
 class MatrixDirective(SphinxDirective):
@@ -53,14 +58,16 @@ class MatrixDirective(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {"page": directives.flag}
 
     def run(self) -> list[nodes.Node]:
-        note_table_page(self)
+        source, line = self.get_source_info()
+        note_table_page(self, ("page" in self.options, source or "", line or 0))
         placeholder = jaxcheck_matrix_table(page="page" in self.options)
         self.set_source_info(placeholder)
         return [placeholder]
 
 
 class FillMatrixTable(SphinxPostTransform):
-    """Read the saved matrix; build the table; warn about what it cannot vouch for."""
+    """Read the saved matrix; build the table (its problems are findings, see
+    :func:`matrix_findings`)."""
 
     default_priority = 5
 
@@ -70,13 +77,10 @@ class FillMatrixTable(SphinxPostTransform):
 
     def _table(self, placeholder: jaxcheck_matrix_table) -> list[nodes.Node]:
         here = self.env.docname
-        where = f"{placeholder.source or self.env.doc2path(here)}:{placeholder.line or 0}"
-        path = matrix_file(self.env.srcdir)
-        matrix = _read(path, where)
+        matrix, _ = read_matrix(matrix_file(self.env.srcdir))
         if matrix is None:
             return [nodes.paragraph(text="No compatibility matrix yet.")]
         rows = [row for row in matrix.rows if row.document == here or not placeholder["page"]]
-        self._warn_about(matrix, rows, here if placeholder["page"] else None)
         named = {
             (block.docname, block.label): block.options.name
             for docname in {row.document for row in rows}
@@ -108,61 +112,91 @@ class FillMatrixTable(SphinxPostTransform):
         group += body
         return [table]
 
-    def _warn_about(self, matrix: Matrix, rows: list[Row], page: str | None) -> None:
-        domain = domain_of(self.env)
-        current = {
-            (block.docname, block.label): block
-            for docname in domain.documents_with_blocks()
-            if page is None or docname == page
-            for block in domain.blocks(docname)
-        }
-        for row in rows:
-            block = current.pop((row.document, row.name), None)
-            location = (
-                f"{block.path if block else row.path}:{block.body_line if block else row.line}"
-            )
-            if block is None or block_digest(block) != row.digest:
-                _warn(
-                    f"block {row.name!r} changed since the last `jaxcheck matrix`, which this "
-                    "table shows: run it again",
-                    location,
-                )
+
+def _find_problems(app: Sphinx, env: BuildEnvironment) -> list[str]:
+    domain = domain_of(env)
+    domain.data[FINDINGS] = matrix_findings(domain, Path(app.srcdir))
+    return []
+
+
+def matrix_findings(domain: JaxcheckDomain, srcdir: Path) -> list[Finding]:
+    """What each matrix table of the documents in scope cannot vouch for, against the saved
+    matrix as it is now."""
+    found: list[Finding] = []
+    path = matrix_file(srcdir)
+    matrix, problem = read_matrix(path)
+    tables = domain.per_document("jaxcheck-matrix-pages")
+    for docname in sorted(tables):
+        if not domain.in_scope(docname):
+            continue
+        for page_only, source, line in tables[docname]:
+            where = (source or str(domain.env.doc2path(docname)), line, docname)
+            if matrix is None:
+                found.append(_finding(problem, *where))
                 continue
-            for version in matrix.versions:
-                if row.status_in(version) in FAILING:
-                    _warn(
-                        f"block {row.name!r} is {row.status_in(version)} with jax "
-                        f"{version} in the last `jaxcheck matrix`",
-                        location,
-                    )
-        for block in current.values():
-            _warn(
-                f"block {block.label!r} is not in the last `jaxcheck matrix`, which this table "
-                "shows: run it again",
-                f"{block.path}:{block.body_line}",
-            )
+            page = docname if page_only else None
+            found += _problems(domain, matrix, srcdir, page, docname)
+    return found
 
 
-def _read(path: Path, where: str) -> Matrix | None:
+def read_matrix(path: Path) -> tuple[Matrix | None, str]:
+    """The saved matrix, or None and what is wrong with it."""
     try:
-        return from_json(json.loads(path.read_text(encoding="utf-8")))
+        return from_json(json.loads(path.read_text(encoding="utf-8"))), ""
     except FileNotFoundError:
-        _warn(
+        return None, (
             f"no compatibility matrix at {path}: run `jaxcheck matrix SOURCEDIR --python PATH` "
-            "before building, to check the docs with another interpreter's JAX",
-            where,
+            "before building, to check the docs with another interpreter's JAX"
         )
     except (OSError, KeyError, TypeError, ValueError) as error:
-        _warn(
-            f"the compatibility matrix {path} cannot be read ({error}): "
-            "run `jaxcheck matrix` again",
-            where,
+        return None, (
+            f"the compatibility matrix {path} cannot be read ({error}): run `jaxcheck matrix` again"
         )
-    return None
 
 
-def _warn(message: str, location: str) -> None:
-    logger.warning(message, location=location, type="jaxcheck", subtype=Subtype.MATRIX.value)
+def _problems(
+    domain: JaxcheckDomain, matrix: Matrix, srcdir: Path, page: str | None, docname: str
+) -> list[Finding]:
+    """What one table (of one page's blocks, or of every block) cannot vouch for."""
+    current = {
+        (block.docname, block.label): block
+        for doc in domain.documents_with_blocks()
+        if page is None or doc == page
+        for block in domain.blocks(doc)
+    }
+    found = []
+    for row in (row for row in matrix.rows if page is None or row.document == page):
+        block = current.pop((row.document, row.name), None)
+        where = (
+            (block.path, block.body_line, docname)
+            if block
+            else (str(srcdir / row.path), row.line, docname)
+        )
+        if block is None or block_digest(block) != row.digest:
+            message = (
+                f"block {row.name!r} changed since the last `jaxcheck matrix`, which this "
+                "table shows: run it again"
+            )
+            found.append(_finding(message, *where))
+            continue
+        for version in matrix.versions:
+            if row.status_in(version) in FAILING:
+                message = (
+                    f"block {row.name!r} is {row.status_in(version)} with jax "
+                    f"{version} in the last `jaxcheck matrix`"
+                )
+                found.append(_finding(message, *where))
+    for block in current.values():
+        message = (
+            f"block {block.label!r} is not in the last `jaxcheck matrix`, which this table "
+            "shows: run it again"
+        )
+        found.append(_finding(message, block.path, block.body_line, docname))
+    return found
+
+
+def _finding(message: str, path: str, line: int, docname: str) -> Finding:
+    return Finding(Subtype.MATRIX, message, path, line, docname)
 
 
 def _row(cells: list[nodes.Node]) -> nodes.row:

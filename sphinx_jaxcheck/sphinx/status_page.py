@@ -53,10 +53,11 @@ def setup_project_table(
     app.connect("env-updated", pages_with_tables, priority=600)
 
 
-def note_table_page(directive: SphinxDirective) -> None:
-    """Remember that the directive's page holds a project table, to rewrite it every build."""
+def note_table_page(directive: SphinxDirective, table: object = True) -> None:
+    """Remember that the directive's page holds a project table (``table`` says what of it
+    there is to remember), to rewrite it every build."""
     pages = domain_of(directive.env).per_document(f"{directive.name}-pages")
-    pages.setdefault(directive.env.docname, []).append(True)
+    pages.setdefault(directive.env.docname, []).append(table)
 
 
 class StatusDirective(SphinxDirective):

@@ -515,6 +515,23 @@ def test_the_matrix_directive_shows_the_last_matrix_and_vouches_for_its_rows(
     assert (
         warned.stderr.count("[jaxcheck.matrix]") == 3
     )  # literal and pjit are stale; cpu-or-tpu changed
+    checked = jaxcheck("check", two_pages, "--format", "json")
+    assert checked.returncode == 1
+    matrix = [f for f in json.loads(checked.stdout)["findings"] if f["subtype"] == "matrix"]
+    assert sorted(f["message"].split(" ")[1] for f in matrix) == [
+        "'cpu-or-tpu'",
+        "'literal'",
+        "'pjit'",
+    ]
+
+
+def test_jaxcheck_check_reports_a_matrix_table_without_a_matrix(two_pages: Path) -> None:
+    done = jaxcheck("check", two_pages)
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = len(LIMITED.splitlines()) + 2  # the table's fence, after a blank line
+    assert f"limited.md:{line}: matrix: no compatibility matrix at " in done.stdout
+    assert "run `jaxcheck matrix SOURCEDIR --python PATH` before building" in done.stdout
+    assert "1 other problem(s)" in done.stdout
 
 
 NATIVE = """\
