@@ -4,7 +4,8 @@ troubleshooting and citations pages is what a real run prints for that case.
 ``tests/roots/test-troubleshooting`` holds one case of each warning the pages
 show (a drift, an exception, a timeout, ``:raises:`` unmet, an unknown option,
 a citation and a quote that do not hold, a name JAX lacks); it is built with
-``sphinx-build``, then checked with ``jaxcheck check`` against a wrong pin, a
+``sphinx-build`` (and, for a misspelled setting, a project of one page beside
+it), then checked with ``jaxcheck check`` against a wrong pin, a
 wrong commit, a bad setting, and from a Python without jax. The only
 difference allowed is the project's folder, left out of the paths as the pages
 print them, and that Python's path, shown as ``/home/me/venv/bin/python``.
@@ -21,7 +22,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from buildkit import WARNING, copy_root, jaxcheck, sphinx_build
+from buildkit import ROOTS, WARNING, copy_root, jaxcheck, sphinx_build
 
 REPO = Path(__file__).parents[2]
 PAGES = ("troubleshooting.md", "citations.md")
@@ -67,6 +68,20 @@ def printed(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         for m in WARNING.finditer(built.stderr)
     ]
     messages += [line for line in built.stdout.splitlines() if re.match(r"jaxcheck: \d+ ", line)]
+    # A misspelled setting, in a project of its own (it would change the summary above).
+    typo = scratch / "typo"
+    typo.mkdir()
+    (typo / "conf.py").write_text(
+        (ROOTS / "conf.py").read_text("utf-8") + 'jaxcheck_jax_verison = "0.9.0"\n', "utf-8"
+    )
+    (typo / "index.md").write_text("# Typo\n", "utf-8")
+    misspelled = sphinx_build("-b", "html", ".", "_build/html", cwd=typo)
+    assert misspelled.returncode == 1, misspelled.stderr
+    messages += [
+        f"conf.py:{m['line']}: WARNING: {m['message']} [jaxcheck.setting]"
+        for m in WARNING.finditer(misspelled.stderr)
+        if m["subtype"] == "setting" and m["path"] == str(typo / "conf.py")
+    ]
     cases = [
         ("-D", "jaxcheck_jax_version=0.9.0"),
         ("-D", "jaxcheck_jax_commit=" + "0" * 40),
