@@ -1,0 +1,116 @@
+"""Checking the docstrings of modules: ``jaxcheck check`` with ``jaxcheck_doctest_modules`` vs
+``pytest --doctest-modules``, side by side, example by example.
+
+    python benchmarks/doctest_modules.py [--modules jax.numpy,jax.lax,jax.nn,jax.random]
+
+On the installed files of the modules (as pip installed them), in one round,
+in turn: ``pytest --doctest-modules`` serially and with ``-n 2`` (JAX's
+conftest namespace and ``doctest_optionflags = NUMBER NORMALIZE_WHITESPACE``),
+then ``jaxcheck check`` cold (no cache) and warm (nothing changed), with the
+same flags and ``jaxcheck_setup``. Prints how many examples each module has,
+how many get pytest's verdict, the verdicts, and the wall times with the load
+average before and after (the machine may be shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+# The tests' pytest oracle and JAX's conftest text (tests/doctest_oracle.py, tests/corpus.py).
+sys.path.insert(0, str(REPO / "tests"))
+from corpus import JAX_CONFTEST  # type: ignore[import-not-found]  # noqa: E402
+from doctest_oracle import (  # type: ignore[import-not-found]  # noqa: E402
+    OURS_FOR,
+    agree,
+    jaxcheck_verdicts,
+    pytest_verdicts,
+)
+
+ENV = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+CONF = f"""\
+extensions = ["sphinx_jaxcheck"]
+jaxcheck_env = {ENV!r}
+jaxcheck_doctests = "check"
+jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
+jaxcheck_setup = "import jax, jax.numpy as jnp, numpy as np; from jax import lax"
+"""
+
+
+def installed(module: str) -> Path:
+    """The file or package folder of an installed module, as pytest is given it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise SystemExit(f"{module} is not installed")
+    origin = Path(spec.origin)
+    return origin.parent if origin.name == "__init__.py" else origin
+
+
+def check(docs: Path) -> tuple[float, dict[str, Any]]:
+    """Seconds ``jaxcheck check`` took, and its JSON report (exit 0 or 1: both are answers)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), **ENV}
+    command = [sys.executable, "-m", "sphinx_jaxcheck", "check", ".", "--format", "json"]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=docs, env=env, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"jaxcheck check failed ({done.returncode}):\n{done.stderr}")
+    return seconds, json.loads(done.stdout)
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options.add_argument("--modules", default="jax.numpy,jax.lax,jax.nn,jax.random")
+    args = options.parse_args()
+    modules = args.modules.split(",")
+    targets = [installed(module) for module in modules]
+    before = os.getloadavg()
+    times: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        oracle, docs = Path(scratch) / "pytest", Path(scratch) / "docs"
+        docs.mkdir()
+        (docs / "conf.py").write_text(CONF + f"jaxcheck_doctest_modules = {modules!r}\n", "utf-8")
+        (docs / "index.rst").write_text("Index\n=====\n\nThe docstrings.\n", "utf-8")
+        started = time.perf_counter()
+        theirs, errors, _ = pytest_verdicts(oracle, targets, JAX_CONFTEST, env=ENV)
+        times["pytest --doctest-modules"] = time.perf_counter() - started
+        started = time.perf_counter()
+        pytest_verdicts(oracle, targets, JAX_CONFTEST, env=ENV, workers=2)
+        times["pytest --doctest-modules -n 2"] = time.perf_counter() - started
+        times["jaxcheck check, cold"], report = check(docs)
+        times["jaxcheck check, warm"], _ = check(docs)
+    after = os.getloadavg()
+    ours = jaxcheck_verdicts(report)
+    differ = agree(ours, theirs)
+    print(
+        f"{len(theirs)} examples (pytest), {len(ours)} (jaxcheck); collection errors: "
+        f"{len(errors)}; {os.cpu_count()} CPUs; load average {before[0]:.1f} before, "
+        f"{after[0]:.1f} after\n"
+    )
+    print("| module | examples | same verdict as pytest | pytest's verdicts |")
+    print("|---|---:|---:|---|")
+    given = {(v.name, v.index): v.verdict for v in ours}
+    for module in modules:
+        mine = [v for v in theirs if v.name == module or v.name.startswith(module + ".")]
+        same = sum(1 for v in mine if given.get((v.name, v.index)) in OURS_FOR[v.verdict])
+        counted = ", ".join(f"{n} {k}" for k, n in sorted(Counter(v.verdict for v in mine).items()))
+        print(f"| {module} | {len(mine)} | {same} | {counted} |")
+    print("\n| run | seconds |\n|---|---:|")
+    for name, seconds in times.items():
+        print(f"| {name} | {seconds:.1f} |")
+    for line in differ[:20]:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
