@@ -10,6 +10,7 @@ session of their block) in the same order, so the two compare one to one.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -199,6 +200,18 @@ def prompt_at(path: str, line: int | None) -> str | None:
     return text[3:].strip() if text.startswith(">>>") else None
 
 
+def reads_as(written: str | None, wanted: str) -> bool:
+    """Whether a file's text is ``wanted`` as written or as a plain string literal reads it
+    (``\\\\n`` in the file is ``\\n`` in the docstring)."""
+    if written is None:
+        return False
+    try:
+        read = ast.literal_eval(f'"""{written} """')[:-1]
+    except (SyntaxError, ValueError):
+        read = written
+    return wanted in (written, read)
+
+
 def misplaced(
     ours: Iterable[Verdict], theirs: Iterable[Verdict], unplaced: Set[str] = frozenset()
 ) -> tuple[list[str], int]:
@@ -216,9 +229,10 @@ def misplaced(
         ours_here = mine.get((v.name, v.index))
         if ours_here is None:
             continue
-        if v.name not in unplaced and prompt_at(ours_here.path, ours_here.line) != wanted:
+        at = prompt_at(ours_here.path, ours_here.line)
+        if v.name not in unplaced and not reads_as(at, wanted):
             problems.append(f"{v.name}[{v.index}] at {ours_here.path}:{ours_here.line}: {wanted!r}")
-        if prompt_at(v.path, v.line) == wanted:
+        if reads_as(prompt_at(v.path, v.line), wanted):
             right += 1
             if (os.path.realpath(v.path), v.line) != (
                 os.path.realpath(ours_here.path),

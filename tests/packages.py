@@ -119,6 +119,17 @@ def uses():
     >>> y
     5
     """
+
+
+def counts():
+    """Counts in a loop ended by a bare prompt, which is a line of its example.
+
+    >>> for i in range(2):
+    ...     print(i)
+    ...
+    0
+    1
+    """
 ''',
     "exported.py": '''\
 """A class that says it lives elsewhere."""

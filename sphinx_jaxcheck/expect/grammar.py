@@ -366,7 +366,7 @@ def parse_doctest(
     expectations: list[Expectation] = []
     examples: list[Example] = []
     for example in parsed:
-        source_lines = _source_lines(body, example.lineno)
+        source_lines = prompt_span(body, example.lineno)
         want_lines = [
             "" if line.strip() == "<BLANKLINE>" else line
             # Only newlines end lines: str.splitlines would also split at \f or \x1c.
@@ -402,7 +402,7 @@ def parse_doctest(
     return expectations, tuple(examples)
 
 
-def _source_lines(body: Sequence[str], prompt: int) -> int:
+def prompt_span(body: Sequence[str], prompt: int) -> int:
     """How many body lines the example whose ``>>>`` is at ``prompt`` spans.
 
     Counted on the lines as doctest reads them, not from the parsed source: a

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..model import Block, BlockOptions, Subtype
 from .conditions import limits_from_comments
-from .grammar import parse_body
+from .grammar import parse_body, prompt_span
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def _parse_leniently(text: str) -> list[str | doctest.Example]:
 def _region(lines: Sequence[str], group: Sequence[doctest.Example]) -> Region:
     start = group[0].lineno
     last = group[-1]
-    stop = last.lineno + last.source.count("\n") + last.want.count("\n")
+    stop = last.lineno + prompt_span(lines, last.lineno) + last.want.count("\n")
     stop = min(max(stop, start + 1), len(lines))
     chunk = [line.rstrip("\r") for line in lines[start:stop]]
     indent = min(len(line) - len(line.lstrip()) for line in chunk if line.strip())
