@@ -41,10 +41,26 @@ from .dependencies import (
     resolve,
 )
 
+
+class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
+    """Loads a project module from its source, never from ``__pycache__``.
+
+    Python trusts a cached ``.pyc`` whose recorded size and mtime (in whole
+    seconds) match the source's, so a link retargeted to a file of the same
+    size written in the same second, or a same-size edit within a second,
+    would run the old code while the recorder digests the new text.
+    """
+
+    def get_code(self, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
 # The loaders whose every input is the file they load. Any other loader of a module of the
 # project (an import hook that compiles or rewrites code) may read what the cache cannot see.
 FILE_LOADERS = (
     importlib.machinery.SourceFileLoader,
+    SourceOnlyLoader,
     importlib.machinery.SourcelessFileLoader,
     importlib.machinery.ExtensionFileLoader,
     zipimport.zipimporter,
@@ -122,6 +138,8 @@ class Recorder:
     def _wrap(self, find_spec: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(fullname: str, path: Iterable[Any] | None = None, target: Any = None) -> Any:
             spec = find_spec(fullname, path, target)
+            if self._own_source(spec):
+                spec.loader = SourceOnlyLoader(fullname, spec.origin)
             if not getattr(self.busy, "on", False):
                 self._guarded(lambda: self._looked_up(fullname, path, spec))
             return spec
@@ -186,6 +204,14 @@ class Recorder:
         self.lookups[Lookup(fullname, searched, found)] = None
         if found is not None and not found.startswith(NAMESPACE):
             self.use(found)
+
+    def _own_source(self, spec: Any) -> bool:
+        """Whether ``spec`` loads a project module from its source file."""
+        return (
+            spec is not None
+            and type(spec.loader) is importlib.machinery.SourceFileLoader
+            and not os.path.realpath(spec.origin).startswith(self.installed)
+        )
 
     def _own(self, entry: str) -> bool:
         if entry not in self.own_entries:

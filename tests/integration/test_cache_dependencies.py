@@ -10,7 +10,9 @@ reports the drift, as ``--no-cache`` would.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import py_compile
 import subprocess
 import sys
 import time
@@ -103,6 +105,25 @@ def zipped(archive: Path, name: str, text: str) -> None:
     """Write ``archive`` afresh, holding one module."""
     with zipfile.ZipFile(archive, "w") as out:
         out.writestr(name, text)
+
+
+def test_a_cached_pyc_matching_the_new_targets_size_and_time_is_not_run(tmp_path: Path) -> None:
+    """Python trusts a ``__pycache__`` file by its source's size and mtime: a link retargeted
+    to a file of the same size and time still runs the new file's code, not the old one's."""
+    root = write_project(tmp_path / "docs", {"page.md": printing("helper", "one")}, conf=CACHED)
+    variants = root / "variants"
+    variants.mkdir()
+    for name in ("one", "two"):
+        (variants / f"{name}.py").write_text(f"NAME = {name!r}\n")
+    old = (variants / "one.py").stat()
+    os.utime(variants / "two.py", ns=(old.st_atime_ns, old.st_mtime_ns))
+    (root / "helper.py").symlink_to("variants/one.py")
+    helper = str(root / "helper.py")
+    py_compile.compile(helper, cfile=importlib.util.cache_from_source(helper), doraise=True)
+    assert_verified(build(root, fresh=True))
+    (root / "helper.py").unlink()
+    (root / "helper.py").symlink_to("variants/two.py")
+    both_builds_drift(root, "two")
 
 
 def test_rewriting_an_archive_on_the_path_runs_its_blocks_again(tmp_path: Path) -> None:
