@@ -279,14 +279,13 @@ def _optional_path(what: str, example: str) -> Cleaner:
 
 
 # Shares of jaxcheck_cache_max_mb. A compiled program (a few KB) is about ten
-# times an outcome (a few hundred bytes). The last 3% is room for what JAX keeps
-# beside each program and its own limit does not count (an 8-byte access time).
-COMPILED_SHARE = 0.72
+# times an outcome (a few hundred bytes).
+COMPILED_SHARE = 0.75
 RESULTS_SHARE = 0.25
 
 
 def compiled_share(max_bytes: int) -> int:
-    """The bytes JAX may keep in ``xla/`` under a cache limit of ``max_bytes``."""
+    """The bytes ``xla/`` may keep after a build under a cache limit of ``max_bytes``."""
     return int(max_bytes * COMPILED_SHARE)
 
 
@@ -339,7 +338,7 @@ class Settings:
         512,
         f"most disk space the cache folder may take, in MB: {RESULTS_SHARE:.0%} for session "
         f"results (pruned after every build), {COMPILED_SHARE:.0%} for compiled programs "
-        "(JAX's own limit, where the workers can import filelock)",
+        "(emptied after a build that leaves more)",
         _number(float, example="512"),
     )
     cache_dir: str | None = _value(

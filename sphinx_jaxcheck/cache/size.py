@@ -2,13 +2,14 @@
 
 One folder holds both caches: session outcomes (``<key>.json``) and, in
 ``xla/``, JAX's persistent compilation cache that the workers share. Both only
-grow as blocks change, so the limit is split between them. JAX keeps the
-compiled programs under :func:`~sphinx_jaxcheck.config.compiled_share` of it itself
-(``jax_compilation_cache_max_size``: storing a program removes its least
-recently used ones), so nothing here reads that folder's layout, only its
-size. After every build the outcomes are pruned to :func:`~sphinx_jaxcheck.config.results_share`,
-least recently used first (an outcome is marked used when a build reads it);
-temporary files that an interrupted write left behind go too.
+grow as blocks change, so the limit is split between them. After every build
+the outcomes are pruned to :func:`~sphinx_jaxcheck.config.results_share`, least
+recently used first (an outcome is marked used when a build reads it), with the
+temporary files that an interrupted write left behind; ``xla/`` is emptied when
+it holds more than :func:`~sphinx_jaxcheck.config.compiled_share`. Nothing here
+reads that folder's layout, only its size: JAX refills it with what it compiles
+again. (JAX's own limit, ``jax_compilation_cache_max_size``, rescans the folder
+each time it stores a program, which is quadratic in the programs stored.)
 """
 
 from __future__ import annotations
@@ -25,25 +26,14 @@ from ..model import DURATIONS_FILE
 XLA_FOLDER = "xla"
 # What the workers' interpreters answered, kept while nothing they depend on changed.
 INTERPRETERS_FOLDER = "interpreters"
-# Ours, in xla/: the programs there were all stored under JAX's limit.
-_BOUNDED_MARK = ".jaxcheck-bounded"
 # A write in progress is younger than this; an older temporary file is debris.
 STALE_TEMPORARY_SECONDS = 3600.0
 
 
 def compiled_folder(directory: str | os.PathLike[str]) -> str:
-    """``xla/`` in the cache folder, for workers whose JAX keeps it under its limit.
-
-    A folder filled without the limit (by an earlier sphinx-jaxcheck) is emptied
-    once: JAX's eviction reads an access-time file beside each program, which
-    JAX writes only under a limit, and jax 0.10.2 stores no new program at all
-    while one is missing.
-    """
+    """``xla/`` in the cache folder, where the workers' JAX keeps what it compiles."""
     folder = Path(directory) / XLA_FOLDER
-    if not (folder / _BOUNDED_MARK).is_file():
-        shutil.rmtree(folder, ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / _BOUNDED_MARK).touch()
+    folder.mkdir(parents=True, exist_ok=True)
     return str(folder)
 
 
@@ -116,13 +106,20 @@ class Pruned:
     removed: int
     freed: int
     left: int  # bytes the outcomes still take
+    emptied: int = 0  # bytes of compiled programs removed (0: xla/ was kept)
 
 
-def prune(directory: str | os.PathLike[str], max_bytes: int, *, now: float | None = None) -> Pruned:
+def prune(
+    directory: str | os.PathLike[str],
+    max_bytes: int,
+    compiled_max_bytes: int | None = None,
+    *,
+    now: float | None = None,
+) -> Pruned:
     """Delete leftover temporary files, then least recently used outcomes until they take at
-    most ``max_bytes``.
+    most ``max_bytes``; empty ``xla/`` if it holds more than ``compiled_max_bytes``.
 
-    ``xla/`` is left alone: JAX keeps it under its own limit.
+    The ``xla/`` folder itself stays: another build's workers may be storing programs in it.
     """
     found = usage(directory)
     now = time.time() if now is None else now
@@ -140,7 +137,16 @@ def prune(directory: str | os.PathLike[str], max_bytes: int, *, now: float | Non
             item.path.unlink()
         removed += 1
         freed += item.size
-    return Pruned(removed, freed, total)
+    emptied = 0
+    if compiled_max_bytes is not None and found.compiled > compiled_max_bytes:
+        emptied = found.compiled
+        with contextlib.suppress(OSError):
+            for path in (found.directory / XLA_FOLDER).iterdir():
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+    return Pruned(removed, freed, total, emptied)
 
 
 def clear(directory: str | os.PathLike[str]) -> int:

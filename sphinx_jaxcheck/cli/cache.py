@@ -71,12 +71,13 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "clear":
         print(f"jaxcheck: cleared {directory}: {human_size(clear(directory))} freed")
     elif args.action == "prune":
-        pruned = prune(directory, results_share(cap))
+        pruned = prune(directory, results_share(cap), compiled_share(cap))
+        kept = "emptied" if pruned.emptied else "kept"
         print(
             f"jaxcheck: pruned the session outcomes in {directory} to their share of "
             f"{human_size(results_share(cap))} (jaxcheck_cache_max_mb): {pruned.removed} item(s) "
             f"removed, {human_size(pruned.freed)} freed, {human_size(pruned.left)} left; "
-            "JAX keeps the compiled programs under their own share"
+            f"compiled programs {kept} (their share: {human_size(compiled_share(cap))})"
         )
     else:
         found = usage(directory)
@@ -88,8 +89,7 @@ def run(args: argparse.Namespace) -> int:
         )
         print(
             f"compiled programs: {human_size(found.compiled)} in {XLA_FOLDER}/ of at most "
-            f"{human_size(cap - results_share(cap))} (JAX keeps the programs under "
-            f"{human_size(compiled_share(cap))})"
+            f"{human_size(compiled_share(cap))} (emptied after a build that leaves more)"
         )
         if found.count("temporary"):
             print(

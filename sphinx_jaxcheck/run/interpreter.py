@@ -35,12 +35,8 @@ from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
 from ..errors import InterpreterError
 from ..version import __version__
 
-# filelock: JAX keeps a limit on its compilation cache only where it can import it.
-TRACKED_PACKAGES = ("jax", "jaxlib", "numpy", "filelock")
+TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
 OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
-# From this release on, JAX's limit counts only its own files in the cache folder
-# (0.4.30 removes any file there by modification time, other releases' too).
-FIRST_JAX_KEEPING_ITS_OWN_FILES = "0.4.31"
 # How long an interpreter may take to answer. Tests set JAXCHECK_PROBE_SECONDS to try a hanging
 # one in seconds; users have no reason to (a working Python answers in well under a second).
 PROBE_SECONDS = 120.0
@@ -89,20 +85,6 @@ class Interpreter:
     def jax_version(self) -> str | None:
         """Its jax version, or None when it has no jax."""
         return self.version("jax")
-
-    @property
-    def keeps_compilation_cache_limit(self) -> bool:
-        """Whether its JAX can keep its compilation cache under a limit in a folder shared by
-        releases.
-
-        JAX's eviction (``jax_compilation_cache_max_size``) needs ``filelock``.
-        """
-        if self.version("filelock") is None or self.jax_version is None:
-            return False
-        try:
-            return Version(self.jax_version) >= Version(FIRST_JAX_KEEPING_ITS_OWN_FILES)
-        except InvalidVersion:
-            return False
 
     def installed(self) -> Installed:
         """Its jax as the pin check sees it: version, recorded commit, source folder."""

@@ -24,7 +24,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any, TypeVar
 
-from ..config import Settings, compiled_share
+from ..config import Settings
 from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from ..worker.dependencies import Dependencies, dependencies_from_wire
@@ -104,8 +104,6 @@ class WorkerSettings:
     # Where workers share compiled XLA programs (JAX's persistent compilation
     # cache); None: a temporary folder for one run.
     xla_cache_dir: str | None = None
-    # The bytes JAX may keep there (its own limit); None: no limit.
-    xla_cache_max_size: int | None = None
     # Names (``*`` ends a prefix) passed on from the Sphinx process besides INHERITED.
     passthrough: tuple[str, ...] = ()
 
@@ -123,8 +121,9 @@ class WorkerSettings:
             env["JAX_COMPILATION_CACHE_DIR"] = self.xla_cache_dir
             env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
             env["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
-            if self.xla_cache_max_size is not None:
-                env["JAX_COMPILATION_CACHE_MAX_SIZE"] = str(self.xla_cache_max_size)
+            # Without JAX's own size limit, which rescans the whole folder on every store
+            # and locks it on every load: quadratic in the programs stored (a cold check
+            # of jax.numpy's docstrings took twice as long). cache.size bounds the folder.
         env["JAXCHECK_OUTPUT_LIMIT"] = str(self.output_limit)
         if self.memory_limit:
             env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
@@ -161,15 +160,12 @@ class WorkerSettings:
 def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
     """How to start workers, from the configuration."""
     memory = settings.memory_limit_mb * 1024 * 1024 if settings.memory_limit_mb else None
-    # The cache folder's share of jaxcheck_cache_max_mb (a build's temporary folder goes with it).
-    compiled = compiled_share(int(settings.cache_max_mb * 1024 * 1024)) if xla_cache_dir else None
     return WorkerSettings(
         env=settings.env,
         workers=settings.workers,
         output_limit=int(settings.output_limit_mb * 1024 * 1024),
         memory_limit=memory,
         xla_cache_dir=xla_cache_dir,
-        xla_cache_max_size=compiled,
         python=settings.python or sys.executable,
         passthrough=settings.env_passthrough,
     )

@@ -157,13 +157,11 @@ def test_each_build_asks_the_workers_interpreter_once(
     assert "-m" in started  # the workers ran there, in the first check
 
 
-def test_without_filelock_there_compiled_programs_are_kept_for_the_build_only(
+def test_another_jax_keeps_its_compiled_programs_in_the_cache_folder_without_a_limit_of_its_own(
     older_python: Path, tmp_path: Path
 ) -> None:
-    """JAX's own limit needs filelock (given one without it, JAX refuses its cache): no limit,
-    and no programs in the project's cache folder, which would grow without one."""
-    has_filelock = subprocess.run([str(older_python), "-c", "import filelock"], check=False)
-    assert has_filelock.returncode != 0, "the jax 0.4.35 environment must not have filelock"
+    """jax 0.4.35, without filelock: JAX gets no size limit (jaxcheck bounds the folder after
+    the build), and its programs are kept for the next build."""
     page = (
         "# Limit\n\n```{jaxcheck}\nimport os\nimport jax\n"
         'print(os.environ.get("JAX_COMPILATION_CACHE_MAX_SIZE"))\n'
@@ -173,8 +171,7 @@ def test_without_filelock_there_compiled_programs_are_kept_for_the_build_only(
     (tmp_path / "index.md").write_text(page)
     done = jaxcheck("check", tmp_path, "--python", older_python)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / ".jaxcheck_cache").is_dir()
-    assert not (tmp_path / ".jaxcheck_cache" / "xla").exists()
+    assert any((tmp_path / ".jaxcheck_cache" / "xla").iterdir())
 
 
 def _bare_venv(where: Path) -> Path:

@@ -22,29 +22,22 @@ def test_workers_share_the_cores_unless_the_user_set_xla_flags(
     assert WorkerSettings(workers=2).process_env()["XLA_FLAGS"] == "--xla_dump_to=/tmp/nowhere"
 
 
-def test_jax_gets_its_limit_with_our_folder_only_and_never_in_the_cache_key(
+def test_jax_gets_our_folder_without_a_limit_of_its_own_and_never_in_the_cache_key(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """JAX's limit rescans the folder on every store: the folder is bounded after the build."""
     for name in ("JAX_COMPILATION_CACHE_DIR", "JAX_COMPILATION_CACHE_MAX_SIZE"):
         monkeypatch.delenv(name, raising=False)
-    ours = WorkerSettings(xla_cache_dir="/cache/xla", xla_cache_max_size=1000)
-    env = ours.process_env()
-    assert (env["JAX_COMPILATION_CACHE_DIR"], env["JAX_COMPILATION_CACHE_MAX_SIZE"]) == (
-        "/cache/xla",
-        "1000",
-    )
-    assert "JAX_COMPILATION_CACHE_MAX_SIZE" not in ours.outcome_env()  # no outcome changes
-    assert (
-        "JAX_COMPILATION_CACHE_MAX_SIZE"
-        not in WorkerSettings(xla_cache_dir="/tmp/build").process_env()
-    )
+    env = WorkerSettings(xla_cache_dir="/cache/xla").process_env()
+    assert env["JAX_COMPILATION_CACHE_DIR"] == "/cache/xla"
+    assert env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == "0"
+    assert "JAX_COMPILATION_CACHE_MAX_SIZE" not in env
+    assert "JAX_COMPILATION_CACHE_DIR" not in WorkerSettings().outcome_env()  # no outcome changes
     # Any of JAX's cache variables set by the user: the whole cache is theirs.
     theirs = WorkerSettings(
-        env={"JAX_COMPILATION_CACHE_MAX_SIZE": "-1"},
-        xla_cache_dir="/cache/xla",
-        xla_cache_max_size=1000,
+        env={"JAX_COMPILATION_CACHE_MAX_SIZE": "1000"}, xla_cache_dir="/cache/xla"
     ).process_env()
-    assert theirs["JAX_COMPILATION_CACHE_MAX_SIZE"] == "-1"
+    assert theirs["JAX_COMPILATION_CACHE_MAX_SIZE"] == "1000"
     assert "JAX_COMPILATION_CACHE_DIR" not in theirs
 
 

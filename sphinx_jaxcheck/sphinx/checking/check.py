@@ -14,7 +14,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ...cache.size import human_size, prune
-from ...config import results_share
+from ...config import compiled_share, results_share
 from ...model import Block
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, describe_plan
@@ -80,17 +80,28 @@ def _run(app: Sphinx, documents: dict[str, list[Block]], workers: Workers) -> No
 
 
 def _bound_cache(app: Sphinx) -> None:
-    """Prune the session outcomes to their share of the limit, least recently used first."""
+    """Prune the session outcomes to their share of the limit, least recently used first;
+    empty the compiled programs if they outgrew theirs."""
     settings = settings_of(app.config)
-    limit = results_share(int(settings.cache_max_mb * 1024 * 1024))
-    pruned = prune(cache_directory(app.confdir, settings), limit)
+    cap = int(settings.cache_max_mb * 1024 * 1024)
+    directory = cache_directory(app.confdir, settings)
+    pruned = prune(directory, results_share(cap), compiled_share(cap))
     if pruned.removed:
         logger.info(
             (
                 "jaxcheck: session outcomes over their share of jaxcheck_cache_max_mb (%s): "
                 "removed %d least recently used item(s), %s"
             ),
-            human_size(limit),
+            human_size(results_share(cap)),
             pruned.removed,
             human_size(pruned.freed),
+        )
+    if pruned.emptied:
+        logger.info(
+            (
+                "jaxcheck: compiled programs over their share of jaxcheck_cache_max_mb (%s): "
+                "emptied xla/, %s; JAX compiles them again when blocks run"
+            ),
+            human_size(compiled_share(cap)),
+            human_size(pruned.emptied),
         )

@@ -17,7 +17,6 @@ from sphinx.environment import BuildEnvironment
 from ...cache.outcomes import OutcomeCache
 from ...cache.size import compiled_folder
 from ...run.pool import Workers, worker_settings
-from ..interpreter import interpreter_of
 from ..settings import cache_directory, settings_of
 from .read_only import is_read_only
 
@@ -34,10 +33,8 @@ def setup_workers(app: Sphinx) -> None:
 def workers_of(app: Sphinx) -> Workers:
     """The workers of a build, as configured (not started yet)."""
     settings = settings_of(app.config)
-    # Compiled XLA programs are kept beside the outcomes, under JAX's own limit. Where
-    # JAX cannot keep one (and without the cache), they are kept for this build only.
-    keeps = settings.cache and interpreter_of(app.config).keeps_compilation_cache_limit
-    xla = compiled_folder(cache_directory(app.confdir, settings)) if keeps else None
+    # Compiled XLA programs are kept beside the outcomes; without the cache, for this build only.
+    xla = compiled_folder(cache_directory(app.confdir, settings)) if settings.cache else None
     return Workers(worker_settings(settings, xla))
 
 
