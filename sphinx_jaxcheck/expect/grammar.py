@@ -122,10 +122,12 @@ def _parse_python(
         with warnings.catch_warnings():
             # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
             warnings.simplefilter("ignore")
-            tree = ast.parse(code)
+            # The syntax tree is only read for inline prints; building it costs twice
+            # the compiling, which parses the same way and raises the same errors.
+            tree = ast.parse(code) if _has_comment_after_code(body, comments) else None
             # The compiler finds what the parser lets through: `return`, `yield`
             # or `await` outside a function, `break` outside a loop, ...
-            compile(tree, "<block>", "exec", dont_inherit=True)
+            compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
     except SyntaxError as err:
         # A body that fails to compile has a line (an empty one compiles): clamp into it.
         line = min(max(err.lineno or 1, 1), len(body))
@@ -135,7 +137,7 @@ def _parse_python(
         ) from None
     start = _trailing_start(body, comments)
     expectations, examples = _split_trailing(body, start, flags)
-    inline = _inline_prints(tree, comments)
+    inline = () if tree is None else _inline_prints(tree, comments)
     code_lines = [line for line in body[:start] if line.strip()]
     if not any(not line.lstrip().startswith("#") for line in code_lines) and not examples:
         if not body or not any(line.strip() for line in body):
@@ -158,6 +160,12 @@ def _parse_python(
         )
     expectations.sort(key=lambda e: (e.first, e.statement_line))
     return expectations, examples, inline
+
+
+def _has_comment_after_code(body: Sequence[str], comments: dict[int, tuple[int, str]]) -> bool:
+    """Whether a comment follows code on its line: only there can a statement end (a line
+    holding nothing but a comment has no token a statement could end with)."""
+    return any(body[line - 1][:column].strip() for line, (column, _) in comments.items())
 
 
 def _comment_tokens(code: str) -> dict[int, tuple[int, str]]:

@@ -290,3 +290,32 @@ def test_a_directive_on_any_line_of_a_commented_statement_counts() -> None:
     body = ("x = [1]", "# >>> for i in x:", "# ...     print(i)  # doctest: +SKIP", "# ...", "# 1")
     (_, loop) = parse_body(body).expectations
     assert loop.skip and loop.source == "for i in x:\n    print(i)  # doctest: +SKIP\n\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        ("x = 1", "print(x)", "# 1"),
+        ("x = 1", "    # indented note", "print(x)  # 1"),
+        ("def f():", "    return 1  # not a print", "print(f())", "# 1"),
+        (
+            "print(1,",
+            "      2)  # 1 2",
+        ),
+        ('s = """a', "# inside", '"""  # after', "print(s)"),
+        ("return 1",),
+        ("for x in y:", "    pass", "break"),
+        ("x = (1,", "# c", ")", "print(x)", "# (1,)"),
+        ("x = 1 +", "# 2"),
+        ("# only", "# comments"),
+        ("import jax", "", "# >>> print(1)", "# 1"),
+        ("print('#')  # #", "print(1); print(2)  # 2"),
+    ],
+)
+def test_a_body_reads_the_same_whether_or_not_its_syntax_tree_is_built(
+    body: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without a comment after code on its line, no tree is built: only compiled.
+    fast = parse_body(body, doctest_flags=doctest.ELLIPSIS)
+    monkeypatch.setattr("sphinx_jaxcheck.expect.grammar._has_comment_after_code", lambda *_: True)
+    assert parse_body(body, doctest_flags=doctest.ELLIPSIS) == fast
