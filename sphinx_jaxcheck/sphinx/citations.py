@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import textwrap
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -18,12 +18,16 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from ..cite.citation import Citation, check_citation, source_lines, split_title
 from ..model import Subtype
 from ..report.findings import Finding
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
+
+if TYPE_CHECKING:
+    from ..cite.citation import Citation
+
+# ..cite.citation is imported where a citation is checked: pages without one never need it.
 
 
 def setup_citations(app: Sphinx) -> None:
@@ -52,6 +56,8 @@ def check_and_record(
     quote that is no longer in the source is drift. Cards and other features
     call this too.
     """
+    from ..cite.citation import check_citation
+
     docname = env.docname
     where = path or str(env.doc2path(docname))
     citation = check_citation(target, pin_of(env.config), quote, source_index_of(env.config))
@@ -97,6 +103,8 @@ class JaxSourceRole(SphinxRole):
     """``:jaxsrc:`loops.py::_check_carry_type``` or ``:jaxsrc:`the check <target>```."""
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        from ..cite.citation import split_title
+
         title, target = split_title(self.text)
         path, line = self.get_source_info()
         line = own_line(self.env, path, line, self.rawtext)
@@ -109,6 +117,8 @@ class JaxQuoteRole(SphinxRole):
     """``:jaxquote:`quoted text <target>```: the quote must occur in the target."""
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        from ..cite.citation import Citation, split_title
+
         quote, target = split_title(self.text)
         path, line = self.get_source_info()
         line = own_line(self.env, path, line, self.rawtext)
@@ -164,6 +174,8 @@ class JaxcheckQuoteDirective(SphinxDirective):
     }
 
     def run(self) -> list[nodes.Node]:
+        from ..cite.citation import source_lines
+
         target = self.arguments[0]
         if "symbol" in self.options:
             target = f"{target}::{self.options['symbol'].strip()}"

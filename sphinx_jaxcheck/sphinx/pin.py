@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..cite.jax_source import SourceIndex, index_for
 from ..cite.pin import Installed, Pin, resolve_pin
 from ..errors import PinMismatchError
 from .interpreter import interpreter_of
 from .settings import settings_of, stop
+
+if TYPE_CHECKING:
+    from ..cite.jax_source import SourceIndex
 
 
 def setup_pin(app: Sphinx) -> None:
@@ -43,6 +46,8 @@ def pin_of(config: Config) -> Pin:
 
 def source_index_of(config: Config) -> SourceIndex | None:
     """The source of the workers' jax, which citations are checked against (None: no jax)."""
+    from ..cite.jax_source import index_for  # only where something is cited
+
     root = interpreter_of(config).jax_root
     return index_for(Path(root)) if root else None
 

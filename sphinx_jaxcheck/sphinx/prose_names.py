@@ -11,6 +11,7 @@ lacks (a removed or renamed API); it is checked the other way round.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from docutils import nodes
 from sphinx import addnodes
@@ -19,14 +20,17 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxRole
 
-from ..cite.jax_source import SourceIndex
-from ..cite.names import check_name, dotted_name
 from ..model import Subtype
 from ..report.findings import Finding
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
 from .settings import settings_of, stop
+
+if TYPE_CHECKING:
+    from ..cite.jax_source import SourceIndex
+
+# ..cite.names is imported where a name is checked: with the check off, never.
 
 # Inline code inside these is not a claim of its own: citations check theirs.
 _NOT_PROSE = (
@@ -67,6 +71,8 @@ def _index(config: Config) -> SourceIndex:
 def _check_document(app: Sphinx, doctree: nodes.document) -> None:
     if not settings_of(app.config).check_names:
         return
+    from ..cite.names import check_name
+
     for literal in list(doctree.findall(nodes.literal)):
         name = _name_of(literal)
         if name is None or not _is_prose(literal):
@@ -79,6 +85,8 @@ def _check_document(app: Sphinx, doctree: nodes.document) -> None:
 
 def _name_of(literal: nodes.literal) -> str | None:
     """The ``jax.`` name of a literal: its text, or the target of a Python cross-reference."""
+    from ..cite.names import dotted_name
+
     parent = literal.parent
     if isinstance(parent, addnodes.pending_xref) and parent.get("refdomain") == "py":
         return dotted_name(parent.get("reftarget", ""))
@@ -134,6 +142,8 @@ class JaxRemovedRole(SphinxRole):
     """
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        from ..cite.names import check_name, dotted_name
+
         text = self.text.strip()
         literal = nodes.literal(self.rawtext, text, classes=[REMOVED_CLASS])
         name = dotted_name(text)

@@ -23,7 +23,6 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import SEP
 
-from ..cite.citation import split_title
 from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .domain import domain_of
@@ -167,6 +166,8 @@ class QACardDirective(SphinxDirective):
         return cites, content, offset
 
     def _sources(self, written: str) -> jaxcheck_qa_sources | None:
+        from ..cite.citation import split_title  # only on pages with cards
+
         if not written.strip():
             return None
         path, _ = self.get_source_info()

@@ -24,7 +24,6 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import FiletypeNotFoundError
 from sphinx.util import get_filetype, logging
 
-from ..expect.prescan import Prescan
 from .domain import domain_of
 from .read_digests import text_digest
 from .settings import settings_of
@@ -52,6 +51,8 @@ def _leave_unparsed(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> 
         return
     if _text_may_change(app):
         return
+    from ..expect.prescan import Prescan  # the jaxcheck builder's only
+
     scan = Prescan(
         check_names=settings_of(app.config).check_names,
         substitutions=bool(getattr(app.config, "myst_substitutions", None)),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -13,7 +14,6 @@ from sphinx.util import logging
 from ...cache.outcomes import OutcomeCache
 from ...errors import JaxUnavailableError, WorkerStartError
 from ...model import Block, Problem, Status, Subtype, Verdict
-from ...rewrite.update import Rerun
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, check_documents
 from ...worker.dependencies import Dependencies
@@ -22,6 +22,9 @@ from ..interpreter import fingerprint, runtime_of
 from ..settings import cache_directory, settings_of, stop
 from .shards import remember_durations, shard_selector
 from .workers import workers_of
+
+if TYPE_CHECKING:
+    from ...rewrite.update import Rerun
 
 logger = logging.getLogger(__name__)
 

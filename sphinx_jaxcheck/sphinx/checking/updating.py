@@ -12,7 +12,6 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from ...model import Subtype
-from ...rewrite.update import describe, update_sources
 from ..domain import JaxcheckDomain, domain_of
 from ..settings import settings_of
 from .check import CHECK_PRIORITY
@@ -40,6 +39,8 @@ def _update(app: Sphinx, env: BuildEnvironment) -> list[str]:
 
 def _rewrite(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]:
     """Rewrite stale expectations now; report what could not be."""
+    from ...rewrite.update import describe, update_sources  # only when updating: costly
+
     report = update_sources(
         domain.checked_blocks(),
         rerun=second_run(app),
