@@ -71,6 +71,9 @@ def save_durations(directory: str | os.PathLike[str], durations: Mapping[str, fl
     folder.mkdir(parents=True, exist_ok=True)
     merged = {**load_durations(folder), **durations}
     lines = "".join(f"{name}\t{seconds:.3f}\n" for name, seconds in sorted(merged.items()))
+    with contextlib.suppress(OSError, ValueError):
+        if (folder / DURATIONS_FILE).read_text("utf-8") == lines:
+            return  # as remembered (every session from the cache): no write, no sync
     replace_file(folder / DURATIONS_FILE, lines.encode("utf-8"))
 
 

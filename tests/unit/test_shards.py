@@ -42,6 +42,15 @@ def test_durations_are_remembered_atomically_and_merged(tmp_path: Path) -> None:
     assert load_durations(tmp_path) == {}
 
 
+def test_durations_as_remembered_are_not_written_again(tmp_path: Path) -> None:
+    save_durations(tmp_path, {"a": 1.0, "b": 2.0})
+    before = (tmp_path / "durations.tsv").stat().st_ino
+    save_durations(tmp_path, {"b": 2.0})  # a fully cached build: the durations it knew
+    assert (tmp_path / "durations.tsv").stat().st_ino == before
+    save_durations(tmp_path, {"b": 3.0})  # a new file replaces the old one
+    assert load_durations(tmp_path) == {"a": 1.0, "b": 3.0}
+
+
 @pytest.mark.parametrize("text", ["0/3", "4/3", "1", "a/b", "1/0", ""])
 def test_bad_shards_are_refused_with_the_expected_form(text: str) -> None:
     with pytest.raises(ShardError, match="K"):
