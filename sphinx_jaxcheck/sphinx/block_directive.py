@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import doctest
 import os
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from docutils import nodes
@@ -39,13 +40,14 @@ def _is_myst(directive: SphinxDirective) -> bool:
     return isinstance(directive.state_machine, MockStateMachine)
 
 
-def _real_path(source: str | None, document: os.PathLike[str] | str) -> str:
-    """An absolute path for a docutils source name (``include`` may leave it relative)."""
-    if not source:
-        return os.path.abspath(document)
-    if os.path.isabs(source):
+def _real_path(source: str | None, document: Callable[[], os.PathLike[str] | str]) -> str:
+    """An absolute path for a docutils source name (``include`` may leave it relative);
+    ``document`` gives the document's file, asked only when needed."""
+    if source and os.path.isabs(source):
         return source
-    beside = os.path.join(os.path.dirname(os.path.abspath(document)), source)
+    if not source:
+        return os.path.abspath(document())
+    beside = os.path.join(os.path.dirname(os.path.abspath(document())), source)
     return beside if os.path.exists(beside) else os.path.abspath(source)
 
 
@@ -133,18 +135,20 @@ class JaxcheckDirective(SphinxDirective):
     def _body_location(self) -> tuple[str, int]:
         """The real file and the 1-based line of the first body line."""
         source, _ = self.get_source_info()
+
+        def document() -> os.PathLike[str] | str:
+            return self.env.doc2path(self.env.docname)
+
         if _is_myst(self):
             # MyST: content_offset counts from the line after the opening fence.
-            return _real_path(
-                source, self.env.doc2path(self.env.docname)
-            ), self.lineno + 1 + self.content_offset
+            return _real_path(source, document), self.lineno + 1 + self.content_offset
         if self.content:
             # reStructuredText: every content line knows its file and 0-based
             # offset, also inside an ``include``d file.
             item_source, offset = self.content.info(0)
             if item_source and offset is not None:
-                return _real_path(item_source, self.env.doc2path(self.env.docname)), offset + 1
-        return _real_path(source, self.env.doc2path(self.env.docname)), self.content_offset + 1
+                return _real_path(item_source, document), offset + 1
+        return _real_path(source, document), self.content_offset + 1
 
     def _render(self, block: Block) -> list[nodes.Node]:
         container = jaxcheck_block(

@@ -29,7 +29,7 @@ NAME}`` before each import, which the zygote times).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
@@ -40,9 +40,17 @@ def encode(message: dict[str, Any]) -> bytes:
     return (json.dumps(message, separators=(",", ":")) + "\n").encode()
 
 
+def _fields_of(item: Any) -> dict[str, Any]:
+    """A dataclass's fields by name, shallow: what ``asdict`` gives for fields holding
+    no dataclass, without its recursion and copies (it costs a cached build)."""
+    return {f.name: getattr(item, f.name) for f in fields(item)}
+
+
 def program_to_wire(program: Program) -> dict[str, Any]:
-    """A program as JSON-ready data."""
-    return asdict(program)
+    """A program as JSON-ready data (equal to ``dataclasses.asdict``)."""
+    data = _fields_of(program)
+    data["examples"] = tuple(_fields_of(example) for example in program.examples)
+    return data
 
 
 def program_from_wire(data: dict[str, Any]) -> Program:
@@ -57,8 +65,9 @@ def program_from_wire(data: dict[str, Any]) -> Program:
 
 
 def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
-    """An outcome as JSON-ready data."""
-    data = asdict(outcome)
+    """An outcome as JSON-ready data (``dataclasses.asdict``, the failure as its value)."""
+    data = _fields_of(outcome)
+    data["exception"] = _fields_of(outcome.exception) if outcome.exception else None
     data["failure"] = outcome.failure.value if outcome.failure else None
     return data
 

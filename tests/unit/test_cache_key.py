@@ -98,3 +98,29 @@ def test_key_ignores_expected_output_comments_but_keeps_line_numbers() -> None:
     assert session_key([base], "f") == session_key([program("#2", "'#2'")], "f")
     assert session_key([base], "f") != session_key([program("#1", "'#1'", note="# other")], "f")
     assert session_key([base], "f") != session_key([base], "another fingerprint")
+
+
+def test_the_wire_form_of_programs_and_outcomes_is_their_whole_dataclass() -> None:
+    # What is hashed into the key, and what the cache stores, is every field, as asdict has it.
+    from dataclasses import asdict
+
+    from sphinx_jaxcheck.model import FailureKind, Outcome, RaisedException
+    from sphinx_jaxcheck.worker.protocol import outcome_to_wire, program_to_wire
+
+    every = Program(
+        "print(1)  # 1\n",
+        "<b>",
+        inline_prints=((1, 1),),
+        examples=(Example("x\n", 3), Example("y = 1\n", 4, mode="exec")),
+        raises="ValueError",
+        timeout=5.0,
+        cwd="/docs",
+        module_globals="pkg.mod",
+    )
+    assert program_to_wire(every) == asdict(every)
+    raised = RaisedException("ValueError", "ValueError: x", "tb", True, "why", True)
+    outcome = Outcome(
+        "out", ((1, "1\n"),), ("2\n",), (None, "E"), raised, FailureKind.TIMEOUT, "m", 1.5
+    )
+    assert outcome_to_wire(outcome) == {**asdict(outcome), "failure": "timeout"}
+    assert outcome_to_wire(Outcome())["exception"] is None
