@@ -10,7 +10,6 @@ either the old or the new file.
 from __future__ import annotations
 
 import collections
-import hashlib
 import itertools
 import os
 import re
@@ -19,6 +18,8 @@ from dataclasses import dataclass
 
 from ..atomic import replace_file
 from ..errors import JaxcheckError
+from .digests import digest as digest  # also found here, as before
+from .digests import file_digest as file_digest
 
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\n|\r|$)")
 BOM = "\ufeff"
@@ -51,20 +52,6 @@ class SourceText:
         """The most common line ending (LF for a file without any)."""
         found = collections.Counter(e for e in self.endings if e)
         return found.most_common(1)[0][0] if found else "\n"
-
-
-def digest(data: bytes) -> str:
-    """The sha256 of file bytes, as blocks record it when read."""
-    return hashlib.sha256(data).hexdigest()
-
-
-def file_digest(path: str) -> str:
-    """The :func:`digest` of a file, as a block records it when read; empty when unreadable."""
-    try:
-        with open(path, "rb") as handle:
-            return digest(handle.read())
-    except OSError:
-        return ""
 
 
 def parse_source(data: bytes, encoding: str = "utf-8") -> SourceText:

@@ -33,13 +33,13 @@ from ..judge.verdict import rules_of
 from ..model import Block, Drift, ExpectationKind, SessionKey, Verdict
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
 from .checkout import checkout_of, is_python_file, python_file_problem
+from .digests import digest
 from .docstrings import PythonSource, docstring_prefixes, literal_of, read_back, read_python
 from .edits import (
     Edit,
     FileChangedError,
     SourceText,
     apply_edits,
-    digest,
     parse_source,
     render_source,
     write_atomically,

@@ -20,7 +20,7 @@ from ..expect.grammar import parse_body
 from ..expect.options import bad_options, block_option_spec, block_options
 from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
-from ..rewrite.edits import file_digest
+from ..rewrite.digests import file_digest
 from .domain import domain_of
 from .lines import file_lines
 from .nodes import jaxcheck_block

@@ -27,7 +27,7 @@ from ..expect.doctest_directives import TestItem
 from ..expect.placement import locate, node_lines
 from ..model import Subtype
 from ..report.findings import Finding
-from ..rewrite.edits import file_digest
+from ..rewrite.digests import file_digest
 
 DOCSTRING_OF = ":docstring of "
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -24,10 +24,14 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..model import Status, Subtype
 from ..report.findings import Finding
-from ..report.matrix import FAILING, Matrix, block_digest, from_json, matrix_file
 from .domain import FINDINGS_OF_TABLES as FINDINGS
 from .domain import JaxcheckDomain, domain_of
 from .status_page import link_to_block, note_table_page, setup_project_table
+
+if TYPE_CHECKING:
+    from ..report.matrix import Matrix
+
+# ..report.matrix is imported where a page has a matrix table: most pages have none.
 
 MARKS = {
     Status.VERIFIED.value: "✓ verified",
@@ -76,6 +80,8 @@ class FillMatrixTable(SphinxPostTransform):
             placeholder.replace_self(self._table(placeholder))
 
     def _table(self, placeholder: jaxcheck_matrix_table) -> list[nodes.Node]:
+        from ..report.matrix import matrix_file
+
         here = self.env.docname
         matrix, _ = read_matrix(matrix_file(self.env.srcdir))
         if matrix is None:
@@ -123,9 +129,13 @@ def matrix_findings(domain: JaxcheckDomain, srcdir: Path) -> list[Finding]:
     """What each matrix table of the documents in scope cannot vouch for, against the saved
     matrix as it is now."""
     found: list[Finding] = []
+    tables = domain.per_document("jaxcheck-matrix-pages")
+    if not any(tables.get(docname) and domain.in_scope(docname) for docname in tables):
+        return found  # no table to vouch for: the matrix file is not even read
+    from ..report.matrix import matrix_file
+
     path = matrix_file(srcdir)
     matrix, problem = read_matrix(path)
-    tables = domain.per_document("jaxcheck-matrix-pages")
     for docname in sorted(tables):
         if not domain.in_scope(docname):
             continue
@@ -141,6 +151,8 @@ def matrix_findings(domain: JaxcheckDomain, srcdir: Path) -> list[Finding]:
 
 def read_matrix(path: Path) -> tuple[Matrix | None, str]:
     """The saved matrix, or None and what is wrong with it."""
+    from ..report.matrix import from_json
+
     try:
         return from_json(json.loads(path.read_text(encoding="utf-8"))), ""
     except FileNotFoundError:
@@ -158,6 +170,8 @@ def _problems(
     domain: JaxcheckDomain, matrix: Matrix, srcdir: Path, page: str | None, docname: str
 ) -> list[Finding]:
     """What one table (of one page's blocks, or of every block) cannot vouch for."""
+    from ..report.matrix import FAILING, block_digest
+
     current = {
         (block.docname, block.label): block
         for doc in domain.documents_with_blocks()

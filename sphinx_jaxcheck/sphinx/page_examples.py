@@ -28,7 +28,7 @@ from ..expect.doctest_directives import DEFAULT_GROUP, FIRST, IN_PLACE, LAST, Pl
 from ..expect.page_examples import Region, find_regions, region_block
 from ..judge.example_verdicts import example_verdicts
 from ..model import Block
-from ..rewrite.edits import file_digest
+from ..rewrite.digests import file_digest
 from ..worker.docstring_places import place_docstring
 from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of

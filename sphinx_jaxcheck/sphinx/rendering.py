@@ -39,6 +39,7 @@ class RenderVerdicts(SphinxPostTransform):
         domain = domain_of(self.env)
         version = domain.data.get("jax_version") or "?"
         is_html = self.env._builder_cls.format == "html"
+        by_document: dict[str, dict[int, Block]] = {}  # once per document, not once per node
         for node in list(self.document.findall(jaxcheck_block)):
             if node.get("hidden"):
                 node.parent.remove(node)
@@ -48,7 +49,9 @@ class RenderVerdicts(SphinxPostTransform):
             if node.get("reason"):  # examples shown here that do not run
                 shown = [(None, None, Status.SKIPPED)]
             else:
-                blocks = {b.index: b for b in domain.blocks(docname)}
+                if docname not in by_document:
+                    by_document[docname] = {b.index: b for b in domain.blocks(docname)}
+                blocks = by_document[docname]
                 shown = []
                 for index in node.get("indices") or [node["index"]]:
                     verdict = domain.verdict(docname, index)

@@ -27,7 +27,7 @@ from ...config import Settings
 from ...expect.docstrings import Docstring, docstring_blocks
 from ...model import Block, Subtype
 from ...report.findings import Finding
-from ...rewrite.edits import file_digest
+from ...rewrite.digests import file_digest
 from ..domain import JaxcheckDomain, domain_of
 from ..interpreter import fingerprint
 from ..settings import cache_directory, settings_of, stop
