@@ -283,17 +283,29 @@ class Workers:
 # Docstring sessions that run one after another in one worker process, at most this many
 # programs in all: one process start per docstring would cost more than most of them take.
 BATCH_PROGRAMS = 100
+# Page sessions run by the batch too, the worker resetting its state between them (see
+# ``worker.reset``); batches are small enough to give each worker this many or more.
+PAGE_BATCHES_PER_WORKER = 3
 
 
-def together(sessions: Mapping[Key, Sequence[Program]]) -> list[list[Key]]:
-    """Which sessions run in one worker process: each alone, but the docstrings' (sessions
-    that start from a module's globals) by the batch, as pytest runs them in one process."""
+def together(sessions: Mapping[Key, Sequence[Program]], workers: int = 1) -> list[list[Key]]:
+    """Which sessions run in one worker process, in turn: the docstrings' (sessions that start
+    from a module's globals) by batches of at most ``BATCH_PROGRAMS``, as pytest runs them in one
+    process; pages by batches of about an equal share of the blocks, at least
+    ``PAGE_BATCHES_PER_WORKER`` per worker, so that the workers end together."""
+    pages = {key: len(p) for key, p in sessions.items() if not any(q.module_globals for q in p)}
+    share = max(1, -(-sum(pages.values()) // (max(1, workers) * PAGE_BATCHES_PER_WORKER)))
     alone: list[list[Key]] = []
+    page_size = share
     batches: list[list[Key]] = []
     size = 0
     for key, programs in sessions.items():
-        if not any(p.module_globals for p in programs):
-            alone.append([key])
+        if key in pages:
+            if page_size >= share:
+                alone.append([])
+                page_size = 0
+            alone[-1].append(key)
+            page_size += len(programs)
             continue
         if not batches or size + len(programs) > BATCH_PROGRAMS:
             batches.append([])
@@ -373,13 +385,26 @@ class ZygoteClient:
         finished: Finished[Key] | None = None,
     ) -> dict[Key, list[Outcome]]:
         """Send sessions, at most ``workers`` requests at a time; gather every outcome."""
-        requests = {str(n): keys for n, keys in enumerate(together(sessions))}
+        requests = {
+            str(n): keys for n, keys in enumerate(together(sessions, self.settings.workers))
+        }
         starts = {
             sid: _starts([len(sessions[key]) for key in keys]) for sid, keys in requests.items()
         }
         outcomes: dict[Key, dict[int, Outcome]] = {key: {} for key in sessions}
-        # A request's sessions share a process: what one used, the others may have too.
-        used = {sid: Dependencies() for sid in requests}
+        # A request's sessions share a process: what one docstring used, the others may have
+        # too; page sessions are reset between them, so each has what it used (the sessions
+        # of the last block reported, by where in the request it is).
+        used = {
+            (sid, where): Dependencies()
+            for sid, keys in requests.items()
+            for where in range(len(keys))
+        }
+        shared = {
+            sid: any(p.module_globals for key in keys for p in sessions[key])
+            for sid, keys in requests.items()
+        }
+        last = dict.fromkeys(requests, 0)
         # Longest requests first, so that no worker is left with a long one at the end.
         waiting = sorted(requests, key=lambda sid: -sum(len(sessions[k]) for k in requests[sid]))
         running: set[str] = set()
@@ -406,6 +431,7 @@ class ZygoteClient:
             if event.get("event") == "block":
                 number = int(event["index"])
                 where = bisect.bisect_right(starts[sid], number) - 1
+                last[sid] = where
                 key, index = requests[sid][where], number - starts[sid][where]
                 if index not in outcomes[key]:  # not a block reported again (late thread output)
                     done += 1
@@ -413,12 +439,17 @@ class ZygoteClient:
                         progress(done, total)
                 outcomes[key][index] = outcome_from_wire(event["outcome"])
             elif event.get("event") == "dependencies":
-                used[sid] = used[sid].merged(dependencies_from_wire(event["found"]))
+                found = (sid, last[sid])
+                used[found] = used[found].merged(dependencies_from_wire(event["found"]))
             elif event.get("event") == "end":
                 running.discard(sid)
                 if finished:
-                    for key in requests[sid]:
-                        finished(key, _complete(outcomes[key], len(sessions[key])), used[sid])
+                    merged = Dependencies()
+                    for where in range(len(requests[sid])):
+                        merged = merged.merged(used[sid, where])
+                    for where, key in enumerate(requests[sid]):
+                        mine = merged if shared[sid] else used[sid, where]
+                        finished(key, _complete(outcomes[key], len(sessions[key])), mine)
         self.idle = True
         return {key: _complete(outcomes[key], len(sessions[key])) for key in sessions}
 

@@ -14,8 +14,9 @@ happens:
 * after each block, the modules new in ``sys.modules`` that neither of those
   saw (an extension module, say).
 
-The child process ends with its session, so the hook and the wrapped finder
-end with it too; no other process gets them.
+The hook and the wrapped finder end with the child process; no other process
+gets them. A child that runs several page sessions restarts the record between
+them (:meth:`Recorder.restart`), after the project's modules were unloaded.
 """
 
 from __future__ import annotations
@@ -101,6 +102,16 @@ class Recorder:
         self.modules: set[str] = set(sys.modules)  # those before the session are not its own
         self.given = Dependencies()
         self.busy = threading.local()
+
+    def restart(self) -> None:
+        """Record from scratch: the next session of the child is recorded as if it were alone."""
+        self.seen.clear()
+        self.own_entries.clear()
+        self.files.clear()
+        self.lookups.clear()
+        self.untracked.clear()
+        self.modules = set(sys.modules)
+        self.given = Dependencies()
 
     def install(self) -> None:
         """Hear every code object executed and every search of the path-based finder."""

@@ -1,7 +1,8 @@
 """Run one session's programs in this process, capturing what each block prints.
 
-This module runs inside a disposable child process; it may change any global
-state (stdout, cwd, builtins) because the process ends with the session.
+This module runs inside a disposable child process; a session may change any
+global state (stdout, cwd, builtins): the child ends with its sessions, and
+between two page sessions it runs, ``reset`` restores the state or retires it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program
 from .dependencies import dependencies_to_wire
 from .frames import hide_worker_frames
 from .recorder import Recorder
+from .reset import Baseline, backend_started, mentions_backend_flag
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
@@ -497,19 +499,49 @@ def run_session(
     recorder = Recorder({p.filename for p in programs})
     recorder.install()
     bounds = sorted({0, len(programs), *(s for s in starts if 0 < s < len(programs))})
+    # Page sessions (unlike docstrings, which share a process as under pytest) each see the
+    # state a fresh child starts with: restored and checked after each, or the child retires.
+    pages = len(bounds) > 2 and not any(p.module_globals for p in programs)
+    baseline = Baseline(recorder.installed) if pages else None
     folder: str | None = None
+    warm = False  # an earlier session ran in this child
     for begin, end in itertools.pairwise(bounds):
-        if end > quiet_before:  # sessions that end before it were reported by an earlier child
-            folder = _run_one_session(
-                programs,
-                range(begin, end),
-                emit,
-                quiet_before,
-                skip,
-                output_limit,
-                folder,
-                recorder,
-            )
+        if end <= quiet_before:  # sessions that end before it were reported by an earlier child
+            continue
+        started = backend_started()
+        if warm and started and any(_configures_backend(programs[i]) for i in range(begin, end)):
+            # It may configure the backend an earlier session started: a fresh child runs it.
+            emit({"event": "retire", "next": begin, "reason": "it may configure the backend"})
+            return
+        folder = _run_one_session(
+            programs,
+            range(begin, end),
+            emit,
+            quiet_before,
+            skip,
+            output_limit,
+            folder,
+            recorder,
+        )
+        if baseline is None or end == len(programs):
+            continue
+        if warm and started and baseline.config_changed(backend_only=True):
+            # It configured a backend an earlier session had started: its outcome is not the
+            # one a fresh child gives, so a fresh child runs it again.
+            emit({"event": "retire", "next": begin, "reason": "a backend flag was set"})
+            return
+        reason = baseline.restore()
+        if reason is not None:
+            emit({"event": "retire", "next": end, "reason": reason})
+            return
+        folder, warm = None, True
+        recorder.restart()
+
+
+def _configures_backend(program: Program) -> bool:
+    return mentions_backend_flag(program.code) or any(
+        mentions_backend_flag(example.source) for example in program.examples
+    )
 
 
 def _run_one_session(

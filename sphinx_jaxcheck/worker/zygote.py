@@ -2,13 +2,15 @@
 
 Run as ``python -m sphinx_jaxcheck.worker.zygote``. It reads requests on
 stdin and writes events on stdout (see ``protocol``). A request runs one
-session, or several (docstrings, each in a namespace of its own), or collects
-the docstrings of modules (which imports them). Each child runs in its own
+session, or several (docstrings, each in a namespace of its own, or pages, with
+the state reset between them: ``reset``), or collects the docstrings of modules
+(which imports them). Each child runs in its own
 process group, so a block that forks cannot leave processes behind; the zygote
 times every block, kills a child that overruns, and turns any way a child can
 die (signal, ``os._exit``, memory) into a message about the block it was
 running. After a child dies, the rest of its session is re-run in a new child,
-so one bad block fails alone.
+so one bad block fails alone; a child that retires (its state could not be
+reset) is followed by a fresh one for the sessions it did not run.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ class Child:
     timed_out: bool = False
     status: int | None = None  # wait status, once reaped
     garbled: str = ""  # what, not being an event of ours, came on the result channel
+    resume: int | None = None  # where a fresh child goes on, once this one retired
 
 
 class ZygoteServer:
@@ -264,6 +267,12 @@ class ZygoteServer:
             if event["event"] == "dependencies":
                 self.send({"id": child.request, "event": "dependencies", "found": event["found"]})
                 continue
+            if event["event"] == "retire":
+                # Only forward, and only to a session's start: a block forging the event
+                # cannot make the request loop.
+                if event["next"] > child.quiet_before and event["next"] in child.starts:
+                    child.resume = event["next"]
+                continue
             index = event["index"]
             if event["event"] == "start":
                 child.current = index
@@ -322,6 +331,12 @@ class ZygoteServer:
             os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
         self.kill_strays()  # ... also in a session of its own
         failed = child.current
+        resume = child.resume if failed is None and self.stdin_open else None
+        if resume is not None and any(
+            i not in child.skip for i in range(resume, len(child.programs))
+        ):
+            self._fork(child.request, child.programs, resume, child.skip, child.starts)
+            return
         if child.collecting is not None and not child.collected and self.stdin_open:
             self.send(
                 {
@@ -482,6 +497,10 @@ def _checked_event(line: bytes, count: int, collecting: bool = False) -> dict[st
         raise ValueError("not an event of a collection")
     if event["event"] == "dependencies":
         dependencies_from_wire(event["found"])
+        return event
+    if event["event"] == "retire":
+        if type(event["next"]) is not int:
+            raise ValueError("not a place to go on from")
         return event
     index = event["index"]
     if type(index) is not int or not 0 <= index < count:

@@ -1,0 +1,268 @@
+"""A worker child runs several page sessions in turn; no state crosses from one to the next.
+
+Each case is a pair of page sessions run in one batch, by one real worker with
+real JAX: the first changes some state, the second prints it. The second must
+print what it prints in a fresh child (the same session run alone), and the
+process ids tell whether the child was reused (nothing it could not restore)
+or retired (a fresh child ran the second session).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from buildkit import jaxcheck, write_project
+
+from sphinx_jaxcheck.model import Program
+from sphinx_jaxcheck.run.pool import Workers, WorkerSettings, together
+from sphinx_jaxcheck.worker.dependencies import Dependencies
+
+PID = "import os\nprint(os.getpid())"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A first session that changes ``change``, a second that prints ``show``."""
+
+    name: str
+    change: str
+    show: str
+    retires: bool  # the child cannot restore the state: a fresh one runs the second session
+
+
+CASES = [
+    Case("nothing", "x = 1", "print(2)", False),
+    Case(
+        "x64",
+        "import jax\njax.config.update('jax_enable_x64', True)",
+        "import jax.numpy as jnp\nprint(jnp.arange(2).dtype)",
+        False,
+    ),
+    Case(
+        "rank-promotion",
+        "import jax\njax.config.update('jax_numpy_rank_promotion', 'raise')",
+        "import jax\nprint(jax.config.jax_numpy_rank_promotion)",
+        False,
+    ),
+    Case(
+        "matmul-precision",
+        "import jax\njax.config.update('jax_default_matmul_precision', 'highest')",
+        "import jax\nprint(jax.config.jax_default_matmul_precision)",
+        False,
+    ),
+    Case(
+        "x64-context-left-open",
+        "import jax\njax.enable_x64(True).__enter__()",
+        "import jax.numpy as jnp\nprint(jnp.arange(2).dtype)",
+        True,
+    ),
+    Case(
+        "rank-promotion-context-left-open",
+        "import jax\njax.numpy_rank_promotion('raise').__enter__()",
+        "import jax\nprint(jax.config.jax_numpy_rank_promotion)",
+        True,
+    ),
+    Case(
+        "numpy-random",
+        "import numpy as np\nnp.random.seed(7)\nnp.random.rand()",
+        "import numpy as np\nprint(np.random.rand())",
+        False,
+    ),
+    Case(
+        "python-random",
+        "import random\nrandom.seed(7)\nrandom.random()",
+        # A child's generator is seeded when it is forked: the value drawn is not the same
+        # from one fresh child to the next, but it is never the seeded generator's.
+        "import random\nr = random.random()\nrandom.seed(7)\nrandom.random()\n"
+        "print(r == random.random())",
+        False,
+    ),
+    Case(
+        "printoptions",
+        "import numpy as np\nnp.set_printoptions(precision=2)",
+        "import numpy as np\nprint(np.array([1 / 3]))",
+        False,
+    ),
+    Case(
+        "environ",
+        "import os\nos.environ['JAXCHECK_PROBE'] = 'set'\nos.environ.pop('HOME', None)",
+        "import os\nprint(os.environ.get('JAXCHECK_PROBE'), 'HOME' in os.environ)",
+        False,
+    ),
+    Case("cwd", "import os\nos.chdir('/')", "import os\nprint(os.getcwd())", False),
+    Case(
+        "sys-path",
+        "import sys\nsys.path.insert(0, '/nowhere')",
+        "import sys\nprint('/nowhere' in sys.path)",
+        False,
+    ),
+    Case(
+        "warnings-filters",
+        "import warnings\nwarnings.simplefilter('error')",
+        "import warnings\nwarnings.warn('a warning')\nprint('went on')",
+        False,
+    ),
+    Case(
+        "warning-shown-once",
+        "import warnings\n"
+        "for _ in range(2):\n"
+        "    warnings.warn_explicit('once', UserWarning, 'm.py', 1, registry={}, module='m')\n"
+        "warnings.warn('shown once')",
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('default')\n"
+        "    warnings.warn('shown once')\n"
+        "print(len(seen))",
+        False,
+    ),
+    Case(
+        "module-not-from-a-file",
+        "import sys, types\nsys.modules['made_up'] = types.ModuleType('made_up')",
+        "import sys\nprint('made_up' in sys.modules)",
+        True,
+    ),
+    Case(
+        "thread-left-running",
+        "import threading, time\n"
+        "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()",
+        "import threading\nprint(threading.active_count())",
+        True,
+    ),
+    Case(
+        "signal-handler",
+        "import signal\nsignal.signal(signal.SIGUSR1, lambda *a: None)",
+        "import signal\nprint(signal.getsignal(signal.SIGUSR1))",
+        True,
+    ),
+    Case(
+        "jax-function-replaced",
+        "import jax.numpy as jnp\njnp.sin = jnp.cos",
+        "import jax.numpy as jnp\nprint(jnp.sin(0.0))",
+        True,
+    ),
+    Case(
+        "numpy-constant", "import numpy as np\nnp.pi = 3", "import numpy as np\nprint(np.pi)", True
+    ),
+    Case(
+        "builtins",
+        "import builtins\nbuiltins.len = lambda x: 42",
+        "print(len([1]))",
+        False,
+    ),
+    Case(
+        "logging",
+        "import logging\nlogging.getLogger('jax').setLevel(logging.DEBUG)",
+        "import logging\nprint(logging.getLogger('jax').level)",
+        True,
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def workers() -> Iterator[Workers]:
+    """One real zygote for every case: each run forks its own children."""
+    started = Workers(WorkerSettings(workers=1))
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def pair(
+    workers: Workers, first: list[Program], second: list[Program]
+) -> tuple[list[str], list[str], dict[str, Dependencies]]:
+    """Run two page sessions in one batch: what each printed, and what each depended on."""
+    sessions = {"first": first, "second": second}
+    assert together(sessions, 1) == [["first", "second"]]  # one request: one child, if kept
+    used: dict[str, Dependencies] = {}
+    outcomes = workers.run(sessions, finished=lambda key, _, found: used.__setitem__(key, found))
+    for outcome in outcomes["first"] + outcomes["second"]:
+        assert outcome.failure is None, outcome.message
+    return [o.stdout for o in outcomes["first"]], [o.stdout for o in outcomes["second"]], used
+
+
+def alone(workers: Workers, session: list[Program]) -> list[str]:
+    """What a session prints in a fresh child."""
+    return [o.stdout for o in workers.run({"alone": session})["alone"]]
+
+
+def second_session(show: str) -> list[Program]:
+    # Three blocks, the first session one: together() puts both in one batch.
+    return [Program(PID, "<second>"), Program(show, "<second>"), Program("pass", "<second>")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_the_second_session_sees_the_state_a_fresh_child_starts_with(
+    workers: Workers, case: Case
+) -> None:
+    first, second, _ = pair(
+        workers, [Program(PID + "\n" + case.change, "<first>")], second_session(case.show)
+    )
+    fresh = alone(workers, second_session(case.show))
+    assert second[1] == fresh[1], case.name
+    reused = first[0] == second[0]
+    assert reused is not case.retires, (first, second)
+
+
+def test_a_project_module_is_imported_again_and_recorded_for_the_session_that_uses_it(
+    workers: Workers, tmp_path: Path
+) -> None:
+    (tmp_path / "helper_of_pages.py").write_text("VALUE = 1\n", encoding="utf-8")
+    use = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport helper_of_pages\n"
+    first, second, used = pair(
+        workers,
+        [Program(PID + "\n" + use + "helper_of_pages.VALUE = 2", "<first>")],
+        second_session(use + "print(helper_of_pages.VALUE)"),
+    )
+    assert second[1] == "1\n"
+    assert first[0] == second[0]  # reused: the module was removed, not the child
+    helper = str(tmp_path / "helper_of_pages.py")
+    assert helper in used["first"].files and helper in used["second"].files
+
+
+def test_configuring_a_backend_an_earlier_session_started_runs_the_session_again_fresh(
+    workers: Workers,
+) -> None:
+    show = "import jax\njax.config.update('jax_num_cpu_devices', 2)\nprint(len(jax.devices('cpu')))"
+    first, second, _ = pair(
+        workers,
+        [Program(PID + "\nimport jax.numpy as jnp\nprint(jnp.ones(1) + 1)", "<first>")],
+        second_session(show),
+    )
+    assert second[1] == alone(workers, second_session(show))[1] == "2\n"
+    assert first[0] != second[0]
+
+
+PAGE = """# {name}
+
+```{{jaxcheck}}
+{code}
+```
+"""
+
+
+def test_a_build_agrees_with_one_worker_without_the_cache(tmp_path: Path) -> None:
+    """Pages that change state before pages that print it: every expected output, written as
+    a fresh process prints it, verified in a real check with one worker."""
+    files = {
+        "p1a.md": PAGE.format(
+            name="p1a", code="import jax\njax.config.update('jax_enable_x64', True)"
+        ),
+        "p2a.md": PAGE.format(
+            name="p2a", code="import numpy as np\nnp.set_printoptions(precision=2)"
+        ),
+        "p1b.md": PAGE.format(
+            name="p1b", code="import jax.numpy as jnp\nprint(jnp.arange(2).dtype)\n# int32"
+        ),
+        "p2b.md": PAGE.format(
+            name="p2b", code="import numpy as np\nprint(np.array([1 / 3]))\n# [0.33333333]"
+        ),
+    }
+    root = write_project(tmp_path / "docs", files)
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    done = jaxcheck("check", str(root), "--no-cache", "-D", "jaxcheck_workers=1", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
