@@ -288,13 +288,18 @@ BATCH_PROGRAMS = 100
 PAGE_BATCHES_PER_WORKER = 3
 
 
-def together(sessions: Mapping[Key, Sequence[Program]], workers: int = 1) -> list[list[Key]]:
+def together(
+    sessions: Mapping[Key, Sequence[Program]], workers: int = 1, *, reuse: bool = True
+) -> list[list[Key]]:
     """Which sessions run in one worker process, in turn: the docstrings' (sessions that start
     from a module's globals) by batches of at most ``BATCH_PROGRAMS``, as pytest runs them in one
     process; pages by batches of about an equal share of the blocks, at least
-    ``PAGE_BATCHES_PER_WORKER`` per worker, so that the workers end together."""
+    ``PAGE_BATCHES_PER_WORKER`` per worker, so that the workers end together, or each alone
+    without ``reuse`` (under a memory cap, which what earlier sessions left would count in)."""
     pages = {key: len(p) for key, p in sessions.items() if not any(q.module_globals for q in p)}
     share = max(1, -(-sum(pages.values()) // (max(1, workers) * PAGE_BATCHES_PER_WORKER)))
+    if not reuse:
+        share = 1
     alone: list[list[Key]] = []
     page_size = share
     batches: list[list[Key]] = []
@@ -386,7 +391,10 @@ class ZygoteClient:
     ) -> dict[Key, list[Outcome]]:
         """Send sessions, at most ``workers`` requests at a time; gather every outcome."""
         requests = {
-            str(n): keys for n, keys in enumerate(together(sessions, self.settings.workers))
+            str(n): keys
+            for n, keys in enumerate(
+                together(sessions, self.settings.workers, reuse=not self.settings.memory_limit)
+            )
         }
         starts = {
             sid: _starts([len(sessions[key]) for key in keys]) for sid, keys in requests.items()
@@ -405,6 +413,7 @@ class ZygoteClient:
             for sid, keys in requests.items()
         }
         last = dict.fromkeys(requests, 0)
+        told: set[Key] = set()  # sessions handed to ``finished`` already
         # Longest requests first, so that no worker is left with a long one at the end.
         waiting = sorted(requests, key=lambda sid: -sum(len(sessions[k]) for k in requests[sid]))
         running: set[str] = set()
@@ -441,6 +450,13 @@ class ZygoteClient:
             elif event.get("event") == "dependencies":
                 found = (sid, last[sid])
                 used[found] = used[found].merged(dependencies_from_wire(event["found"]))
+            elif event.get("event") == "finished" and not shared[sid]:
+                # A page session of a batch is over: kept now, in case the build is stopped.
+                where = bisect.bisect_right(starts[sid], int(event["index"])) - 1
+                key = requests[sid][where]
+                if finished and key not in told:
+                    told.add(key)
+                    finished(key, _complete(outcomes[key], len(sessions[key])), used[sid, where])
             elif event.get("event") == "end":
                 running.discard(sid)
                 if finished:
@@ -448,6 +464,8 @@ class ZygoteClient:
                     for where in range(len(requests[sid])):
                         merged = merged.merged(used[sid, where])
                     for where, key in enumerate(requests[sid]):
+                        if key in told:
+                            continue
                         mine = merged if shared[sid] else used[sid, where]
                         finished(key, _complete(outcomes[key], len(sessions[key])), mine)
         self.idle = True

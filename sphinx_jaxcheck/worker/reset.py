@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import builtins
 import gc
+import operator
 import os
 import random
 import signal
 import sys
+import sysconfig
 import threading
 import warnings
 from collections.abc import Callable
@@ -102,6 +104,10 @@ def _misc() -> dict[str, Any]:
     umask = os.umask(0)
     os.umask(umask)
     state: dict[str, Any] = {
+        "command line": list(sys.argv),
+        # A session's end runs these (worker.runner ends executors as Python's exit would):
+        # after, concurrent.futures refuses new work.
+        "thread exit hooks": list(getattr(threading, "_threading_atexits", ())),
         "recursion limit": sys.getrecursionlimit(),
         "trace function": sys.gettrace(),
         "profile function": sys.getprofile(),
@@ -139,6 +145,10 @@ class Baseline:
 
     def __init__(self, installed: tuple[str, ...]) -> None:
         self.installed = installed
+        paths = sysconfig.get_paths()
+        stdlib = {paths.get("stdlib"), paths.get("platstdlib")}
+        self.stdlib = tuple(os.path.join(os.path.realpath(f), "") for f in stdlib if f)
+        self.packages = tuple(f for f in installed if f not in self.stdlib)
         self.config = _jax_config()
         self.config_values = _config_values(self.config) if self.config is not None else {}
         self.modules = dict(sys.modules)
@@ -269,8 +279,13 @@ class Baseline:
         for name in [n for n in sys.modules if n not in self.modules]:
             module = sys.modules[name]
             where = self._where(module)
+            top = name.partition(".")[0]
+            if where == "installed" and (top in self.modules or self._standard(module)):
+                continue  # part of a package loaded before, or of the standard library
             if where == "installed":
-                continue
+                # Its settings (pandas' options, matplotlib's rcParams) live in containers the
+                # child cannot compare: the next session gets a fresh child, without it.
+                return f"the session imported {top}, whose state the child cannot check"
             if where == "project":
                 del sys.modules[name]  # the next session imports it again, and records it
                 continue
@@ -293,10 +308,24 @@ class Baseline:
             return "installed"
         return "project"
 
+    def _standard(self, module: Any) -> bool:
+        """Whether a module is of the standard library (built in, or a file of it)."""
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str):
+            return getattr(getattr(module, "__spec__", None), "origin", None) in (
+                "built-in",
+                "frozen",
+            )
+        real = os.path.realpath(file)
+        return real.startswith(self.stdlib) and not real.startswith(self.packages)
+
     def _globals(self) -> str | None:
         for name, saved in self.globals.items():
             now = vars(self.modules[name])
-            if len(now) == len(saved) and all(now.get(k, now) is v for k, v in saved.items()):
+            # The common case in C: the same names, each holding the same object.
+            if now.keys() == saved.keys() and all(
+                map(operator.is_, map(now.__getitem__, saved), saved.values())
+            ):
                 continue
             for key in set(now) | set(saved):
                 value = now.get(key, now)

@@ -530,6 +530,7 @@ def run_session(
             # one a fresh child gives, so a fresh child runs it again.
             emit({"event": "retire", "next": begin, "reason": "a backend flag was set"})
             return
+        emit({"event": "finished", "index": end - 1})  # its outcomes are final: cache them now
         reason = baseline.restore()
         if reason is not None:
             emit({"event": "retire", "next": end, "reason": reason})

@@ -267,6 +267,10 @@ class ZygoteServer:
             if event["event"] == "dependencies":
                 self.send({"id": child.request, "event": "dependencies", "found": event["found"]})
                 continue
+            if event["event"] == "finished":
+                if event["index"] + 1 in child.starts:  # the last block of a session
+                    self.send({"id": child.request, "event": "finished", "index": event["index"]})
+                continue
             if event["event"] == "retire":
                 # Only forward, and only to a session's start: a block forging the event
                 # cannot make the request loop.
@@ -507,7 +511,7 @@ def _checked_event(line: bytes, count: int, collecting: bool = False) -> dict[st
         raise ValueError("no block of the session")
     if event["event"] == "block":
         outcome_from_wire(event["outcome"])
-    elif event["event"] != "start":
+    elif event["event"] not in ("start", "finished"):
         raise ValueError("unknown event")
     return event
 

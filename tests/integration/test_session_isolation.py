@@ -107,22 +107,26 @@ CASES = [
         False,
     ),
     Case(
-        "warning-shown-once",
-        "import warnings\n"
-        "for _ in range(2):\n"
-        "    warnings.warn_explicit('once', UserWarning, 'm.py', 1, registry={}, module='m')\n"
-        "warnings.warn('shown once')",
-        "import warnings\n"
-        "with warnings.catch_warnings(record=True) as seen:\n"
-        "    warnings.simplefilter('default')\n"
-        "    warnings.warn('shown once')\n"
-        "print(len(seen))",
-        False,
-    ),
-    Case(
         "module-not-from-a-file",
         "import sys, types\nsys.modules['made_up'] = types.ModuleType('made_up')",
         "import sys\nprint('made_up' in sys.modules)",
+        True,
+    ),
+    Case(
+        "package-not-loaded-before",
+        "import scipy",
+        "import sys\nprint('scipy' in sys.modules)",
+        True,
+    ),
+    Case("argv", "import sys\nsys.argv.append('-x')", "import sys\nprint(sys.argv)", True),
+    Case(
+        "executor-shut-down-at-the-session-end",
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "with ThreadPoolExecutor(1) as pool:\n"
+        "    pool.submit(print, 'ran')",
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "with ThreadPoolExecutor(1) as pool:\n"
+        "    pool.submit(print, 'ran').result()",
         True,
     ),
     Case(
