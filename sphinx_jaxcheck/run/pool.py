@@ -293,20 +293,20 @@ def together(
 ) -> list[list[Key]]:
     """Which sessions run in one worker process, in turn: the docstrings' (sessions that start
     from a module's globals) by batches of at most ``BATCH_PROGRAMS``, as pytest runs them in one
-    process; pages by batches of about an equal share of the blocks, at least
+    process; pages by batches of at most an equal share of the blocks, at least
     ``PAGE_BATCHES_PER_WORKER`` per worker, so that the workers end together, or each alone
     without ``reuse`` (under a memory cap, which what earlier sessions left would count in)."""
     pages = {key: len(p) for key, p in sessions.items() if not any(q.module_globals for q in p)}
-    share = max(1, -(-sum(pages.values()) // (max(1, workers) * PAGE_BATCHES_PER_WORKER)))
-    if not reuse:
-        share = 1
+    batched = max(1, workers) * PAGE_BATCHES_PER_WORKER
+    share = sum(pages.values()) / batched if reuse else 0.0
     alone: list[list[Key]] = []
-    page_size = share
+    page_size = 0
     batches: list[list[Key]] = []
     size = 0
     for key, programs in sessions.items():
         if key in pages:
-            if page_size >= share:
+            # Never past the share: batches that overflow it leave one worker the last one.
+            if not alone or page_size + len(programs) > share:
                 alone.append([])
                 page_size = 0
             alone[-1].append(key)

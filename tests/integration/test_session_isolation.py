@@ -18,6 +18,7 @@ import pytest
 from buildkit import jaxcheck, write_project
 
 from sphinx_jaxcheck.model import Program
+from sphinx_jaxcheck.run import pool
 from sphinx_jaxcheck.run.pool import Workers, WorkerSettings, together
 from sphinx_jaxcheck.worker.dependencies import Dependencies
 
@@ -166,6 +167,12 @@ CASES = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def one_batch_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool batches in this process: two sessions make one batch for one worker."""
+    monkeypatch.setattr(pool, "PAGE_BATCHES_PER_WORKER", 1)
+
+
 @pytest.fixture(scope="module")
 def workers() -> Iterator[Workers]:
     """One real zygote for every case: each run forks its own children."""
@@ -195,7 +202,6 @@ def alone(workers: Workers, session: list[Program]) -> list[str]:
 
 
 def second_session(show: str) -> list[Program]:
-    # Three blocks, the first session one: together() puts both in one batch.
     return [Program(PID, "<second>"), Program(show, "<second>"), Program("pass", "<second>")]
 
 
@@ -249,24 +255,38 @@ PAGE = """# {name}
 """
 
 
+BUILD_PAIRS = {
+    "x64": (
+        "import jax\njax.config.update('jax_enable_x64', True)",
+        "import jax.numpy as jnp\nprint(jnp.arange(2).dtype)\n# int32",
+    ),
+    "printoptions": (
+        "import numpy as np\nnp.set_printoptions(precision=2)",
+        "import numpy as np\nprint(np.array([1 / 3]))\n# [0.33333333]",
+    ),
+    "environ": (
+        "import os\nos.environ['JAXCHECK_PROBE'] = 'set'",
+        "import os\nprint(os.environ.get('JAXCHECK_PROBE'))\n# None",
+    ),
+}
+
+
 def test_a_build_agrees_with_one_worker_without_the_cache(tmp_path: Path) -> None:
-    """Pages that change state before pages that print it: every expected output, written as
-    a fresh process prints it, verified in a real check with one worker."""
-    files = {
-        "p1a.md": PAGE.format(
-            name="p1a", code="import jax\njax.config.update('jax_enable_x64', True)"
-        ),
-        "p2a.md": PAGE.format(
-            name="p2a", code="import numpy as np\nnp.set_printoptions(precision=2)"
-        ),
-        "p1b.md": PAGE.format(
-            name="p1b", code="import jax.numpy as jnp\nprint(jnp.arange(2).dtype)\n# int32"
-        ),
-        "p2b.md": PAGE.format(
-            name="p2b", code="import numpy as np\nprint(np.array([1 / 3]))\n# [0.33333333]"
-        ),
-    }
+    """Pages that change state, each before a page that prints it in the same child: every
+    expected output, written as a fresh process prints it, verified in a real check with one
+    worker and no cache."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    files = {}
+    for n, (change, show) in enumerate(BUILD_PAIRS.values()):
+        for name, code in ((f"p{n}a", change), (f"p{n}b", show)):
+            note = f"open({str(pids / name)!r}, 'w').write(str(__import__('os').getpid()))\n"
+            files[f"{name}.md"] = PAGE.format(name=name, code=note + code)
     root = write_project(tmp_path / "docs", files)
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     done = jaxcheck("check", str(root), "--no-cache", "-D", "jaxcheck_workers=1", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "6 block(s): 3 verified, 0 stale, 0 failed, 3 not compared" in done.stdout, done.stdout
+    pid = {path.name: path.read_text() for path in pids.iterdir()}
+    for n in range(len(BUILD_PAIRS)):  # six one-block pages, one worker: batches of two
+        assert pid[f"p{n}a"] == pid[f"p{n}b"], pid
