@@ -143,7 +143,7 @@ def _same(a: Any, b: Any) -> bool:
 class Baseline:
     """The state of a worker child before its first page session."""
 
-    def __init__(self, installed: tuple[str, ...]) -> None:
+    def __init__(self, installed: tuple[str, ...], builtins_given: dict[str, Any]) -> None:
         self.installed = installed
         paths = sysconfig.get_paths()
         stdlib = {paths.get("stdlib"), paths.get("platstdlib")}
@@ -151,14 +151,9 @@ class Baseline:
         self.packages = tuple(f for f in installed if f not in self.stdlib)
         self.config = _jax_config()
         self.config_values = _config_values(self.config) if self.config is not None else {}
-        self.modules = dict(sys.modules)
-        # Each module's globals, values held so that an id is never reused meanwhile.
-        self.globals = {
-            name: dict(vars(module))
-            for name, module in self.modules.items()
-            if hasattr(module, "__dict__")
-        }
-        self.builtins = dict(vars(builtins))
+        # What the runner installs before each block (a pybind11 module imported since adds a
+        # name, which the runner's reinstall drops): the builtins a session starts with.
+        self.builtins = builtins_given
         self.random = random.getstate()
         numpy = _numpy()
         self.numpy = (
@@ -173,6 +168,14 @@ class Baseline:
         self.threads = set(threading.enumerate())
         self.signals = _signals()
         self.misc = _misc()
+        # Last: reading the state above may import (numpy.random, with older numpy's lazily).
+        self.modules = dict(sys.modules)
+        # Each module's globals, values held so that an id is never reused meanwhile.
+        self.globals = {
+            name: dict(vars(module))
+            for name, module in self.modules.items()
+            if hasattr(module, "__dict__") and module is not builtins
+        }
 
     def restore(self) -> str | None:
         """Put the child's state back as it started; None, or why this child must retire."""
@@ -334,7 +337,10 @@ class Baseline:
                 if key not in saved and sys.modules.get(f"{name}.{key}") is value:
                     continue  # a submodule imported meanwhile, still in sys.modules
                 return f"{name}.{key} was changed"
-        if vars(builtins) != self.builtins:
+        now = vars(builtins)
+        if now.keys() != self.builtins.keys() or any(
+            now[name] is not value for name, value in self.builtins.items()
+        ):
             return "the builtins were changed"
         return None
 

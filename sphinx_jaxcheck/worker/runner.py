@@ -502,7 +502,7 @@ def run_session(
     # Page sessions (unlike docstrings, which share a process as under pytest) each see the
     # state a fresh child starts with: restored and checked after each, or the child retires.
     pages = len(bounds) > 2 and not any(p.module_globals for p in programs)
-    baseline = Baseline(recorder.installed) if pages else None
+    baseline = Baseline(recorder.installed, PRISTINE_BUILTINS) if pages else None
     folder: str | None = None
     warm = False  # an earlier session ran in this child
     for begin, end in itertools.pairwise(bounds):
