@@ -296,28 +296,33 @@ def together(
     process; pages by batches of at most an equal share of the blocks, at least
     ``PAGE_BATCHES_PER_WORKER`` per worker, so that the workers end together, or each alone
     without ``reuse`` (under a memory cap, which what earlier sessions left would count in)."""
-    pages = {key: len(p) for key, p in sessions.items() if not any(q.module_globals for q in p)}
+    pages = {key: len(p) for key, p in sessions.items() if not _from_module(p)}
     batched = max(1, workers) * PAGE_BATCHES_PER_WORKER
     share = sum(pages.values()) / batched if reuse else 0.0
-    alone: list[list[Key]] = []
+    page_batches: list[list[Key]] = []
     page_size = 0
-    batches: list[list[Key]] = []
+    docstring_batches: list[list[Key]] = []
     size = 0
     for key, programs in sessions.items():
         if key in pages:
             # Never past the share: batches that overflow it leave one worker the last one.
-            if not alone or page_size + len(programs) > share:
-                alone.append([])
+            if not page_batches or page_size + len(programs) > share:
+                page_batches.append([])
                 page_size = 0
-            alone[-1].append(key)
+            page_batches[-1].append(key)
             page_size += len(programs)
             continue
-        if not batches or size + len(programs) > BATCH_PROGRAMS:
-            batches.append([])
+        if not docstring_batches or size + len(programs) > BATCH_PROGRAMS:
+            docstring_batches.append([])
             size = 0
-        batches[-1].append(key)
+        docstring_batches[-1].append(key)
         size += len(programs)
-    return alone + batches
+    return page_batches + docstring_batches
+
+
+def _from_module(programs: Sequence[Program]) -> bool:
+    """Whether a session holds docstrings: it starts from a module's globals."""
+    return any(p.module_globals for p in programs)
 
 
 def _starts(sizes: Sequence[int]) -> list[int]:
@@ -409,8 +414,7 @@ class ZygoteClient:
             for where in range(len(keys))
         }
         shared = {
-            sid: any(p.module_globals for key in keys for p in sessions[key])
-            for sid, keys in requests.items()
+            sid: any(_from_module(sessions[key]) for key in keys) for sid, keys in requests.items()
         }
         last = dict.fromkeys(requests, 0)
         told: set[Key] = set()  # sessions handed to ``finished`` already
