@@ -104,18 +104,34 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     Raises :class:`UsageError` when the paths name no project, and
     :class:`~sphinx_jaxcheck.errors.ConfigurationError` when its build cannot start.
     """
+    from ..run.pool import start_early_zygote
+    from ..run.spare import end_spare
     from ..sphinx.build import other_warnings, run_build
 
     target = find_target(args.paths or ["."], args.argv)
     srcdir = target.srcdir
     sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
     build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
-    app, warnings = run_build(
-        srcdir,
-        {**build_overrides(args), **(extra or {})},
-        args.jobs,
-        build_dir=build_dir,
-        pages=target.pages,
-    )
+    if args.no_cache or not _has_outcomes(srcdir / ".jaxcheck_cache"):
+        # Likely a cold build, which waits for jax: its import starts before the build's.
+        start_early_zygote()
+    try:
+        app, warnings = run_build(
+            srcdir,
+            {**build_overrides(args), **(extra or {})},
+            args.jobs,
+            build_dir=build_dir,
+            pages=target.pages,
+        )
+    finally:
+        end_spare()
     print(other_warnings(warnings), end="", file=sys.stderr)
     return Built(app, srcdir, sourcedir)
+
+
+def _has_outcomes(folder: Path) -> bool:
+    """Whether the cache folder (where it is by default) holds results: then most sessions
+    need no worker."""
+    from ..cache.outcomes import OutcomeCache
+
+    return OutcomeCache(folder).has_entries()

@@ -29,6 +29,7 @@ from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from ..worker.dependencies import Dependencies, dependencies_from_wire
 from ..worker.protocol import encode, outcome_from_wire, program_to_wire
+from .spare import start_spare, take_spare
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
@@ -169,6 +170,11 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
         python=settings.python or sys.executable,
         passthrough=settings.env_passthrough,
     )
+
+
+def start_early_zygote() -> None:
+    """Start a zygote for this interpreter before the configuration is known (``run.spare``)."""
+    start_spare(sys.executable, WorkerSettings(env={}).process_env())
 
 
 def package_folder(python: str) -> str:
@@ -341,14 +347,19 @@ class ZygoteClient:
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
-        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
-        self.process = subprocess.Popen(
-            [settings.python, "-m", "sphinx_jaxcheck.worker.zygote"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            env=settings.process_env(),
-        )
+        env = settings.process_env()
+        spare = take_spare(settings.python, env)
+        if spare:
+            self.process, self.stderr = spare
+        else:
+            self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+            self.process = subprocess.Popen(
+                [settings.python, "-m", "sphinx_jaxcheck.worker.zygote"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                env=env,
+            )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin: IO[bytes] = self.process.stdin
         self.stdout: IO[bytes] = self.process.stdout

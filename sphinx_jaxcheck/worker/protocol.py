@@ -14,6 +14,9 @@ Events (zygote -> pool)::
     {"id": ID, "event": "end"}
     {"event": "ready", "preloaded": [...], "problem": "..."}
 
+A spare zygote (started with :data:`ENV_FOLLOWS`, see ``run.spare``) first
+reads one line, ``{"env": {NAME: VALUE, ...}}``, its environment.
+
 A ``run`` request is one session, or several when ``starts`` says where
 further ones begin (each gets a namespace of its own, in one process). A
 child reports ``{"event": "start", "index": I}`` before each block so the
@@ -33,6 +36,9 @@ from dataclasses import fields
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
+
+# The command-line flag of a zygote that waits for its environment before importing jax.
+ENV_FOLLOWS = "--env-follows"
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -33,7 +33,7 @@ from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from .dependencies import dependencies_from_wire
 from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
-from .protocol import encode, outcome_from_wire, outcome_to_wire, program_from_wire
+from .protocol import ENV_FOLLOWS, encode, outcome_from_wire, outcome_to_wire, program_from_wire
 from .runner import run_session
 
 # Exit status of a child whose own code failed, e.g. because the block closed the
@@ -46,6 +46,9 @@ EXIT_GLIBC_FATAL = 127
 # faults, the kernel's out-of-memory killer kills.
 CRASH_SIGNALS = frozenset({signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS})
 POLL_SECONDS = 0.05
+# What a spare zygote imports while it waits for its environment: more than half of
+# importing jax, and none of it reads the variables it may still get (``run.spare``).
+EARLY_IMPORTS = ("numpy", "ml_dtypes")
 
 
 @dataclass
@@ -553,6 +556,22 @@ def warm_up() -> None:
         pass
 
 
+def take_environment() -> None:
+    """A spare zygote (``run.spare``): import what reads none of the variables the build may
+    still set, then take the build's environment, before anything reads it."""
+    for name in EARLY_IMPORTS:
+        with contextlib.suppress(Exception):  # preload reports what fails to import
+            importlib.import_module(name)
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = os.read(0, 1)  # by the byte: what follows is the server's to read
+        if not byte:
+            raise SystemExit(0)  # the build ended without taking this spare
+        line += byte
+    os.environ.clear()
+    os.environ.update(json.loads(line)["env"])
+
+
 def main() -> None:
     """Entry point of the zygote process."""
     # SIGTERM, not SIGKILL, when the build process dies: time to kill what the blocks started.
@@ -567,6 +586,8 @@ def main() -> None:
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    if ENV_FOLLOWS in sys.argv[1:]:
+        take_environment()
     output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(DEFAULT_OUTPUT_LIMIT)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
     loaded, problem = preload()
