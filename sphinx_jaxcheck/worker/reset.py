@@ -1,13 +1,14 @@
 """Between two page sessions in one worker child: put back the state it started with, and check.
 
-A child that runs several page sessions in turn saves its backend start and
-JAX's lowering caches, but only if each session sees what a fresh child would.
+A child that runs several page sessions in turn saves its backend start, but
+only if each session sees what a fresh child would.
 :class:`Baseline` records the state at the child's start; :meth:`Baseline.restore`
 puts back what can be put back (JAX's configuration, random states, print
 options, environment, working directory, path, warning filters, the project's
-own modules) and verifies everything it knows of. Whatever it cannot restore or
-verify is returned as a reason: the child then retires and a fresh one runs
-the next session. When in doubt, retire: a fresh fork is always correct.
+own modules), empties JAX's caches of what the session compiled, and verifies
+everything it knows of. Whatever it cannot restore or verify is returned as a
+reason: the child then retires and a fresh one runs the next session. When in
+doubt, retire: a fresh fork is always correct.
 """
 
 from __future__ import annotations
@@ -187,6 +188,7 @@ class Baseline:
             self._modules,
             self._globals,
             self._checked,
+            self._caches,
         ]
         for step in steps:
             try:
@@ -342,6 +344,15 @@ class Baseline:
             now[name] is not value for name, value in self.builtins.items()
         ):
             return "the builtins were changed"
+        return None
+
+    def _caches(self) -> str | None:
+        # What the session traced and compiled: kept, a fork grew by some 35 MB a session; the
+        # next session compiles again what it needs (from the persistent cache, if it is on).
+        clear = getattr(sys.modules.get("jax"), "clear_caches", None)
+        if clear is not None:
+            clear()
+        gc.collect()
         return None
 
     def _checked(self) -> str | None:
