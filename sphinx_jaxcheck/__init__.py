@@ -24,6 +24,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         checking,
         include_cycles,
         interpreter,
+        left_out_pages,
         matrix_page,
         page_examples,
         read_digests,
@@ -32,7 +33,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
         source_files,
         status_page,
         unparsed_pages,
-        unread_pages,
     )
     from .sphinx.domain import JaxcheckDomain
 
@@ -43,7 +43,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     read_digests.setup_read_digests(app)
     include_cycles.setup_include_cycles(app)
     unparsed_pages.setup_unparsed_pages(app)
-    unread_pages.setup_unread_pages(app)
+    left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)

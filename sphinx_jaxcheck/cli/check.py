@@ -40,8 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.checking.run_description import run_description
     from ..sphinx.checking.summary import summary
     from ..sphinx.domain import domain_of
+    from ..sphinx.left_out_pages import excluded_examples
     from ..sphinx.page_examples import unchecked_examples
-    from ..sphinx.unread_pages import excluded_examples
 
     built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
     domain = domain_of(built.app.env)

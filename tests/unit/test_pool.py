@@ -53,7 +53,7 @@ def test_the_cache_key_names_the_package_another_interpreter_imports_not_its_tem
     assert WorkerSettings().key_env() == WorkerSettings().outcome_env()  # ours: a real folder
 
 
-def test_docstring_sessions_share_a_process_by_the_batch_and_pages_get_one_each() -> None:
+def test_docstring_sessions_share_a_process_by_the_batch_apart_from_page_sessions() -> None:
     page = [Program("print(1)", "<page>")]
     docstring = [Program("", "<setup>"), Program("1", "<doc>", module_globals="pkg.ops")]
     sessions = {"page": page, **{f"doc{n}": docstring for n in range(BATCH_PROGRAMS)}}

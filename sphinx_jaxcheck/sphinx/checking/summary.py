@@ -11,9 +11,9 @@ from sphinx.util import logging
 from ...judge.example_verdicts import all_examples
 from ...report.records import summary_line
 from ..domain import domain_of
+from ..left_out_pages import excluded_examples
 from ..page_examples import unchecked_examples
 from ..settings import settings_of
-from ..unread_pages import excluded_examples
 from .read_only import is_read_only
 
 logger = logging.getLogger(__name__)

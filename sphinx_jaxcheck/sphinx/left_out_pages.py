@@ -40,7 +40,7 @@ EXCLUDED = "excluded_examples"  # in the domain's data: {page: examples}, found 
 _BLOCK_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{jaxcheck\}", re.MULTILINE)
 
 
-def setup_unread_pages(app: Sphinx) -> None:
+def setup_left_out_pages(app: Sphinx) -> None:
     """Refuse Markdown pages no parser reads; count the examples of excluded pages."""
     app.connect("builder-inited", _refuse_unparsed_markdown)
     app.connect("env-updated", _count_excluded_examples)
