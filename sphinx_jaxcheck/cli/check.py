@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         summary=line,
         unchecked_examples=unchecked_examples(domain),
         excluded_examples=excluded_examples(built.app.env),
+        uncached=domain.uncached(),
         run={
             "sourcedir": built.sourcedir,
             "update": suggest(args.argv, "update"),

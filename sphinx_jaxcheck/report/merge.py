@@ -126,6 +126,8 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     statuses = [Status(b["status"]) for b in blocks]
     unchecked = int(reports[0].get("unchecked_examples", 0))
     excluded = dict(reports[0].get("excluded_examples", {}))
+    # Each shard names the sessions it ran; in the order of a full run's summary.
+    uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
     summary = summary_line(
         statuses,
         read,
@@ -133,6 +135,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         [ExampleVerdict(**e) for e in examples],
         unchecked,
         run.get("doctests_like", ""),
+        uncached,
         excluded_examples=excluded,
     )
     return {
@@ -142,6 +145,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "findings": findings,
         "unchecked_examples": unchecked,
         "excluded_examples": excluded,
+        "uncached": [[doc, why] for doc, why in uncached],
         "summary": summary,
         "run": {**run, "shard": None, "split": None},
     }

@@ -78,6 +78,8 @@ class Report(TypedDict):
     unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
     # By page that exclude_patterns leaves out: its ``>>>`` examples, none checked.
     excluded_examples: NotRequired[dict[str, int]]
+    # Sessions that ran but could not be cached: [document, why].
+    uncached: NotRequired[list[list[str]]]
     summary: str
     run: RunRecord
 
@@ -180,6 +182,7 @@ def build_report(
     summary: str,
     unchecked_examples: int = 0,
     excluded_examples: Mapping[str, int] | None = None,
+    uncached: Sequence[tuple[str, str]] = (),
     run: RunRecord | None = None,
 ) -> Report:
     """The plain report of a run: every block and group of examples with its status, every
@@ -204,6 +207,7 @@ def build_report(
         "findings": [finding_record(f, owner.get(f)) for f in findings],
         "unchecked_examples": unchecked_examples,
         "excluded_examples": dict(excluded_examples or {}),
+        "uncached": [[document, why] for document, why in uncached],
         "summary": summary,
         "run": run.copy() if run else {},
     }

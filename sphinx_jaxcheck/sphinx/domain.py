@@ -115,7 +115,7 @@ class JaxcheckDomain(Domain):
             (doc, why)
             for doc, reasons in sorted(self.per_document("uncached").items())
             if self.in_scope(doc)
-            for why in reasons
+            for why in sorted(reasons)
         ]
 
     def checked_blocks(self) -> Iterator[tuple[Block, Verdict]]:

@@ -360,3 +360,29 @@ def test_a_block_skipped_for_the_running_jax_is_reported_by_its_own_shard_only(
         "verified",
         "verified",
     ]
+
+
+def test_merged_shards_say_which_sessions_could_not_be_cached(tmp_path: Path) -> None:
+    """A session that changes a file it imported is not cached; merging the shards' reports
+    keeps the reason, as the summary of one full run gives it."""
+    changing = (
+        "```{jaxcheck}\nimport helper\nprint(helper.NAME)\n"
+        "open(helper.__file__, 'a').write('#\\n')\n\n# one\n```\n"
+    )
+    pages = {"changing.md": changing, "helper.py": "NAME = 'one'\n"}
+    pages |= {f"plain{n}.md": f"```{{jaxcheck}}\nprint({n})\n\n# {n}\n```\n" for n in range(3)}
+    root = write_project(tmp_path / "docs", pages, conf="jaxcheck_cache = True\n")
+    full = jaxcheck("check", root, "--format", "json")
+    assert full.returncode == 0, full.stderr
+    whole = json.loads(full.stdout)
+    assert whole["uncached"] == [
+        ["changing", f"{root / 'helper.py'} changed while the session ran"]
+    ]
+    reports = []
+    for k in (1, 2):
+        shard = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
+        reports.append(tmp_path / f"shard{k}.json")
+    merged = json.loads(jaxcheck("merge", *reports, "--format", "json").stdout)
+    assert merged["uncached"] == whole["uncached"]
+    assert merged["summary"] == whole["summary"] and "not cached" in merged["summary"]
