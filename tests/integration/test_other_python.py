@@ -17,6 +17,9 @@ import pytest
 from buildkit import jaxcheck
 from processes import alive
 
+from sphinx_jaxcheck.model import Program
+from sphinx_jaxcheck.run import pool
+
 CONF = """\
 extensions = ["myst_parser", "sphinx_jaxcheck"]
 exclude_patterns = ["_build"]
@@ -172,6 +175,34 @@ def test_another_jax_keeps_its_compiled_programs_in_the_cache_folder_without_a_l
     done = jaxcheck("check", tmp_path, "--python", older_python)
     assert done.returncode == 0, done.stdout + done.stderr
     assert any((tmp_path / ".jaxcheck_cache" / "xla").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("change", "reused"),
+    [("jax.config.update('jax_enable_x64', True)", True), ("jnp.zeros = jnp.ones", False)],
+    ids=["restored", "retired"],
+)
+def test_another_jax_reuses_a_child_between_page_sessions_only_with_its_state_reset(
+    older_python: Path, monkeypatch: pytest.MonkeyPatch, change: str, reused: bool
+) -> None:
+    """jax 0.4.35's state is reset as 0.10.2's: the second session of a batch sees what a
+    fresh child would, in the same child when the first left nothing the reset cannot put
+    back."""
+    monkeypatch.setattr(pool, "PAGE_BATCHES_PER_WORKER", 1)
+    show = "import os, jax.numpy as jnp\nprint(os.getpid(), jnp.zeros(1).dtype, jnp.zeros(1)[0])"
+    sessions = {
+        "first": [Program(f"import jax, jax.numpy as jnp\n{change}\n" + show, "<first>")],
+        "second": [Program(show, "<second>")],
+    }
+    assert len(pool.together(sessions, 1)) == 1
+    workers = pool.Workers(pool.WorkerSettings(python=str(older_python)))
+    try:
+        outcomes = workers.run(sessions)
+    finally:
+        workers.close()
+    first, second = (outcomes[key][0].stdout.split() for key in ("first", "second"))
+    assert second[1:] == ["float32", "0.0"], outcomes
+    assert (first[0] == second[0]) is reused
 
 
 def _bare_venv(where: Path) -> Path:
