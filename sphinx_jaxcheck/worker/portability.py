@@ -111,3 +111,12 @@ def limit_memory(limit: int) -> bool:
             raise
         return False
     return True
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory now; None where the system does not tell."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None

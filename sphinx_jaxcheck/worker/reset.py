@@ -1,11 +1,11 @@
 """Between two page sessions in one worker child: put back the state it started with, and check.
 
-A child that runs several page sessions in turn saves its backend start, but
-only if each session sees what a fresh child would.
+A child that runs several page sessions in turn saves its backend start and
+what JAX's caches keep, but only if each session sees what a fresh child would.
 :class:`Baseline` records the state at the child's start; :meth:`Baseline.restore`
 puts back what can be put back (JAX's configuration, random states, print
 options, environment, working directory, path, warning filters, the project's
-own modules), empties JAX's caches of what the session compiled, and verifies
+own modules), empties JAX's caches once the child grew past a bound, and verifies
 everything it knows of. Whatever it cannot restore or verify is returned as a
 reason: the child then retires and a fresh one runs the next session. When in
 doubt, retire: a fresh fork is always correct.
@@ -26,6 +26,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .portability import resident_bytes
+
 # JAX flags read when the backend starts (or the persistent cache first opens): a session that
 # sets one after an earlier session started the backend would not see its effect in a warm
 # child, so it is run again in a fresh one.
@@ -33,6 +35,9 @@ BACKEND_FLAG_WORDS = (
     *("platform", "num_cpu_devices", "cpu_collectives", "pjrt", "distributed"),
     *("compilation_cache", "persistent_cache", "default_device"),
 )
+# How much a fork may grow after its first session with JAX's caches of what its sessions
+# compiled kept for the next; past it they are emptied.
+CACHES_KEPT_BYTES = 64 << 20
 # Module globals that JAX itself sets on first use (its backend, its cache's state); a change
 # of any other global of a module loaded at the child's start retires the child.
 RUNTIME_GLOBALS = frozenset(
@@ -167,6 +172,7 @@ class Baseline:
         self.path = list(sys.path)
         self.filters = list(warnings.filters)
         self.threads = set(threading.enumerate())
+        self.resident: int | None = None  # after the first session
         self.signals = _signals()
         self.misc = _misc()
         # Last: reading the state above may import (numpy.random, with older numpy's lazily).
@@ -347,12 +353,17 @@ class Baseline:
         return None
 
     def _caches(self) -> str | None:
-        # What the session traced and compiled: kept, a fork grew by some 35 MB a session; the
-        # next session compiles again what it needs (from the persistent cache, if it is on).
-        clear = getattr(sys.modules.get("jax"), "clear_caches", None)
-        if clear is not None:
-            clear()
-        gc.collect()
+        # What earlier sessions traced and compiled spares the next one work, but a fork kept
+        # growing by some 30 MB a session: past a bound, JAX's caches are emptied. Counted from
+        # the end of the first session, which also touches the zygote's pages and starts XLA.
+        now = resident_bytes()
+        if self.resident is None:
+            self.resident = now
+        elif now is None or now - self.resident > CACHES_KEPT_BYTES:
+            clear = getattr(sys.modules.get("jax"), "clear_caches", None)
+            if clear is not None:
+                clear()
+            gc.collect()
         return None
 
     def _checked(self) -> str | None:
