@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from buildkit import jaxcheck, write_project
+from buildkit import build, jaxcheck, write_project
 from processes import alive, zygotes_left_by_this_process
 
 from sphinx_jaxcheck.cli import main
@@ -94,3 +94,18 @@ def test_a_build_that_takes_no_worker_ends_the_early_zygote(
     capsys.readouterr()
     assert not spare._SPARE
     assert zygotes_left_by_this_process() == []
+
+
+def test_a_build_whose_cache_holds_results_ends_the_early_zygote_before_reading(
+    tmp_path: Path,
+) -> None:
+    """The cache is elsewhere than the command looked: the build itself ends the spare."""
+    project = write_project(
+        tmp_path / "docs",
+        {"page.md": "```{jaxcheck}\nprint(2)\n\n# 2\n```\n"},
+        conf=f"jaxcheck_cache = True\njaxcheck_cache_dir = {str(tmp_path / 'kept')!r}\n",
+    )
+    assert build(project, fresh=True).status == 0  # fills the cache
+    pid = _spare_pid()
+    assert build(project, fresh=True).status == 0  # every session from the cache
+    assert not spare._SPARE and not alive(pid)

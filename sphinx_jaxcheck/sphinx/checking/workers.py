@@ -17,6 +17,7 @@ from sphinx.environment import BuildEnvironment
 from ...cache.outcomes import OutcomeCache
 from ...cache.size import compiled_folder
 from ...run.pool import Workers, worker_settings
+from ...run.spare import end_spare
 from ..settings import cache_directory, settings_of
 from .read_only import is_read_only
 
@@ -58,6 +59,7 @@ def _start_early(app: Sphinx, _env: BuildEnvironment, docnames: list[str]) -> No
     if is_read_only(app) or (
         settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()
     ):
+        end_spare()  # a command's early zygote, which this build does not want now
         return
     if docnames and app not in _EARLY:
         workers = workers_of(app)
