@@ -24,6 +24,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         checking,
         include_cycles,
         interpreter,
+        known_code,
         left_out_pages,
         matrix_page,
         page_examples,
@@ -45,6 +46,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     unparsed_pages.setup_unparsed_pages(app)
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
+    known_code.setup_known_code(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)
     setup_pinned_source(app)

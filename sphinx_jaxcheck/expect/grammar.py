@@ -84,22 +84,33 @@ def is_doctest(body: Sequence[str]) -> bool:
     return is_prompt(first.lstrip())
 
 
+def python_code(body: Sequence[str]) -> str:
+    """The code a Python body runs (and is compiled as): its lines, each ended."""
+    return "\n".join(body) + "\n"
+
+
 def parse_body(
-    body: Sequence[str], *, doctest_flags: int = 0, doctest_only: bool = False
+    body: Sequence[str],
+    *,
+    doctest_flags: int = 0,
+    doctest_only: bool = False,
+    compiles: bool = False,
 ) -> ParsedBody:
     """Find every expectation in ``body`` (the block's lines, dedented).
 
     ``doctest_flags`` are the option flags of a doctest body's examples before
     each example's own ``# doctest:`` directives; ``doctest_only`` reads the
     body as a doctest whatever its first line (a page's own examples).
+    ``compiles``: this interpreter compiled exactly this :func:`python_code` without
+    error before, so it is not compiled again to look for syntax errors.
     """
     try:
         if doctest_only or is_doctest(body):
             expectations, examples = parse_doctest(body, doctest_flags)
             code = ""
         else:
-            code = "\n".join(body) + "\n"
-            expectations, examples, inline = _parse_python(body, code, doctest_flags)
+            code = python_code(body)
+            expectations, examples, inline = _parse_python(body, code, doctest_flags, compiles)
     except BodyError as err:
         # A doctest that cannot run still lists its examples (each reported as failed).
         unrun = tuple(
@@ -115,7 +126,7 @@ def parse_body(
 
 
 def _parse_python(
-    body: Sequence[str], code: str, flags: int
+    body: Sequence[str], code: str, flags: int, compiles: bool = False
 ) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
     comments = _comment_tokens(code)
     try:
@@ -127,7 +138,8 @@ def _parse_python(
             tree = ast.parse(code) if _has_comment_after_code(body, comments) else None
             # The compiler finds what the parser lets through: `return`, `yield`
             # or `await` outside a function, `break` outside a loop, ...
-            compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
+            if not compiles:
+                compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
     except SyntaxError as err:
         # A body that fails to compile has a line (an empty one compiles): clamp into it.
         line = min(max(err.lineno or 1, 1), len(body))

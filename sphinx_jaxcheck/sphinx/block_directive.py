@@ -9,9 +9,10 @@ from __future__ import annotations
 import doctest
 import os
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from docutils import nodes
+from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.directives.code import container_wrapper
 from sphinx.util.docutils import SphinxDirective
@@ -22,9 +23,12 @@ from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
 from .domain import domain_of
+from .known_code import compiled_before, note_compiled
 from .lines import file_lines
 from .nodes import jaxcheck_block
 from .settings import settings_of
+
+_DIGESTS = "jaxcheck_file_digests"  # temp_data: path -> digest, for the document being read
 
 
 def setup_block_directive(app: Sphinx) -> None:
@@ -77,11 +81,18 @@ class JaxcheckDirective(SphinxDirective):
         else:
             options = block_options(self.options)
         index = len(domain.blocks(docname))
-        body = tuple(self.content)
+        content = self.content
+        # Its lines: a StringList iterates by indexing, one slow lookup per line.
+        body = tuple(content.data if isinstance(content, StringList) else content)
         settings = settings_of(self.config)
         filename = f"<{options.name}>" if options.name else f"<{docname}[{index + 1}]>"
+        compiled, digest = compiled_before(self.env, body)
         # In a block ``...`` always matches any text (the block's own rule).
-        parsed = parse_body(body, doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags)
+        parsed = parse_body(
+            body, doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags, compiles=compiled
+        )
+        if digest and not compiled and parsed.error is None and parsed.code:
+            note_compiled(self.env, docname, digest)  # an error is found again next time
         error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
         unclosed = self._unclosed_fence(path, body_line, body)
         if unclosed:
@@ -102,12 +113,19 @@ class JaxcheckDirective(SphinxDirective):
             expectations=parsed.expectations,
             program=parsed.program(filename, options, settings.timeout),
             error=error,
-            file_digest=file_digest(path),
+            file_digest=self._file_digest(path),
             error_line=error_line,
             error_subtype=error_subtype,
         )
         domain.add_block(block)
         return self._render(block)
+
+    def _file_digest(self, path: str) -> str:
+        """The file's digest, taken once per document read: its blocks share it."""
+        digests = cast("dict[str, str]", self.env.temp_data.setdefault(_DIGESTS, {}))
+        if path not in digests:
+            digests[path] = file_digest(path)
+        return digests[path]
 
     def _unclosed_fence(self, path: str, body_line: int, body: tuple[str, ...]) -> str | None:
         """Why a MyST fence that runs to the end of the file is not run, or None.

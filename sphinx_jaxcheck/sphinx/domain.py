@@ -33,6 +33,7 @@ PER_DOCUMENT = (
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
     "doctest-modules-own",
+    "compiled",
 )
 
 
