@@ -24,29 +24,47 @@ from sphinx.environment import BuildEnvironment
 from .settings import stop
 
 MARKDOWN = (".md", ".markdown")
+# An rST include with a parser option (``:parser: myst_parser.sphinx_`` renders Markdown).
+_RST_MARKDOWN_INCLUDE = re.compile(
+    r"^[ \t]*\.\. include::[ \t]*(?P<file>\S+)[ \t]*\n(?P<options>(?:[ \t]+:.*\n)*?"
+    r"[ \t]+:parser:.*\n(?:[ \t]+:.*\n)*)",
+    re.MULTILINE,
+)
 # Options with which {include} shows the file as code instead of rendering it.
 _AS_CODE = re.compile(r"^\s*:?(literal|code)\s*:", re.MULTILINE)
 
 
 def setup_include_cycles(app: Sphinx) -> None:
     """Stop the build on a Markdown file that includes itself, directly or through others."""
-    # Before reading, in this process (parallel readers would turn the stop into a crash report).
+    # Before reading, in this process (parallel readers would turn the stop into a crash
+    # report): Markdown documents, and the Markdown files rST documents include
+    # (``:parser: myst_parser.sphinx_``).
     app.connect("env-before-read-docs", _refuse_cycles_of_documents)
-    # And files an rST document includes as Markdown (``:parser: myst_parser.sphinx_``).
+    # And what those files lead to while a document is read (an rST file included by another).
     app.connect("include-read", _refuse_cycles_of_included)
 
 
 def _refuse_cycles_of_documents(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     for docname in docnames:
         path = str(env.doc2path(docname))
-        if not path.endswith(MARKDOWN):
-            continue
         try:
             text = Path(path).read_text("utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # Sphinx, or sphinx/source_files.py, reports it
-        if "{include}" in text:
-            _refuse(env, docname, include_cycle(env, docname, path, text))
+        if path.endswith(MARKDOWN):
+            if "{include}" in text:
+                _refuse(env, docname, include_cycle(env, docname, path, text))
+            continue
+        for found in _RST_MARKDOWN_INCLUDE.finditer(text):
+            if "myst" not in found.group("options"):
+                continue
+            target = os.path.normpath(env.relfn2path(found.group("file"), docname)[1])
+            try:
+                included = Path(target).read_text("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue  # docutils reports it
+            if target.endswith(MARKDOWN):
+                _refuse(env, docname, include_cycle(env, docname, target, included))
 
 
 def _refuse_cycles_of_included(

@@ -225,6 +225,21 @@ def test_a_myst_include_cycle_is_one_configuration_error_naming_the_files(tmp_pa
     assert done.returncode == 0 and mark.exists(), done.stdout + done.stderr
 
 
+def test_markdown_an_rst_page_includes_going_round_is_one_error_with_parallel_readers(
+    tmp_path: Path,
+) -> None:
+    """Found before the parallel readers start: in one of them the stop was a crash report."""
+    pages = {
+        "page.rst": "Page\n====\n\n.. include:: part.md\n   :parser: myst_parser.sphinx_\n",
+        "part.md": "# Part\n\n```{include} part.md\n```\n",
+        **{f"other{n}.rst": f"Other {n}\n=======\n\nText.\n" for n in range(4)},
+    }
+    root = write_project(tmp_path / "docs", pages, conf='exclude_patterns += ["part.md"]\n')
+    expected = "a MyST include cycle, read for page.rst: part.md includes part.md (at part.md:3)"
+    assert_configuration_error(jaxcheck("check", root, "-j", "2"), expected)
+    assert_configuration_error(sphinx_build(*HTML, "-j", "2", root, tmp_path / "out"), expected)
+
+
 def test_markdown_pages_without_a_markdown_parser_are_a_configuration_error_naming_myst_parser(
     tmp_path: Path,
 ) -> None:
