@@ -65,3 +65,43 @@ def older_python() -> Path:
                 f"can be made: {reach.stderr.strip()[-300:]}"
             )
         raise
+
+
+# The test files that take longest, longest first, as `--durations` measured them (all of a
+# file's tests together): tox runs the suite with `--dist loadfile --no-loadscope-reorder`,
+# which gives each file to one worker (a module- or session-scoped fixture is made once) in
+# the order of this list, so that no long file starts when the other worker is nearly done.
+# The files not listed keep their order after these.
+SLOWEST_FILES = tuple(
+    f"tests/integration/{name}.py"
+    for name in (
+        "test_doctest_modules",
+        "test_newcomer",
+        "test_other_python",
+        "test_cache",
+        "test_update",
+        "test_edit_sequences",
+        "test_sharding",
+        "test_pytest_plugin",
+        "test_interrupt",
+        "test_update_properties",
+        "test_realworld",
+        "test_unparsed_pages",
+        "test_cache_dependencies",
+        "test_configuration",
+        "test_faults",
+        "test_conformance",
+        "test_update_docstrings",
+        "test_update_proof",
+        "test_sphinx_doctest",
+        "test_demo_docs",
+        "test_guide_promises",
+        "test_browser",
+    )
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of ``SLOWEST_FILES`` first, in its order; within a file, the file's order."""
+    rank = {path: i for i, path in enumerate(SLOWEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
