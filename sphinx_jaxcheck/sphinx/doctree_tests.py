@@ -74,9 +74,13 @@ def find_tests(
     found = Found()
     reader = _Reader(path, lines, docstrings)
     last_line = 0  # the page line of the latest node read from the page itself
+    page = os.path.abspath(path)
+    absolute: dict[str, str] = {}  # by source name: the nodes of a page share a few
     for node in doctree.findall(nodes.Element):
         source = source_of(node)
-        if os.path.abspath(source) == os.path.abspath(path) and node.line:
+        if source not in absolute:
+            absolute[source] = os.path.abspath(source)
+        if absolute[source] == page and node.line:
             last_line = node.line
         is_test = is_test_node(node) or (
             doctest_blocks is not None and isinstance(node, nodes.doctest_block)

@@ -74,9 +74,14 @@ def _count_excluded_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
     domain = domain_of(env)
     counts: dict[str, int] = {}
     if settings_of(app.config).doctests != "off" and domain.scope is None:
-        read = {Path(env.doc2path(doc)).resolve() for doc in env.found_docs}
+        read: set[Path] | None = None  # resolved only for a file not read under its own name
         for path in _files(app, tuple(app.config.source_suffix)):
-            if env.path2doc(path) is not None and path.resolve() not in read:
+            doc = env.path2doc(path)
+            if doc is None or (doc in env.found_docs and Path(env.doc2path(doc)) == path):
+                continue
+            if read is None:
+                read = {Path(env.doc2path(doc)).resolve() for doc in env.found_docs}
+            if path.resolve() not in read:
                 found = _examples(_text(path))
                 if found:
                     counts[path.relative_to(app.srcdir).as_posix()] = found

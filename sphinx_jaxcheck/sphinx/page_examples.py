@@ -148,6 +148,8 @@ def placed_on_page(
 ) -> dict[str, Docstring]:
     """``shown`` with each docstring whose text is in no file placed at the page line of the
     autodoc directive that shows it (else the page's last line before its first node)."""
+    if not shown:
+        return {}  # without walking the doctree
     before, _ = _shown_after(doctree, path)
     return {
         name: replace(doc, path=path, line=max(documented_at(lines, name, before.get(name, 0)), 1))
