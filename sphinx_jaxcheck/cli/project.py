@@ -112,7 +112,10 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     srcdir = target.srcdir
     sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
     build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
-    if args.no_cache or not _has_outcomes(srcdir / ".jaxcheck_cache"):
+    if args.no_cache or not (
+        (build_dir / "doctrees" / "environment.pickle").exists()
+        or _has_outcomes(srcdir / ".jaxcheck_cache")
+    ):
         # Likely a cold build, which waits for jax: its import starts before the build's.
         start_early_zygote()
     try:
@@ -130,8 +133,8 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
 
 
 def _has_outcomes(folder: Path) -> bool:
-    """Whether the cache folder (where it is by default) holds results: then most sessions
-    need no worker."""
+    """Whether the cache folder (where it is by default) holds results: then, as after an
+    earlier build into the same folder, most sessions need no worker."""
     from ..cache.outcomes import OutcomeCache
 
     return OutcomeCache(folder).has_entries()
