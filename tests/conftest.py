@@ -1,4 +1,5 @@
-"""Hypothesis profiles, and the second environment with an older jax."""
+"""Hypothesis profiles, the second environment with an older jax, the order of the test
+files, and test projects' modules forgotten after each test."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,18 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 OLDER_JAX = "0.4.35"
+
+
+@pytest.fixture(autouse=True)
+def forget_project_modules(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A build in this process imports its project's modules (autodoc, sphinx.ext.doctest):
+    a later test's project with a module of the same name must import its own, not find
+    this one in ``sys.modules``."""
+    yield
+    temporary = str(tmp_path_factory.getbasetemp())
+    for name, module in list(sys.modules.items()):
+        if (getattr(module, "__file__", None) or "").startswith(temporary):
+            del sys.modules[name]
 
 
 @pytest.fixture(scope="session")
