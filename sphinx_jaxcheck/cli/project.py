@@ -106,16 +106,13 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     """
     from ..run.pool import start_early_zygote
     from ..run.spare import end_spare
-    from ..sphinx.build import other_warnings, run_build
+    from ..sphinx.build import kept_build, other_warnings, run_build
 
     target = find_target(args.paths or ["."], args.argv)
     srcdir = target.srcdir
     sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
     build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
-    if args.no_cache or not (
-        (build_dir / "doctrees" / "environment.pickle").exists()
-        or _has_outcomes(srcdir / ".jaxcheck_cache")
-    ):
+    if args.no_cache or not (kept_build(build_dir) or _has_outcomes(srcdir / ".jaxcheck_cache")):
         # Likely a cold build, which waits for jax: its import starts before the build's.
         start_early_zygote()
     try:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from sphinx.application import Sphinx
+from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
 from sphinx.errors import ConfigError, ExtensionError, SphinxError
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
@@ -66,6 +66,14 @@ class _StatusFilter(io.TextIOBase):
         return len(text)
 
 
+DOCTREES = "doctrees"  # in the build folder: what Sphinx keeps between two builds
+
+
+def kept_build(build_dir: Path) -> bool:
+    """Whether ``build_dir`` keeps an earlier build's environment (the next is incremental)."""
+    return (build_dir / DOCTREES / ENV_PICKLE_FILENAME).exists()
+
+
 def run_build(
     srcdir: Path,
     overrides: dict[str, object],
@@ -94,7 +102,7 @@ def run_build(
                 srcdir,
                 srcdir,
                 build_dir / "out",
-                build_dir / "doctrees",
+                build_dir / DOCTREES,
                 "jaxcheck",
                 confoverrides=overrides,
                 status=status,  # type: ignore[arg-type]

@@ -59,12 +59,13 @@ def _refuse_cycles_of_documents(app: Sphinx, env: BuildEnvironment, docnames: li
             if "myst" not in found.group("options"):
                 continue
             target = os.path.normpath(env.relfn2path(found.group("file"), docname)[1])
+            if not target.endswith(MARKDOWN):
+                continue
             try:
                 included = Path(target).read_text("utf-8")
             except (OSError, UnicodeDecodeError):
                 continue  # docutils reports it
-            if target.endswith(MARKDOWN):
-                _refuse(env, docname, include_cycle(env, docname, target, included))
+            _refuse(env, docname, include_cycle(env, docname, target, included))
 
 
 def _refuse_cycles_of_included(

@@ -172,7 +172,8 @@ class Baseline:
         self.path = list(sys.path)
         self.filters = list(warnings.filters)
         self.threads = set(threading.enumerate())
-        self.resident: int | None = None  # after the first session
+        self.first_ended = False
+        self.resident: int | None = None  # after the first session; None where unknown
         self.signals = _signals()
         self.misc = _misc()
         # Last: reading the state above may import (numpy.random, with older numpy's lazily).
@@ -355,11 +356,12 @@ class Baseline:
     def _caches(self) -> str | None:
         # What earlier sessions traced and compiled spares the next one work, but a fork kept
         # growing by some 30 MB a session: past a bound, JAX's caches are emptied. Counted from
-        # the end of the first session, which also touches the zygote's pages and starts XLA.
+        # the end of the first session, which also touches the zygote's pages and starts XLA;
+        # where the size is unknown, after every session but the first.
         now = resident_bytes()
-        if self.resident is None:
-            self.resident = now
-        elif now is None or now - self.resident > CACHES_KEPT_BYTES:
+        if not self.first_ended:
+            self.first_ended, self.resident = True, now
+        elif now is None or self.resident is None or now - self.resident > CACHES_KEPT_BYTES:
             clear = getattr(sys.modules.get("jax"), "clear_caches", None)
             if clear is not None:
                 clear()
