@@ -73,7 +73,8 @@ def match_text(want: str, got: str, rules: MatchRules) -> bool:
 
 def mask_addresses(text: str) -> str:
     """Memory addresses as ``0x?``: they compare equal whatever their digits."""
-    return _ADDRESS.sub("0x?", text)
+    # Most outputs hold no address: a substring test is many times cheaper than the search.
+    return _ADDRESS.sub("0x?", text) if "0x" in text else text
 
 
 def _match(want: str, got: str, rules: MatchRules) -> bool:
