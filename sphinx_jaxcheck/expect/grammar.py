@@ -129,24 +129,28 @@ def _parse_python(
     body: Sequence[str], code: str, flags: int, compiles: bool = False
 ) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
     comments = _comment_tokens(code)
-    try:
-        with warnings.catch_warnings():
-            # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
-            warnings.simplefilter("ignore")
-            # The syntax tree is only read for inline prints; building it costs twice
-            # the compiling, which parses the same way and raises the same errors.
-            tree = ast.parse(code) if _has_comment_after_code(body, comments) else None
-            # The compiler finds what the parser lets through: `return`, `yield`
-            # or `await` outside a function, `break` outside a loop, ...
-            if not compiles:
-                compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
-    except SyntaxError as err:
-        # A body that fails to compile has a line (an empty one compiles): clamp into it.
-        line = min(max(err.lineno or 1, 1), len(body))
-        raise BodyError(
-            f"line {line} of the block is not valid Python: {err.msg}: {body[line - 1].strip()!r}",
-            line,
-        ) from None
+    # The syntax tree is only read for inline prints; building it costs twice
+    # the compiling, which parses the same way and raises the same errors.
+    needs_tree = _has_comment_after_code(body, comments)
+    tree = None
+    if needs_tree or not compiles:  # code known to compile needs neither (nor the filter)
+        try:
+            with warnings.catch_warnings():
+                # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
+                warnings.simplefilter("ignore")
+                tree = ast.parse(code) if needs_tree else None
+                # The compiler finds what the parser lets through: `return`, `yield`
+                # or `await` outside a function, `break` outside a loop, ...
+                if not compiles:
+                    compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
+        except SyntaxError as err:
+            # A body that fails to compile has a line (an empty one compiles): clamp into it.
+            line = min(max(err.lineno or 1, 1), len(body))
+            raise BodyError(
+                f"line {line} of the block is not valid Python: {err.msg}: "
+                f"{body[line - 1].strip()!r}",
+                line,
+            ) from None
     start = _trailing_start(body, comments)
     expectations, examples = _split_trailing(body, start, flags)
     inline = () if tree is None else _inline_prints(tree, comments)
