@@ -391,12 +391,14 @@ class ZygoteClient:
             self.process.kill()
         with contextlib.suppress(OSError):
             self.stdin.close()
+        # Unread events are nobody's: a zygote blocked writing one (a block's large output)
+        # would never see stdin close; with this end closed, its write fails and it stops.
+        self.stdout.close()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        self.stdout.close()
         self.stderr.close()
 
     def run(

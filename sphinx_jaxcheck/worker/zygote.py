@@ -90,9 +90,22 @@ class ZygoteServer:
         self.stdin_open = True
 
     def send(self, message: dict[str, Any]) -> None:
+        if not self.stdin_open:
+            return  # nobody to report to
         data = encode(message)
-        while data:
-            data = data[os.write(self.out_fd, data) :]
+        try:
+            while data:
+                data = data[os.write(self.out_fd, data) :]
+        except BrokenPipeError:  # the pool closed its end, maybe while this waited to write
+            self._abandoned()
+
+    def _abandoned(self) -> None:
+        """The pool is gone: nobody wants the remaining results."""
+        self.stdin_open = False
+        with contextlib.suppress(KeyError):
+            self.selector.unregister(0)
+        for child in list(self.children.values()):
+            self._kill(child)
 
     # -- the loop ---------------------------------------------------------------
 
@@ -145,11 +158,7 @@ class ZygoteServer:
     def _read_requests(self) -> None:
         chunk = os.read(0, 1 << 16)
         if not chunk:
-            self.stdin_open = False
-            self.selector.unregister(0)
-            # The pool is gone: nobody wants the remaining results.
-            for child in list(self.children.values()):
-                self._kill(child)
+            self._abandoned()
             return
         self.stdin_buffer += chunk
         while b"\n" in self.stdin_buffer:

@@ -33,7 +33,9 @@ from buildkit import write_project
 from processes import alive
 
 from sphinx_jaxcheck.cache.outcomes import OutcomeCache
+from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.interrupt import message
+from sphinx_jaxcheck.run.pool import WorkerSettings, ZygoteClient
 
 QUICK = (
     "# Quick {n}\n"
@@ -549,3 +551,24 @@ def test_the_workers_clean_up_even_when_the_build_process_is_killed(tmp_path: Pa
     ) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert [pid for pid in seen if alive(pid)] == [] and with_tmpdir(tmp_path / "tmp") == []
+
+
+def test_a_zygote_blocked_writing_an_unread_result_stops_on_its_own_when_closed() -> None:
+    """The build stops reading mid-run (interrupted) while the zygote is writing a large
+    result into the full pipe: closing the client must end the zygote at once, not after
+    the wait for it runs out (then it is killed, and its children die when the kernel
+    gets to them, perhaps after the build has exited)."""
+    big = Program("print('x' * 4_000_000)", "<big>")
+    client = ZygoteClient(WorkerSettings(env={"JAX_PLATFORMS": "cpu"}))
+
+    def stop_once_the_zygote_waits_on_the_pipe(_done: int, _total: int) -> None:
+        wchan = Path(f"/proc/{client.process.pid}/wchan")
+        deadline = time.monotonic() + 60
+        while "pipe_write" not in wchan.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "pipe_write" in wchan.read_text(), "the zygote never blocked writing"
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), client:
+        client.run({"page": [big, big]}, stop_once_the_zygote_waits_on_the_pipe)
+    assert client.process.returncode == 0  # not -SIGKILL
