@@ -19,7 +19,7 @@ from typing import Any
 
 from .cite.pin import DEFAULT_REPO
 from .errors import ConfigurationError, ShardError
-from .model import DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
+from .model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
 
 PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
@@ -325,7 +325,7 @@ class Settings:
         _or_cpu_count(_number(int, optional=True, example="2")),
     )
     env: dict[str, str] = field(
-        default_factory=lambda: {"JAX_PLATFORMS": "cpu"},
+        default_factory=lambda: dict(DEFAULT_ENV),
         metadata={"help": "environment variables of the workers", "clean": _env},
     )
     env_passthrough: tuple[str, ...] = _value(

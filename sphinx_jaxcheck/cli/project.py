@@ -4,6 +4,7 @@ given; its build."""
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -114,7 +115,7 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
     if args.no_cache or not (kept_build(build_dir) or _has_outcomes(srcdir / ".jaxcheck_cache")):
         # Likely a cold build, which waits for jax: its import starts before the build's.
-        start_early_zygote()
+        start_early_zygote(literal_env(srcdir / "conf.py"))
     try:
         app, warnings = run_build(
             srcdir,
@@ -127,6 +128,28 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
         end_spare()
     print(other_warnings(warnings), end="", file=sys.stderr)
     return Built(app, srcdir, sourcedir)
+
+
+def literal_env(conf: Path) -> dict[str, str]:
+    """The ``jaxcheck_env`` that ``conf`` assigns as a literal, else the default: a guess made
+    before Sphinx runs the file, which only decides whether the early zygote fits."""
+    from ..model import DEFAULT_ENV
+
+    try:
+        tree = ast.parse(conf.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return dict(DEFAULT_ENV)
+    found = dict(DEFAULT_ENV)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [
+            getattr(target, "id", None) for target in node.targets
+        ] == ["jaxcheck_env"]:
+            try:
+                value = ast.literal_eval(node.value)
+            except (ValueError, TypeError, RecursionError):  # computed: not guessed
+                return dict(DEFAULT_ENV)
+            found = value if isinstance(value, dict) else found
+    return {str(name): str(value) for name, value in found.items()}
 
 
 def _has_outcomes(folder: Path) -> bool:

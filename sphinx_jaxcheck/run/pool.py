@@ -26,7 +26,7 @@ from typing import IO, Any, TypeVar
 
 from ..config import Settings
 from ..errors import JaxUnavailableError, WorkerStartError
-from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
+from ..model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from ..worker.dependencies import Dependencies, dependencies_from_wire
 from ..worker.protocol import encode, outcome_from_wire, program_to_wire
 from .spare import start_spare, take_spare
@@ -97,7 +97,7 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
 class WorkerSettings:
     """How worker processes are started."""
 
-    env: Mapping[str, str] = field(default_factory=lambda: {"JAX_PLATFORMS": "cpu"})
+    env: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ENV))
     workers: int = 1
     python: str = sys.executable
     output_limit: int = DEFAULT_OUTPUT_LIMIT
@@ -172,9 +172,10 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
     )
 
 
-def start_early_zygote() -> None:
-    """Start a zygote for this interpreter before the configuration is known (``run.spare``)."""
-    start_spare(sys.executable, WorkerSettings(env={}).process_env())
+def start_early_zygote(env: Mapping[str, str] = DEFAULT_ENV) -> None:
+    """Start a zygote for this interpreter before the configuration is known (``run.spare``),
+    with the workers' environment as ``jaxcheck_env = env`` and the other defaults give it."""
+    start_spare(sys.executable, WorkerSettings(env=env).process_env())
 
 
 def package_folder(python: str) -> str:

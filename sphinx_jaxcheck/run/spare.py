@@ -1,34 +1,33 @@
 """A zygote started before the build's configuration is read, adopted once it is.
 
-A cold check waits for the zygote to import jax, about two seconds, more than
-half of it in numpy and ml_dtypes. Those read none of the variables a
-configuration gives jax and XLA, so a ``jaxcheck`` command starts a spare
-zygote at once: it imports them and waits for its environment. The build's
-workers adopt it when their own environment differs from the spare's only in
-such variables (:data:`LATE_VARIABLES`), from the same interpreter and folder;
-then it takes their environment before importing jax, as a zygote started then
-would. Otherwise it is ended and the workers start their own.
+A cold check waits for the zygote to import jax. A ``jaxcheck`` command knows
+no configuration yet when it starts, but can guess the workers' environment:
+the defaults, with the ``jaxcheck_env`` that ``conf.py`` spells as a literal
+(see ``cli.project``). It starts a spare zygote with that environment at once;
+the spare imports jax and waits. The build's workers adopt it when their own
+environment differs from the spare's only in variables that jax reads after
+its import (:data:`~sphinx_jaxcheck.worker.protocol.AFTER_IMPORT`), from the
+same interpreter and folder: it takes their environment and sets the
+compilation cache's options as jax would have read them, so it is the zygote
+a start with their environment would have made. Otherwise it is ended and the
+workers start their own.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
-from ..worker.protocol import ENV_FOLLOWS, encode
-
-# Read by jax, jaxlib and this package's worker code only, all imported after adoption.
-LATE_VARIABLES = re.compile(r"(JAX_|XLA_|TF_CPP_|JAXCHECK_)")
+from ..worker.protocol import AFTER_IMPORT, CACHE_OPTIONS, ENV_FOLLOWS, encode
 
 
 @dataclass
 class Spare:
-    """A zygote process that imported numpy and waits for its environment."""
+    """A zygote process that imported jax and waits for its environment."""
 
     python: str
     env: dict[str, str]
@@ -44,7 +43,11 @@ class Spare:
             python == self.python
             and os.getcwd() == self.cwd
             and self.process.poll() is None
-            and all(LATE_VARIABLES.match(name) for name in changed)
+            # It sets the cache's options; it cannot take one away.
+            and all(
+                AFTER_IMPORT.match(name) and (name in env or name not in CACHE_OPTIONS)
+                for name in changed
+            )
         )
 
     def end(self) -> None:

@@ -14,8 +14,8 @@ Events (zygote -> pool)::
     {"id": ID, "event": "end"}
     {"event": "ready", "preloaded": [...], "problem": "..."}
 
-A spare zygote (started with :data:`ENV_FOLLOWS`, see ``run.spare``) first
-reads one line, ``{"env": {NAME: VALUE, ...}}``, its environment.
+A spare zygote (started with :data:`ENV_FOLLOWS`, see ``run.spare``) imports jax,
+then reads one line, ``{"env": {NAME: VALUE, ...}}``, its environment.
 
 A ``run`` request is one session, or several when ``starts`` says where
 further ones begin (each gets a namespace of its own, in one process). A
@@ -32,13 +32,27 @@ NAME}`` before each import, which the zygote times).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import fields
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
 
-# The command-line flag of a zygote that waits for its environment before importing jax.
+# The command-line flag of a spare zygote: it imports jax, then waits for its environment,
+# which may differ from the one it started with only in AFTER_IMPORT variables.
 ENV_FOLLOWS = "--env-follows"
+# Variables jax reads after its import: XLA_FLAGS when a backend starts (in the forks), this
+# package's own; those of the compilation cache, read as jax is imported, the spare sets as
+# the options they stand for (CACHE_OPTIONS), before anything compiles.
+CACHE_OPTIONS: dict[str, tuple[str, type]] = {
+    "JAX_COMPILATION_CACHE_DIR": ("jax_compilation_cache_dir", str),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": (
+        "jax_persistent_cache_min_compile_time_secs",
+        float,
+    ),
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": ("jax_persistent_cache_min_entry_size_bytes", int),
+}
+AFTER_IMPORT = re.compile("|".join(["XLA_FLAGS$", "JAXCHECK_", *(f"{n}$" for n in CACHE_OPTIONS)]))
 
 
 def encode(message: dict[str, Any]) -> bytes:

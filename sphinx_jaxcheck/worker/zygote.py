@@ -33,7 +33,14 @@ from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
 from .dependencies import dependencies_from_wire
 from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
-from .protocol import ENV_FOLLOWS, encode, outcome_from_wire, outcome_to_wire, program_from_wire
+from .protocol import (
+    CACHE_OPTIONS,
+    ENV_FOLLOWS,
+    encode,
+    outcome_from_wire,
+    outcome_to_wire,
+    program_from_wire,
+)
 from .runner import run_session
 
 # Exit status of a child whose own code failed, e.g. because the block closed the
@@ -46,9 +53,6 @@ EXIT_GLIBC_FATAL = 127
 # faults, the kernel's out-of-memory killer kills.
 CRASH_SIGNALS = frozenset({signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS})
 POLL_SECONDS = 0.05
-# What a spare zygote imports while it waits for its environment: more than half of
-# importing jax, and none of it reads the variables it may still get (``run.spare``).
-EARLY_IMPORTS = ("numpy", "ml_dtypes")
 
 
 @dataclass
@@ -566,19 +570,24 @@ def warm_up() -> None:
 
 
 def take_environment() -> None:
-    """A spare zygote (``run.spare``): import what reads none of the variables the build may
-    still set, then take the build's environment, before anything reads it."""
-    for name in EARLY_IMPORTS:
-        with contextlib.suppress(Exception):  # preload reports what fails to import
-            importlib.import_module(name)
+    """A spare zygote (``run.spare``), jax imported: take the build's environment, which
+    differs only in what jax reads later, and set the compilation cache's options it changed,
+    as jax would have read them."""
     line = b""
     while not line.endswith(b"\n"):
         byte = os.read(0, 1)  # by the byte: what follows is the server's to read
         if not byte:
             raise SystemExit(0)  # the build ended without taking this spare
         line += byte
+    before = dict(os.environ)
     os.environ.clear()
     os.environ.update(json.loads(line)["env"])
+    changed = {n: v for n, v in os.environ.items() if n in CACHE_OPTIONS and before.get(n) != v}
+    jax = sys.modules.get("jax")  # None when it failed to import: the sessions say why
+    if jax is not None:
+        for name, value in changed.items():
+            option, kind = CACHE_OPTIONS[name]
+            jax.config.update(option, kind(value))
 
 
 def main() -> None:
@@ -595,11 +604,11 @@ def main() -> None:
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    loaded, problem = preload()
     if ENV_FOLLOWS in sys.argv[1:]:
         take_environment()
     output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(DEFAULT_OUTPUT_LIMIT)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
-    loaded, problem = preload()
     zygote = ZygoteServer(out_fd, output_limit, int(memory) if memory else None)
     zygote.send({"event": "ready", "preloaded": loaded, "problem": problem})
     signal.signal(signal.SIGINT, signal.SIG_IGN)

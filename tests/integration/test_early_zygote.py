@@ -1,6 +1,8 @@
-"""The zygote a ``jaxcheck`` command starts before the configuration is read: taken by workers
-whose environment differs only in what jax reads, with that environment before jax is
-imported; ended otherwise, and whenever no build takes it."""
+"""The zygote a ``jaxcheck`` command starts before the configuration is read, with the
+environment the defaults and a literal ``jaxcheck_env`` in conf.py give: it imports jax, and is
+taken by workers whose environment differs only in what jax reads later (``XLA_FLAGS``, the
+compilation cache's variables, jaxcheck's own), which then take effect as if given from the
+start; ended otherwise, and whenever no build takes it."""
 
 from __future__ import annotations
 
@@ -12,24 +14,23 @@ from buildkit import build, jaxcheck, write_project
 from processes import alive, zygotes_left_by_this_process
 
 from sphinx_jaxcheck.cli import main
-from sphinx_jaxcheck.model import Program
+from sphinx_jaxcheck.cli.project import literal_env
+from sphinx_jaxcheck.model import DEFAULT_ENV, Program
 from sphinx_jaxcheck.run import spare
 from sphinx_jaxcheck.run.pool import WorkerSettings, ZygoteClient, start_early_zygote
 
-# Variables jax reads as it is imported, and a block showing what it got.
-JAX_ENV = {
-    "JAX_PLATFORMS": "cpu",
-    "JAX_ENABLE_X64": "1",
-    "XLA_FLAGS": "--xla_force_host_platform_device_count=3",
-}
+# A variable jax reads as it is imported, one it reads when a backend starts, and a block
+# showing what it got.
+X64 = {"JAX_PLATFORMS": "cpu", "JAX_ENABLE_X64": "1"}
+JAX_ENV = {**X64, "XLA_FLAGS": "--xla_force_host_platform_device_count=3"}
 SHOW = (
     "import os, jax, jax.numpy as jnp\n"
     "print(jnp.zeros(1).dtype, len(jax.devices()), os.environ.get('JAX_ENABLE_X64'))\n"
 )
 
 
-def _spare_pid() -> int:
-    start_early_zygote()
+def _spare_pid(env: dict[str, str] = DEFAULT_ENV) -> int:
+    start_early_zygote(env)
     return spare._SPARE[0].process.pid
 
 
@@ -38,32 +39,63 @@ def _shown(client: ZygoteClient) -> str:
         return client.run({"s": [Program(SHOW, "<show>")]}, None)["s"][0].stdout
 
 
-def test_workers_take_the_early_zygote_which_imports_jax_with_their_environment() -> None:
-    pid = _spare_pid()
-    taken = ZygoteClient(WorkerSettings(env=JAX_ENV, workers=2))
+def test_workers_take_the_early_zygote_when_only_what_jax_reads_after_its_import_differs(
+    tmp_path: Path,
+) -> None:
+    pid = _spare_pid(X64)
+    taken = ZygoteClient(WorkerSettings(env=JAX_ENV, workers=2, xla_cache_dir=str(tmp_path / "a")))
     assert taken.process.pid == pid
-    assert _shown(taken) == "float64 3 1\n"
-    # The same as a zygote started with that environment from the outset.
-    assert _shown(ZygoteClient(WorkerSettings(env=JAX_ENV, workers=2))) == "float64 3 1\n"
+    assert _shown(taken) == "float64 3 1\n"  # XLA_FLAGS given after the import took effect
+    # The same as a zygote started with that environment from the outset, down to the
+    # programs it keeps in the compilation cache it was given after the import (by name:
+    # each process's keys differ). Kept at all, they were stored as the options given then
+    # say (jax's defaults keep none of them).
+    fresh = ZygoteClient(WorkerSettings(env=JAX_ENV, workers=2, xla_cache_dir=str(tmp_path / "b")))
+    assert fresh.process.pid != pid
+    assert _shown(fresh) == "float64 3 1\n"
+    kept = [sorted(p.name.rsplit("-", 2)[0] for p in (tmp_path / f).iterdir()) for f in "ab"]
+    assert kept[0] and kept[0] == kept[1]
     assert not spare._SPARE
 
 
 @pytest.mark.parametrize(
-    "settings",
+    ("started", "settings"),
     [
-        # numpy reads this as it is imported, which the early zygote did already.
-        WorkerSettings(env={"JAX_PLATFORMS": "cpu", "OPENBLAS_NUM_THREADS": "1"}),
-        WorkerSettings(env={"JAX_PLATFORMS": "cpu", "PYTHONPATH": "/elsewhere"}),
+        # jax reads this as it is imported, which the early zygote did already.
+        (DEFAULT_ENV, WorkerSettings(env=X64)),
+        # numpy too.
+        (DEFAULT_ENV, WorkerSettings(env={"JAX_PLATFORMS": "cpu", "OPENBLAS_NUM_THREADS": "1"})),
+        (DEFAULT_ENV, WorkerSettings(env={"JAX_PLATFORMS": "cpu", "PYTHONPATH": "/elsewhere"})),
+        # A cache option the zygote has set cannot be taken back.
+        ({**DEFAULT_ENV, "JAX_COMPILATION_CACHE_DIR": "/elsewhere"}, WorkerSettings()),
     ],
-    ids=["numpy-variable", "python-path"],
+    ids=["jax-variable", "numpy-variable", "python-path", "cache-option-taken-away"],
 )
-def test_an_environment_numpy_may_read_differently_gets_a_zygote_of_its_own(
-    settings: WorkerSettings,
+def test_an_environment_jax_may_read_differently_gets_a_zygote_of_its_own(
+    started: dict[str, str], settings: WorkerSettings
 ) -> None:
-    pid = _spare_pid()
+    pid = _spare_pid(started)
     own = ZygoteClient(settings)
     assert own.process.pid != pid and not alive(pid)
     own.close()
+
+
+@pytest.mark.parametrize(
+    ("conf", "guessed"),
+    [
+        ("project = 'p'\n", DEFAULT_ENV),
+        ("jaxcheck_env = {'JAX_PLATFORMS': 'cpu', 'JAX_ENABLE_X64': '1'}\n", X64),
+        ("jaxcheck_env = {'A': '1'}\njaxcheck_env = {'B': '2'}\n", {"B": "2"}),
+        ("import os\njaxcheck_env = dict(os.environ)\n", DEFAULT_ENV),
+        ("jaxcheck_env = {\n", DEFAULT_ENV),
+    ],
+    ids=["none", "literal", "the-last-one", "computed", "not-python"],
+)
+def test_the_command_guesses_the_workers_environment_from_a_literal_in_conf_py(
+    tmp_path: Path, conf: str, guessed: dict[str, str]
+) -> None:
+    (tmp_path / "conf.py").write_text(conf)
+    assert literal_env(tmp_path / "conf.py") == guessed
 
 
 def test_another_interpreter_gets_a_zygote_of_its_own(tmp_path: Path) -> None:
