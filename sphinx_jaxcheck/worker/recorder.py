@@ -42,26 +42,10 @@ from .dependencies import (
     resolve,
 )
 
-
-class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
-    """Loads a project module from its source, never from ``__pycache__``.
-
-    Python trusts a cached ``.pyc`` whose recorded size and mtime (in whole
-    seconds) match the source's, so a link retargeted to a file of the same
-    size written in the same second, or a same-size edit within a second,
-    would run the old code while the recorder digests the new text.
-    """
-
-    def get_code(self, fullname: str) -> Any:
-        path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
-
-
 # The loaders whose every input is the file they load. Any other loader of a module of the
 # project (an import hook that compiles or rewrites code) may read what the cache cannot see.
 FILE_LOADERS = (
     importlib.machinery.SourceFileLoader,
-    SourceOnlyLoader,
     importlib.machinery.SourcelessFileLoader,
     importlib.machinery.ExtensionFileLoader,
     zipimport.zipimporter,
@@ -114,10 +98,13 @@ class Recorder:
         self.given = Dependencies()
 
     def install(self) -> None:
-        """Hear every code object executed and every search of the path-based finder."""
+        """Hear every code object executed and every search of the path-based finder; load
+        the project's modules from their source."""
         sys.addaudithook(self._heard)
         finder = importlib.machinery.PathFinder
         setattr(finder, "find_spec", staticmethod(self._wrap(finder.find_spec)))  # noqa: B010
+        loader = importlib.machinery.SourceFileLoader
+        setattr(loader, "get_code", self._from_source(loader.get_code))  # noqa: B010
 
     def take(self) -> Dependencies:
         """What was recorded since the last call (after a scan of the new modules)."""
@@ -146,11 +133,26 @@ class Recorder:
         if isinstance(name, str) and name not in self.seen:
             self._guarded(lambda: self.use(name))
 
+    def _from_source(self, get_code: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+        """``SourceFileLoader.get_code`` compiling a project module from its source, never
+        from ``__pycache__``, however the loader was made (by the path finder, by
+        ``importlib.util.spec_from_file_location``). Python trusts a cached ``.pyc`` whose
+        recorded size and mtime (in whole seconds) match the source's, so a same-size edit
+        within a second, or a link retargeted to a file of the same size and time, would run
+        the old code while the recorder digests the new text. Installed modules keep theirs."""
+        installed = self.installed
+
+        def from_source(loader: Any, fullname: str) -> Any:
+            path = loader.get_filename(fullname)
+            if os.path.realpath(path).startswith(installed):
+                return get_code(loader, fullname)
+            return loader.source_to_code(loader.get_data(path), path)
+
+        return from_source
+
     def _wrap(self, find_spec: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(fullname: str, path: Iterable[Any] | None = None, target: Any = None) -> Any:
             spec = find_spec(fullname, path, target)
-            if self._own_source(spec):
-                spec.loader = SourceOnlyLoader(fullname, spec.origin)
             if not getattr(self.busy, "on", False):
                 self._guarded(lambda: self._looked_up(fullname, path, spec))
             return spec
@@ -215,14 +217,6 @@ class Recorder:
         self.lookups[Lookup(fullname, searched, found)] = None
         if found is not None and not found.startswith(NAMESPACE):
             self.use(found)
-
-    def _own_source(self, spec: Any) -> bool:
-        """Whether ``spec`` loads a project module from its source file."""
-        return (
-            spec is not None
-            and type(spec.loader) is importlib.machinery.SourceFileLoader
-            and not os.path.realpath(spec.origin).startswith(self.installed)
-        )
 
     def _own(self, entry: str) -> bool:
         if entry not in self.own_entries:

@@ -209,8 +209,13 @@ def test_a_module_loaded_by_path_with_importlibs_recipe_is_tracked(tmp_path: Pat
     page = f"# Page\n\n```{{jaxcheck}}\n{before}print(plugin.NAME)\n\n# one\n```\n"
     pages = {"page.md": page, "plugin_code.py": "NAME = 'one'\n"}
     root = write_project(tmp_path / "docs", pages, conf=CACHED)
+    plugin = str(root / "plugin_code.py")
+    py_compile.compile(plugin, cfile=importlib.util.cache_from_source(plugin), doraise=True)
     assert_verified(build(root, fresh=True))
+    # A same-size edit within the second: the .pyc's recorded size and time still match.
+    old = os.stat(plugin)
     (root / "plugin_code.py").write_text("NAME = 'two'\n")
+    os.utime(plugin, ns=(old.st_atime_ns, old.st_mtime_ns))
     both_builds_drift(root, "two")
 
 
