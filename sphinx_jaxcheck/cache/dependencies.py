@@ -9,7 +9,6 @@ session used was untracked (:attr:`Dependencies.untracked`).
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterable, Iterator
 
 from ..worker.dependencies import (
@@ -20,6 +19,7 @@ from ..worker.dependencies import (
     Finders,
     content_digest,
     link_digest,
+    settled_version,
 )
 
 
@@ -54,13 +54,10 @@ def file_digests(paths: Iterable[str]) -> dict[str, str]:
 
 
 def current_digest(path: str) -> str:
-    """The content digest of a file now; read again only when its stat changed."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return MISSING
-    version = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino, stat.st_dev)
-    return _digest_of_version(path, version)
+    """The content digest of a file now; read again only when its stat changed, or when it
+    changed too recently for its stat to tell (see :func:`settled_version`)."""
+    version = settled_version(path)
+    return content_digest(path) if version is None else _digest_of_version(path, version)
 
 
 @functools.lru_cache(maxsize=4096)

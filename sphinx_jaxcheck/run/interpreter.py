@@ -23,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from ..atomic import replace_file
 from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
 from ..errors import InterpreterError
 from ..version import __version__
+from ..worker.dependencies import SETTLED_NS
 
 TRACKED_PACKAGES = ("jax", "jaxlib", "numpy")
 OLDEST_JAX = "0.4.30"  # the oldest release the worker code is tested against
@@ -222,13 +224,16 @@ def _answer_of(python: str, facts: Mapping[str, Any]) -> Answer:
     return Answer(interpreter, PackageSet(str(facts["python"]), distributions))
 
 
-def _stamp(python: str, env: Mapping[str, str], path: Sequence[str]) -> list[Any]:
+def _stamp(python: str, env: Mapping[str, str], path: Sequence[str]) -> tuple[list[Any], int]:
     """What an answer of the probe depends on, cheap to look at: the interpreter's file, the
     environment, this package, and every folder the workers import from (its time changes
-    when a distribution is installed, upgraded or removed there) with its ``.pth`` files."""
+    when a distribution is installed, upgraded or removed there) with its ``.pth`` files; and
+    the newest of those times."""
+    times = [0]
     try:
         binary = os.stat(python)
         found: list[Any] = [binary.st_mtime_ns, binary.st_size, binary.st_ino]
+        times.append(binary.st_mtime_ns)
     except OSError:
         found = [None]
     stamp = [python, found, sorted(env.items()), __version__, _worker_source_digest()]
@@ -240,9 +245,11 @@ def _stamp(python: str, env: Mapping[str, str], path: Sequence[str]) -> list[Any
                 if entry.name.endswith(".pth")
             )
             stamp.append([folder, os.stat(folder).st_mtime_ns, entries])
+            times += [stamp[-1][1], *(mtime for _, mtime in entries)]
         except OSError:  # missing, or a file (a zip archive)
             stamp.append([folder, _mtime(folder)])
-    return stamp
+            times.append(stamp[-1][1] or 0)
+    return stamp, max(times)
 
 
 def _search_path(env: Mapping[str, str]) -> list[str]:
@@ -261,14 +268,21 @@ def _recall(file: Path, python: str, env: Mapping[str, str]) -> dict[str, Any] |
     try:
         kept = json.loads(file.read_text("utf-8"))
         facts: dict[str, Any] = kept["facts"]
-        same = kept["stamp"] == json.loads(json.dumps(_stamp(python, env, facts["path"])))
+        same = kept["stamp"] == json.loads(json.dumps(_stamp(python, env, facts["path"])[0]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return facts if same else None
 
 
-def _remember(file: Path, python: str, env: Mapping[str, str], facts: Mapping[str, Any]) -> None:
-    stamp = _stamp(python, env, facts.get("path") or [])
+def _remember(
+    file: Path, python: str, env: Mapping[str, str], facts: Mapping[str, Any], asked: int
+) -> None:
+    """Keep the facts the probe gave when asked at ``asked`` (ns), unless something they
+    depend on changed since then, or so shortly before that a change could follow unseen
+    (see :func:`settled_version`)."""
+    stamp, newest = _stamp(python, env, facts.get("path") or [])
+    if newest >= asked - SETTLED_NS:
+        return
     with contextlib.suppress(OSError):  # only a cost: the next build asks again
         file.parent.mkdir(parents=True, exist_ok=True)
         replace_file(file, json.dumps({"stamp": stamp, "facts": facts}).encode("utf-8"))
@@ -308,6 +322,7 @@ class Probe:
             if facts is not None:
                 with contextlib.suppress(InterpreterError):
                     return _answer_of(self.python, facts)
+        asked = time.time_ns()
         try:
             facts = _facts(self.python, self.env)
             answer = _answer_of(self.python, facts)
@@ -318,7 +333,7 @@ class Probe:
             # to watch: a new one each process, and the package is in the stamp anyway.
             own = set(_search_path(self.env)) - set(_search_path(self.key_env))
             kept = {**facts, "path": [p for p in facts.get("path") or [] if p not in own]}
-            _remember(file, self.python, self.key_env, kept)
+            _remember(file, self.python, self.key_env, kept, asked)
         return answer
 
     @functools.cached_property

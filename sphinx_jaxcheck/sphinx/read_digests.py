@@ -26,13 +26,12 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 from ..cache.dependencies import file_digests
+from ..worker.dependencies import SETTLED_NS
 from .domain import domain_of
 
-# A stamp that matches no digest: the file changed while its document was read.
+# A stamp that matches no digest: the file changed while its document was read (or so
+# shortly before that its times cannot tell: SETTLED_NS).
 UNSETTLED = "changed while the document was read"
-# File-system clocks lag the real one by up to a tick; a change this close to the
-# start of a read counts as a change during it.
-CLOCK_MARGIN_NS = 1_000_000_000
 _KEY = "read_from"
 
 # By environment and document being read: the digest of its text and when reading began.
@@ -73,7 +72,7 @@ def _stamp(app: Sphinx, doctree: nodes.document) -> None:
 
 def _changed_since(path: str, began: int) -> bool:
     try:
-        return os.stat(path).st_ctime_ns >= began - CLOCK_MARGIN_NS
+        return os.stat(path).st_ctime_ns >= began - SETTLED_NS
     except OSError:
         return False  # missing now: its digest says so
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import zipimport
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,10 @@ from importlib.machinery import (
 from typing import Any
 
 MISSING = "missing"  # the digest of a file that cannot be read, or of a link that is none
+# A file's times advance by the file system's granularity (a tick of the kernel's clock; up to
+# 2 s on some file systems): a file written that recently may be written again with the same
+# times and size, so what was read of it is not remembered by its stat (git's "racy" files).
+SETTLED_NS = 2_000_000_000
 LINK = "link to "  # the digest of a symbolic link: this, then its target as written
 NAMESPACE = "namespace package in "  # a lookup's result: then its portions, os.pathsep-joined
 _MAX_LINKS = 40  # as the system's own limit on following links, roughly
@@ -47,6 +52,19 @@ def content_digest(path: str) -> str:
     except OSError:
         return MISSING
     return digest.hexdigest()
+
+
+def settled_version(path: str) -> tuple[int, ...] | None:
+    """What tells two contents of a file apart without reading it: its stat, once the file
+    has not changed for :data:`SETTLED_NS`; None when it is missing or changed more recently
+    (then it must be read)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < SETTLED_NS:
+        return None
+    return (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino, stat.st_dev)
 
 
 def link_digest(path: str) -> str:

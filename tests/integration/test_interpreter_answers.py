@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,13 @@ def _env(folder: Path) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(REPO), str(folder)]), "JAX_PLATFORMS": "cpu"}
 
 
+def settle(*folders: Path) -> None:
+    """Date the folders an hour back, as a distribution installed long before the build."""
+    back = time.time_ns() - 3600 * 10**9
+    for folder in folders:
+        os.utime(folder, ns=(back, back))
+
+
 def _unaskable(*_args: object, **_kwargs: object) -> None:
     raise AssertionError("the interpreter was asked again")
 
@@ -29,6 +37,7 @@ def test_an_answer_is_kept_until_a_distribution_changes_where_workers_import(
 ) -> None:
     packages, kept = tmp_path / "site", tmp_path / "kept"
     packages.mkdir()
+    settle(tmp_path, packages)
     env = _env(packages)
     first = Probe(sys.executable, env, remember=kept).fingerprint
     assert list(kept.glob("*.probe"))
@@ -46,9 +55,22 @@ def test_an_answer_is_kept_until_a_distribution_changes_where_workers_import(
     assert Probe(sys.executable, env, remember=kept).fingerprint not in (first, second)
 
 
+def test_an_answer_is_not_kept_when_where_workers_import_changed_just_before(
+    tmp_path: Path,
+) -> None:
+    """Changed within the file system's clock granularity, a folder may change again without
+    its time changing: an answer that depends on it is not kept."""
+    packages, kept = tmp_path / "site", tmp_path / "kept"
+    packages.mkdir()
+    Probe(sys.executable, _env(packages), remember=kept).fingerprint  # noqa: B018 - asks
+    assert not list(kept.glob("*.probe"))
+
+
 def test_another_environment_is_asked_on_its_own(tmp_path: Path) -> None:
-    kept = tmp_path / "kept"
-    env = _env(tmp_path)
+    packages, kept = tmp_path / "site", tmp_path / "kept"
+    packages.mkdir()
+    settle(packages)
+    env = _env(packages)
     plain = Probe(sys.executable, env, remember=kept).fingerprint
     other = Probe(
         sys.executable, {**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=false"}, remember=kept

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
+import time
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from sphinx_jaxcheck.worker.dependencies import (
     LINK,
     MISSING,
     NAMESPACE,
+    SETTLED_NS,
     Dependencies,
     Finders,
     Lookup,
@@ -24,6 +26,7 @@ from sphinx_jaxcheck.worker.dependencies import (
     dependencies_from_wire,
     dependencies_to_wire,
     resolve,
+    settled_version,
 )
 
 SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
@@ -171,6 +174,31 @@ def test_an_older_copy_with_its_old_modification_time_is_a_change(tmp_path: Path
     (tmp_path / "real.py").write_bytes((tmp_path / "old.py").read_bytes())
     os.utime(tmp_path / "real.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert list(changes(used)) == [f"{tmp_path / 'real.py'} changed"]
+
+
+def test_a_file_rewritten_at_once_with_the_same_size_is_a_change(tmp_path: Path) -> None:
+    """Rewritten within one tick of the file system's clock, a file keeps its times and size;
+    only its content tells (git's "racy" files)."""
+    path = tmp_path / "real.py"
+    for n in range(20):
+        path.write_text(f"NAME = {n % 10}\n")
+        used = Dependencies({str(path): content_digest(str(path))})
+        assert reusable(used)
+        path.write_text(f"NAME = {(n + 1) % 10}\n")
+        assert list(changes(used)) == [f"{path} changed"]
+
+
+def test_a_file_is_known_by_its_stat_only_once_it_has_settled(tmp_path: Path) -> None:
+    """On a file system with a coarse clock, a file changed within the last tick may change
+    again with the same times and size: until :data:`SETTLED_NS` has passed it has no stat
+    to be remembered by, and is read whenever it is asked for."""
+    path = tmp_path / "real.py"
+    path.write_text("NAME = 1\n")
+    assert settled_version(str(path)) is None
+    time.sleep(SETTLED_NS / 1e9)
+    stat = path.stat()
+    kept = (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino, stat.st_dev)
+    assert settled_version(str(path)) == kept
 
 
 def test_merged_keeps_the_digest_first_seen() -> None:

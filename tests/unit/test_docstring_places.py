@@ -11,7 +11,12 @@ from types import ModuleType
 import pytest
 from packages import PLAIN_PACKAGE, write_package
 
-from sphinx_jaxcheck.worker.docstring_places import Place, place_docstring, wrapper_chain
+from sphinx_jaxcheck.worker.docstring_places import (
+    Place,
+    literal_line,
+    place_docstring,
+    wrapper_chain,
+)
 
 
 @pytest.fixture
@@ -97,3 +102,14 @@ def test_the_wrapper_chain_follows_wrapped_partials_and_properties_and_stops_on_
     loop = type("Loop", (), {})()
     loop.__wrapped__ = loop
     assert wrapper_chain(loop) == [loop]
+
+
+def test_a_file_rewritten_at_once_with_the_same_size_is_read_again(tmp_path: Path) -> None:
+    """Within one tick of the file system's clock a rewrite keeps the file's times and size:
+    the literal is looked for in what the file holds now."""
+    path = tmp_path / "mod.py"
+    literal, other = '""">>> 1\n1\n"""\n', "x = 1\n"
+    for n in range(20):
+        first = n % 2 == 0
+        path.write_text(literal + other if first else other + literal)
+        assert literal_line(str(path), ">>> 1\n1\n") == (1 if first else 2)
