@@ -71,6 +71,25 @@ def installed_folders() -> tuple[str, ...]:
     return tuple(os.path.join(os.path.realpath(folder), "") for folder in folders if folder)
 
 
+def load_project_sources(installed: tuple[str, ...]) -> None:
+    """Make every ``SourceFileLoader`` compile a module outside the ``installed`` folders from
+    its source, never from ``__pycache__``, however the loader was made (by the path finder,
+    by ``importlib.util.spec_from_file_location``). Python trusts a cached ``.pyc`` whose
+    recorded size and mtime (in whole seconds) match the source's, so a same-size edit within
+    a second, or a link retargeted to a file of the same size and time, would run the old
+    code while the recorder digests the new text. Installed modules keep their bytecode."""
+    loader = importlib.machinery.SourceFileLoader
+    get_code = loader.get_code
+
+    def from_source(self: Any, fullname: str) -> Any:
+        path = self.get_filename(fullname)
+        if os.path.realpath(path).startswith(installed):
+            return get_code(self, fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+    setattr(loader, "get_code", from_source)  # noqa: B010
+
+
 class Recorder:
     """What one session used, from :meth:`install` on; :meth:`take` hands it on in parts."""
 
@@ -103,8 +122,7 @@ class Recorder:
         sys.addaudithook(self._heard)
         finder = importlib.machinery.PathFinder
         setattr(finder, "find_spec", staticmethod(self._wrap(finder.find_spec)))  # noqa: B010
-        loader = importlib.machinery.SourceFileLoader
-        setattr(loader, "get_code", self._from_source(loader.get_code))  # noqa: B010
+        load_project_sources(self.installed)
 
     def take(self) -> Dependencies:
         """What was recorded since the last call (after a scan of the new modules)."""
@@ -132,23 +150,6 @@ class Recorder:
         name = getattr(args[0], "co_filename", None)
         if isinstance(name, str) and name not in self.seen:
             self._guarded(lambda: self.use(name))
-
-    def _from_source(self, get_code: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
-        """``SourceFileLoader.get_code`` compiling a project module from its source, never
-        from ``__pycache__``, however the loader was made (by the path finder, by
-        ``importlib.util.spec_from_file_location``). Python trusts a cached ``.pyc`` whose
-        recorded size and mtime (in whole seconds) match the source's, so a same-size edit
-        within a second, or a link retargeted to a file of the same size and time, would run
-        the old code while the recorder digests the new text. Installed modules keep theirs."""
-        installed = self.installed
-
-        def from_source(loader: Any, fullname: str) -> Any:
-            path = loader.get_filename(fullname)
-            if os.path.realpath(path).startswith(installed):
-                return get_code(loader, fullname)
-            return loader.source_to_code(loader.get_data(path), path)
-
-        return from_source
 
     def _wrap(self, find_spec: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(fullname: str, path: Iterable[Any] | None = None, target: Any = None) -> Any:

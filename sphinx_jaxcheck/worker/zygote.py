@@ -492,7 +492,9 @@ def _session_end(child: Child, index: int) -> int:
 def _collect(request: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
     """Collect docstrings in this child, as the request asks."""
     from .doctest_modules import main as collect_docstrings
+    from .recorder import installed_folders, load_project_sources
 
+    load_project_sources(installed_folders())  # as the sessions will run them
     collect_docstrings(list(request["modules"]), list(request["ignore"]), emit)
 
 

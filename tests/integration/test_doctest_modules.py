@@ -11,8 +11,10 @@ wrapping a function each (``packages``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import py_compile
 import shutil
 import subprocess
 from collections import Counter
@@ -342,6 +344,23 @@ def test_a_warm_build_takes_the_collection_from_the_cache_until_a_module_changes
     third = check(root, path=package)
     assert starts.read_text().count("start") == 2
     assert failed(jaxcheck_verdicts(third[1])) == [("pkg.ops.scaled", 0), ("pkg.ops.uses", 2)]
+
+
+def test_a_same_size_edit_within_the_second_is_collected_from_the_source(tmp_path: Path) -> None:
+    """The module's .pyc still matches the edited file's size and whole-second time: the
+    docstrings are those of the file as it is now, not of the bytecode."""
+    package = tmp_path / "src"
+    write_package(package, "pkg", {k: v for k, v in PLAIN_PACKAGE.items() if k != "broken.py"})
+    ops = package / "pkg" / "ops.py"
+    py_compile.compile(str(ops), cfile=importlib.util.cache_from_source(str(ops)), doraise=True)
+    conf = f'jaxcheck_doctest_modules = ["pkg"]\njaxcheck_cache_dir = {str(tmp_path / "cache")!r}\n'
+    root = project(tmp_path / "docs", conf)
+    assert failed(jaxcheck_verdicts(check(root, path=package)[1])) == [("pkg.ops.uses", 2)]
+    old = ops.stat()
+    ops.write_text(ops.read_text().replace(">>> scaled(2)\n    6", ">>> scaled(2)\n    7"), "utf-8")
+    os.utime(ops, ns=(old.st_atime_ns, old.st_mtime_ns))
+    edited = check(root, path=package)
+    assert failed(jaxcheck_verdicts(edited[1])) == [("pkg.ops.scaled", 0), ("pkg.ops.uses", 2)]
 
 
 # -- docstrings in one worker process --------------------------------------------------------
