@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,8 @@ def test_each_build_asks_the_workers_interpreter_once(
     wrapper = tmp_path / "python-wrapper"
     wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$1" >> {log}\nexec {older_python} "$@"\n')
     wrapper.chmod(0o755)
+    installed = time.time_ns() - 3600 * 10**9  # an interpreter installed an hour ago
+    os.utime(wrapper, ns=(installed, installed))
     with (old_corpus / "conf.py").open("a") as conf:
         conf.write(f"jaxcheck_python = {str(wrapper)!r}\n")
     for checks, changed in ((1, False), (1, False), (2, True)):
