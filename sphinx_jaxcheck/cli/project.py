@@ -139,16 +139,17 @@ def literal_env(conf: Path) -> dict[str, str]:
         tree = ast.parse(conf.read_bytes())
     except (OSError, SyntaxError, ValueError):
         return dict(DEFAULT_ENV)
-    found = dict(DEFAULT_ENV)
-    for node in tree.body:
+    found: object = DEFAULT_ENV
+    for node in tree.body:  # the last assignment is the one Sphinx sees
         if isinstance(node, ast.Assign) and [
             getattr(target, "id", None) for target in node.targets
         ] == ["jaxcheck_env"]:
             try:
-                value = ast.literal_eval(node.value)
+                found = ast.literal_eval(node.value)
             except (ValueError, TypeError, RecursionError):  # computed: not guessed
-                return dict(DEFAULT_ENV)
-            found = value if isinstance(value, dict) else found
+                found = DEFAULT_ENV
+    if not isinstance(found, dict):
+        found = DEFAULT_ENV
     return {str(name): str(value) for name, value in found.items()}
 
 

@@ -87,9 +87,10 @@ def test_an_environment_jax_may_read_differently_gets_a_zygote_of_its_own(
         ("jaxcheck_env = {'JAX_PLATFORMS': 'cpu', 'JAX_ENABLE_X64': '1'}\n", X64),
         ("jaxcheck_env = {'A': '1'}\njaxcheck_env = {'B': '2'}\n", {"B": "2"}),
         ("import os\njaxcheck_env = dict(os.environ)\n", DEFAULT_ENV),
+        ("jaxcheck_env = dict(A='1')\njaxcheck_env = {'B': '2'}\n", {"B": "2"}),
         ("jaxcheck_env = {\n", DEFAULT_ENV),
     ],
-    ids=["none", "literal", "the-last-one", "computed", "not-python"],
+    ids=["none", "literal", "the-last-one", "computed", "computed-then-literal", "not-python"],
 )
 def test_the_command_guesses_the_workers_environment_from_a_literal_in_conf_py(
     tmp_path: Path, conf: str, guessed: dict[str, str]
