@@ -15,9 +15,8 @@ from .errors import ShardError
 
 DEFAULT_TIMEOUT = 60.0  # seconds a block may run (jaxcheck_timeout, :timeout:)
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes a block may print (jaxcheck_output_limit_mb)
-DEFAULT_ENV = {
-    "JAX_PLATFORMS": "cpu"
-}  # variables of the workers (jaxcheck_env); copied, never changed
+# Variables of the workers (jaxcheck_env); read, never changed.
+DEFAULT_ENV = {"JAX_PLATFORMS": "cpu"}
 SessionKey = tuple[str, str]  # (docname, session name): blocks with one key share a namespace
 # Beside the outcomes in the cache folder: how long each session took, to balance shards.
 DURATIONS_FILE = "durations.tsv"

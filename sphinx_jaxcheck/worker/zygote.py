@@ -357,7 +357,7 @@ class ZygoteServer:
         ):
             self._fork(child.request, child.programs, resume, child.skip, child.starts)
             return
-        if child.collecting is not None and not child.collected and self.stdin_open:
+        if child.collecting is not None and not child.collected:
             self.send(
                 {
                     "id": child.request,
@@ -408,8 +408,7 @@ class ZygoteServer:
                         child.starts,
                     )
                     return
-        if self.stdin_open:
-            self.send({"id": child.request, "event": "end"})
+        self.send({"id": child.request, "event": "end"})
 
     def _death(self, child: Child, status: int, program: Program) -> Outcome:
         seconds = time.monotonic() - child.started

@@ -37,7 +37,7 @@ def test_an_answer_is_kept_until_a_distribution_changes_where_workers_import(
 ) -> None:
     packages, kept = tmp_path / "site", tmp_path / "kept"
     packages.mkdir()
-    settle(tmp_path, packages)
+    settle(packages)
     env = _env(packages)
     first = Probe(sys.executable, env, remember=kept).fingerprint
     assert list(kept.glob("*.probe"))
