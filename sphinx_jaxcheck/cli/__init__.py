@@ -16,6 +16,7 @@ rest when it runs), so that ``jaxcheck --help`` never loads Sphinx.
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 from collections.abc import Sequence
@@ -68,5 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + signal.SIGINT
 
 
+def command() -> int:
+    """The ``jaxcheck`` process: :func:`main`, after which it ends without the garbage
+    collector's last pass over everything the build made (about 0.15 s after a check of 150
+    pages), which a process that ends needs no more than the memory it frees."""
+    status = main()
+    gc.freeze()
+    return status
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(command())

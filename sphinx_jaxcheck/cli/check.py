@@ -33,6 +33,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build with every block run; print the report in ``--format``; 1 on drift or errors."""
+    built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
+    # Only now: they load Sphinx, which build_project loads once jax's import has begun.
     from ..report.colour import use_colour
     from ..report.formats import render
     from ..report.junit import write_junit
@@ -43,7 +45,6 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.left_out_pages import excluded_examples
     from ..sphinx.page_examples import unchecked_examples
 
-    built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
     domain = domain_of(built.app.env)
     line, failed = summary(built.app)
     checked = build_report(

@@ -107,7 +107,7 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     """
     from ..run.pool import start_early_zygote
     from ..run.spare import end_spare
-    from ..sphinx.build import kept_build, other_warnings, run_build
+    from ..sphinx.build_folder import kept_build
 
     target = find_target(args.paths or ["."], args.argv)
     srcdir = target.srcdir
@@ -116,6 +116,8 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     if args.no_cache or not (kept_build(build_dir) or _has_outcomes(srcdir / ".jaxcheck_cache")):
         # Likely a cold build, which waits for jax: its import starts before the build's.
         start_early_zygote(literal_env(srcdir / "conf.py"))
+    from ..sphinx.build import other_warnings, run_build  # imports Sphinx: after the start
+
     try:
         app, warnings = run_build(
             srcdir,

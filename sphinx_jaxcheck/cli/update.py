@@ -28,6 +28,8 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build, rewrite what a second run confirms, say what is left; 1 when problems remain."""
+    built = build_project(args)
+    # Only now: they load Sphinx, which build_project loads once jax's import has begun.
     from ..model import Subtype
     from ..report.colour import colour_diff, use_colour
     from ..report.records import relative
@@ -36,7 +38,6 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.domain import domain_of
     from ..sphinx.settings import settings_of
 
-    built = build_project(args)
     app = built.app
     domain = domain_of(app.env)
     report = update_sources(

@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,11 @@ def run_probe(command: Sequence[str], env: Mapping[str, str]) -> subprocess.Comp
     (a wrapper script's children) would be left running, and would keep its
     output open.
     """
-    process = subprocess.Popen(
+    return _finish(_start(command, env))
+
+
+def _start(command: Sequence[str], env: Mapping[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         list(command),
         env=dict(env),
         stdin=subprocess.DEVNULL,
@@ -157,6 +162,10 @@ def run_probe(command: Sequence[str], env: Mapping[str, str]) -> subprocess.Comp
         text=True,
         start_new_session=True,
     )
+
+
+def _finish(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
+    """What a started probe printed (see :func:`run_probe`)."""
     try:
         out, err = process.communicate(timeout=probe_seconds())
     except subprocess.TimeoutExpired:
@@ -179,14 +188,24 @@ def ask(python: str, env: Mapping[str, str]) -> Answer:
     Raises :class:`InterpreterError` when it cannot run, is no Python, or
     cannot import our worker code.
     """
-    return _answer_of(python, _facts(python, env))
+    return _answer_of(python, _facts(python, _ask(python, env)))
 
 
-def _facts(python: str, env: Mapping[str, str]) -> dict[str, Any]:
+def _ask(python: str, env: Mapping[str, str]) -> subprocess.Popen[str] | OSError:
+    """The probe script started in ``python``, or why it could not be."""
+    try:
+        return _start([python, "-c", _PROBE, *TRACKED_PACKAGES], env)
+    except OSError as error:
+        return error
+
+
+def _facts(python: str, asked: subprocess.Popen[str] | OSError) -> dict[str, Any]:
     """What the probe script printed (see :func:`ask`)."""
     what = f"jaxcheck_python = {python!r}"
     try:
-        done = run_probe([python, "-c", _PROBE, *TRACKED_PACKAGES], env)
+        if isinstance(asked, OSError):
+            raise asked
+        done = _finish(asked)
     except subprocess.TimeoutExpired as late:
         raise InterpreterError(
             f"{what}: did not answer within {late.timeout:g} s (it was ended, with every process "
@@ -308,32 +327,62 @@ class Probe:
         self.key_env = dict(env if key_env is None else key_env)
         # The folder where answers are kept between builds (None: ask in every build).
         self.remember = Path(remember) if remember is not None else None
+        # When the probe script was started (ns), and its process (see begin()).
+        self._asked: tuple[int, subprocess.Popen[str] | OSError] | None = None
+        self._unread: weakref.finalize[Any, Any] | None = None
+
+    def begin(self) -> None:
+        """Start the probe script, unless the answer is kept: a build begins as soon as it
+        knows its settings, and reads the answer when its first cache key needs it."""
+        if self._asked is None and self._kept is None:
+            started = _ask(self.python, self.env)
+            if not isinstance(started, OSError):
+                # Never read (the build stopped first): ended with this process.
+                self._unread = weakref.finalize(self, _end_group, started.pid)
+            self._asked = (time.time_ns(), started)
+
+    @functools.cached_property
+    def _file(self) -> Path | None:
+        """Where the answer is kept between builds (None: nowhere)."""
+        if self.remember is None:
+            return None
+        # As the cache key holds the environment: the same in every process.
+        key = json.dumps([self.python, sorted(self.key_env.items())])
+        return self.remember / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.probe"
+
+    @functools.cached_property
+    def _kept(self) -> Answer | None:
+        """The answer kept from an earlier build, while nothing it depends on changed (see
+        :func:`_stamp`) and it is no refusal."""
+        facts = None if self._file is None else _recall(self._file, self.python, self.key_env)
+        if facts is not None:
+            with contextlib.suppress(InterpreterError):
+                return _answer_of(self.python, facts)
+        return None
 
     @functools.cached_property
     def _answer(self) -> Answer | InterpreterError:
-        """The probe's answer: kept from an earlier build while nothing it depends on changed
-        (see :func:`_stamp`), else asked, and kept when it is not a refusal."""
-        file = None
-        if self.remember is not None:
-            # As the cache key holds the environment: the same in every process.
-            key = json.dumps([self.python, sorted(self.key_env.items())])
-            file = self.remember / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.probe"
-            facts = _recall(file, self.python, self.key_env)
-            if facts is not None:
-                with contextlib.suppress(InterpreterError):
-                    return _answer_of(self.python, facts)
-        asked = time.time_ns()
+        """The probe's answer: the kept one, else asked (see :meth:`begin`), and kept when it is
+        not a refusal."""
+        if self._kept is not None:
+            return self._kept
+        if self._asked is None:
+            self.begin()
+        assert self._asked is not None
+        asked, started = self._asked
+        if self._unread is not None:
+            self._unread.detach()  # read now: _facts ends it
         try:
-            facts = _facts(self.python, self.env)
+            facts = _facts(self.python, started)
             answer = _answer_of(self.python, facts)
         except InterpreterError as problem:
             return problem
-        if file is not None:
+        if self._file is not None:
             # This process's own link to this package (another interpreter's) is no folder
             # to watch: a new one each process, and the package is in the stamp anyway.
             own = set(_search_path(self.env)) - set(_search_path(self.key_env))
             kept = {**facts, "path": [p for p in facts.get("path") or [] if p not in own]}
-            _remember(file, self.python, self.key_env, kept, asked)
+            _remember(self._file, self.python, self.key_env, kept, asked)
         return answer
 
     @functools.cached_property

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from sphinx.application import ENV_PICKLE_FILENAME, Sphinx
+from sphinx.application import Sphinx
 from sphinx.errors import ConfigError, ExtensionError, SphinxError
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..errors import ConfigurationError
+from .build_folder import DOCTREES
 from .checking.read_only import read_only as only_read
 from .domain import domain_of
 
@@ -64,14 +65,6 @@ class _StatusFilter(io.TextIOBase):
                 self.target.write("\n")
                 self.line_open = False
         return len(text)
-
-
-DOCTREES = "doctrees"  # in the build folder: what Sphinx keeps between two builds
-
-
-def kept_build(build_dir: Path) -> bool:
-    """Whether ``build_dir`` keeps an earlier build's environment (the next is incremental)."""
-    return (build_dir / DOCTREES / ENV_PICKLE_FILENAME).exists()
 
 
 def run_build(

@@ -39,6 +39,7 @@ def _resolve(app: Sphinx, config: Config) -> None:
             folder = os.path.join(cache_directory(app.confdir, settings), INTERPRETERS_FOLDER)
             object.__setattr__(config, _KEPT_IN, folder)
         interpreter_of(config)
+        probe_of(config).begin()  # answers while Sphinx reads the pages
     except InterpreterError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
 

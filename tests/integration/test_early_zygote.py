@@ -6,6 +6,7 @@ start; ended otherwise, and whenever no build takes it."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -142,3 +143,26 @@ def test_a_build_whose_cache_holds_results_ends_the_early_zygote_before_reading(
     pid = _spare_pid()
     assert build(project, fresh=True).status == 0  # every session from the cache
     assert not spare._SPARE and not alive(pid)
+
+
+def test_the_command_starts_the_early_zygote_before_it_loads_sphinx(tmp_path: Path) -> None:
+    """Loading Sphinx takes longer than the rest of the command's start: jax's import need not
+    wait for it."""
+    spy = (
+        "import sys\n"
+        "from sphinx_jaxcheck.run import pool\n"
+        "start = pool.start_spare\n"
+        "def started(*args):\n"
+        "    print('Sphinx loaded:', 'sphinx.application' in sys.modules, file=sys.stderr)\n"
+        "    start(*args)\n"
+        "pool.start_spare = started\n"
+        "from sphinx_jaxcheck.cli import command\n"
+        "sys.exit(command())\n"
+    )
+    for verb in ("check", "update"):
+        project = write_project(tmp_path / verb, {"page.md": "# Nothing to run\n"})
+        done = subprocess.run(
+            [sys.executable, "-c", spy, verb, str(project)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert "Sphinx loaded: False" in done.stderr, (verb, done.stderr)

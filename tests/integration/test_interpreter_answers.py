@@ -5,11 +5,13 @@ interpreter, the environment)."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from processes import ended_within
 
 from sphinx_jaxcheck.run import interpreter
 from sphinx_jaxcheck.run.interpreter import Probe
@@ -42,7 +44,7 @@ def test_an_answer_is_kept_until_a_distribution_changes_where_workers_import(
     first = Probe(sys.executable, env, remember=kept).fingerprint
     assert list(kept.glob("*.probe"))
     with monkeypatch.context() as patched:
-        patched.setattr(interpreter, "run_probe", _unaskable)
+        patched.setattr(interpreter, "_start", _unaskable)
         assert Probe(sys.executable, env, remember=kept).fingerprint == first
     installed = packages / "made_up_package-1.0.dist-info"
     installed.mkdir()
@@ -87,3 +89,36 @@ def test_a_refusal_is_never_kept(tmp_path: Path) -> None:
     probe = Probe(str(fake), {}, remember=kept)
     assert probe.fingerprint  # made of the failure
     assert not list(kept.glob("*.probe"))
+
+
+def test_a_probe_begun_early_answers_as_one_asked_when_needed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packages, kept = tmp_path / "site", tmp_path / "kept"
+    packages.mkdir()
+    settle(packages)
+    env = _env(packages)
+    begun = Probe(sys.executable, env, remember=kept)
+    begun.begin()
+    assert begun.fingerprint == Probe(sys.executable, env).fingerprint
+    with monkeypatch.context() as patched:
+        patched.setattr(interpreter, "_start", _unaskable)
+        Probe(sys.executable, env, remember=kept).begin()  # kept: nothing to start
+
+
+def test_a_probe_begun_but_never_read_ends_with_the_process_that_began_it(
+    tmp_path: Path,
+) -> None:
+    """A build stopped before its first cache key leaves no probe running."""
+    slow = tmp_path / "python"
+    slow.write_text("#!/bin/sh\nexec sleep 120\n", "utf-8")
+    slow.chmod(0o755)
+    begins = (
+        "from sphinx_jaxcheck.run.interpreter import Probe\n"
+        f"probe = Probe({str(slow)!r}, {{}})\n"
+        "probe.begin()\n"
+        "print(probe._asked[1].pid)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", begins], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ended_within(int(done.stdout), 30)
