@@ -30,6 +30,14 @@ def settle(*folders: Path) -> None:
         os.utime(folder, ns=(back, back))
 
 
+def _settled_site(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A folder the workers import from, settled; where answers are kept; their environment."""
+    packages, kept = tmp_path / "site", tmp_path / "kept"
+    packages.mkdir()
+    settle(packages)
+    return packages, kept, _env(packages)
+
+
 def _unaskable(*_args: object, **_kwargs: object) -> None:
     raise AssertionError("the interpreter was asked again")
 
@@ -37,10 +45,7 @@ def _unaskable(*_args: object, **_kwargs: object) -> None:
 def test_an_answer_is_kept_until_a_distribution_changes_where_workers_import(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    packages, kept = tmp_path / "site", tmp_path / "kept"
-    packages.mkdir()
-    settle(packages)
-    env = _env(packages)
+    packages, kept, env = _settled_site(tmp_path)
     first = Probe(sys.executable, env, remember=kept).fingerprint
     assert list(kept.glob("*.probe"))
     with monkeypatch.context() as patched:
@@ -69,10 +74,7 @@ def test_an_answer_is_not_kept_when_where_workers_import_changed_just_before(
 
 
 def test_another_environment_is_asked_on_its_own(tmp_path: Path) -> None:
-    packages, kept = tmp_path / "site", tmp_path / "kept"
-    packages.mkdir()
-    settle(packages)
-    env = _env(packages)
+    _, kept, env = _settled_site(tmp_path)
     plain = Probe(sys.executable, env, remember=kept).fingerprint
     other = Probe(
         sys.executable, {**env, "XLA_FLAGS": "--xla_cpu_enable_fast_math=false"}, remember=kept
@@ -94,10 +96,7 @@ def test_a_refusal_is_never_kept(tmp_path: Path) -> None:
 def test_a_probe_begun_early_answers_as_one_asked_when_needed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    packages, kept = tmp_path / "site", tmp_path / "kept"
-    packages.mkdir()
-    settle(packages)
-    env = _env(packages)
+    _, kept, env = _settled_site(tmp_path)
     begun = Probe(sys.executable, env, remember=kept)
     begun.begin()
     assert begun.fingerprint == Probe(sys.executable, env).fingerprint
