@@ -177,6 +177,12 @@ def _finish(process: subprocess.Popen[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
+def _end_unread(leader: int, owner: int) -> None:
+    """End a probe nobody read, from the process that started it (a fork leaves it alone)."""
+    if os.getpid() == owner:
+        _end_group(leader)
+
+
 def _end_group(leader: int) -> None:
     with contextlib.suppress(OSError):  # nothing left of the group
         os.killpg(leader, signal.SIGKILL)
@@ -327,19 +333,21 @@ class Probe:
         self.key_env = dict(env if key_env is None else key_env)
         # The folder where answers are kept between builds (None: ask in every build).
         self.remember = Path(remember) if remember is not None else None
-        # When the probe script was started (ns), and its process (see begin()).
-        self._asked: tuple[int, subprocess.Popen[str] | OSError] | None = None
+        # The process that started the probe script, when (ns), and the script's process.
+        self._asked: tuple[int, int, subprocess.Popen[str] | OSError] | None = None
         self._unread: weakref.finalize[Any, Any] | None = None
 
     def begin(self) -> None:
         """Start the probe script, unless the answer is kept: a build begins as soon as it
         knows its settings, and reads the answer when its first cache key needs it."""
-        if self._asked is None and self._kept is None:
-            started = _ask(self.python, self.env)
-            if not isinstance(started, OSError):
-                # Never read (the build stopped first): ended with this process.
-                self._unread = weakref.finalize(self, _end_group, started.pid)
-            self._asked = (time.time_ns(), started)
+        if self._kept is not None or (self._asked is not None and self._asked[0] == os.getpid()):
+            return
+        at = time.time_ns()  # before the script looks at anything
+        started = _ask(self.python, self.env)
+        if not isinstance(started, OSError):
+            # Never read (the build stopped first): ended with this process.
+            self._unread = weakref.finalize(self, _end_unread, started.pid, os.getpid())
+        self._asked = (os.getpid(), at, started)
 
     @functools.cached_property
     def _file(self) -> Path | None:
@@ -366,10 +374,9 @@ class Probe:
         not a refusal."""
         if self._kept is not None:
             return self._kept
-        if self._asked is None:
-            self.begin()
+        self.begin()  # a fork of the process that began (Sphinx's parallel reading) asks anew
         assert self._asked is not None
-        asked, started = self._asked
+        _, asked, started = self._asked
         if self._unread is not None:
             self._unread.detach()  # read now: _facts ends it
         try:

@@ -109,15 +109,38 @@ def test_a_probe_begun_but_never_read_ends_with_the_process_that_began_it(
     tmp_path: Path,
 ) -> None:
     """A build stopped before its first cache key leaves no probe running."""
-    slow = tmp_path / "python"
-    slow.write_text("#!/bin/sh\nexec sleep 120\n", "utf-8")
+    slow, said = tmp_path / "python", tmp_path / "pid"
+    slow.write_text(f"#!/bin/sh\necho $$ > {said}\nexec sleep 120\n", "utf-8")
     slow.chmod(0o755)
     begins = (
+        "import os, time\n"
         "from sphinx_jaxcheck.run.interpreter import Probe\n"
-        f"probe = Probe({str(slow)!r}, {{}})\n"
+        f"probe = Probe({str(slow)!r}, {{}})\n"  # kept: a probe dropped unread ends at once
         "probe.begin()\n"
-        "print(probe._asked[1].pid)\n"
+        f"while not os.path.exists({str(said)!r}): time.sleep(0.01)\n"
     )
-    done = subprocess.run([sys.executable, "-c", begins], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", begins], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
-    assert ended_within(int(done.stdout), 30)
+    assert ended_within(int(said.read_text()), 30)
+
+
+def test_a_fork_of_the_process_that_began_a_probe_asks_on_its_own(tmp_path: Path) -> None:
+    """As Sphinx's parallel reading forks: both processes get the whole answer."""
+    _, _, env = _settled_site(tmp_path)
+    answers = tmp_path / "answers"
+    forks = (
+        "import os, sys\n"
+        "from sphinx_jaxcheck.run.interpreter import Probe\n"
+        f"probe = Probe(sys.executable, {env!r})\n"
+        "probe.begin()\n"
+        "if os.fork() == 0:\n"
+        f"    open({str(answers)!r}, 'a').write(probe.fingerprint + '\\n')\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        f"open({str(answers)!r}, 'a').write(probe.fingerprint + '\\n')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", forks], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert answers.read_text().split() == [Probe(sys.executable, env).fingerprint] * 2
