@@ -8,7 +8,6 @@ session used was untracked (:attr:`Dependencies.untracked`).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator
 
 from ..worker.dependencies import (
@@ -19,7 +18,7 @@ from ..worker.dependencies import (
     Finders,
     content_digest,
     link_digest,
-    settled_version,
+    per_settled_version,
 )
 
 
@@ -53,16 +52,10 @@ def file_digests(paths: Iterable[str]) -> dict[str, str]:
     return {path: current_digest(path) for path in paths}
 
 
+@per_settled_version(maxsize=4096)  # many sessions import the same helpers
 def current_digest(path: str) -> str:
     """The content digest of a file now; read again only when its stat changed, or when it
-    changed too recently for its stat to tell (see :func:`settled_version`)."""
-    version = settled_version(path)
-    return content_digest(path) if version is None else _digest_of_version(path, version)
-
-
-@functools.lru_cache(maxsize=4096)
-def _digest_of_version(path: str, version: tuple[int, ...]) -> str:
-    """Read once per version of a file in a process: many sessions import the same helpers."""
+    changed too recently for its stat to tell (see :func:`per_settled_version`)."""
     return content_digest(path)
 
 

@@ -16,11 +16,12 @@ Pure standard library: it runs in the workers and in the Sphinx process alike.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
 import zipimport
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
@@ -30,7 +31,7 @@ from importlib.machinery import (
     SourceFileLoader,
     SourcelessFileLoader,
 )
-from typing import Any
+from typing import Any, TypeVar
 
 MISSING = "missing"  # the digest of a file that cannot be read, or of a link that is none
 # A file's times advance by the file system's granularity (a tick of the kernel's clock; up to
@@ -65,6 +66,26 @@ def settled_version(path: str) -> tuple[int, ...] | None:
     if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) < SETTLED_NS:
         return None
     return (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino, stat.st_dev)
+
+
+T = TypeVar("T")
+
+
+def per_settled_version(maxsize: int) -> Callable[[Callable[[str], T]], Callable[[str], T]]:
+    """Decorate ``compute(path)`` to run once per version of the file in a process (the
+    ``maxsize`` most recent kept): a file edited since is computed again, and so is one changed
+    too recently for its stat to tell (see :func:`settled_version`)."""
+
+    def decorate(compute: Callable[[str], T]) -> Callable[[str], T]:
+        kept = functools.lru_cache(maxsize=maxsize)(lambda path, _version: compute(path))
+
+        def per_version(path: str) -> T:
+            version = settled_version(path)
+            return compute(path) if version is None else kept(path, version)
+
+        return functools.wraps(compute)(per_version)
+
+    return decorate
 
 
 def link_digest(path: str) -> str:

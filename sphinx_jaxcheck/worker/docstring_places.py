@@ -21,15 +21,14 @@ import functools
 import inspect
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, TypeVar
+from typing import Any
 
-from .dependencies import settled_version
+from .dependencies import per_settled_version
 
 MAX_WRAPPERS = 100  # a chain of ``__wrapped__`` longer than this is a loop
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -123,20 +122,7 @@ def _own_docstring(obj: Any, doc: str) -> Place | None:
     return None
 
 
-def _per_version(compute: Callable[[str], T]) -> Callable[[str], T]:
-    """``compute`` of a file, done once per version of it: a file edited between two builds of
-    one process is read again, and so is one too recently changed for its stat to tell (see
-    :func:`settled_version`)."""
-    kept = functools.lru_cache(maxsize=64)(lambda path, _version: compute(path))
-
-    def per_version(path: str) -> T:
-        version = settled_version(path)
-        return compute(path) if version is None else kept(path, version)
-
-    return functools.wraps(compute)(per_version)
-
-
-@_per_version
+@per_settled_version(maxsize=64)
 def _definitions(path: str) -> dict[tuple[str, int], list[ast.Constant]]:
     """The docstrings of a file's definitions, by (name, first line) of a function, (name, 0)
     of a class, ("", 0) of the module."""
@@ -180,7 +166,7 @@ def _shape(text: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in text.split("\n"))
 
 
-@_per_version
+@per_settled_version(maxsize=64)
 def _literals(path: str) -> dict[tuple[str, ...], list[ast.Constant]]:
     """The string literals of a file that hold examples, by :func:`_shape`, in file order."""
     tree = _parsed(path)
@@ -207,7 +193,7 @@ def _same_text(literal: ast.Constant, doc: str) -> bool:
     return text == doc or (text.count("\n") == doc.count("\n") and _compiled_doc(text) == doc)
 
 
-@_per_version
+@per_settled_version(maxsize=64)
 def _parsed(path: str) -> ast.Module | None:
     try:
         with open(path, "rb") as handle:
