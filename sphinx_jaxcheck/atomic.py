@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Callable
 
 
@@ -22,14 +22,18 @@ def replace_file(
 ) -> None:
     """Replace (or create) ``path`` with ``data``, atomically and durably.
 
-    ``mode`` sets the new file's permission bits (default: what ``mkstemp``
-    gives, 0o600 less nothing). ``before_rename`` runs once the data is on disk
-    and just before the rename; whatever it raises leaves the target untouched.
+    ``mode`` sets the new file's permission bits (default 0o600). ``before_rename`` runs
+    once the data is on disk and just before the rename; whatever it raises leaves the
+    target untouched.
     """
     target = os.fspath(path)
     folder = os.path.dirname(target) or "."
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".jaxcheck-", suffix=".tmp")
+    # Named before it exists, and created inside the ``try``: an exception that lands right
+    # after its creation (a signal's, see ``run.interrupt``) still removes it, which it would
+    # not inside ``tempfile.mkstemp``.
+    temporary = os.path.join(folder, f".jaxcheck-{secrets.token_hex(8)}.tmp")
     try:
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
@@ -39,9 +43,12 @@ def replace_file(
         if before_rename is not None:
             before_rename()
         os.replace(temporary, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+    except BaseException as error:
+        # Unless the name was another's file already: that one is not ours to remove.
+        if not (isinstance(error, FileExistsError) and error.filename == temporary):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+        raise
     _sync_folder(folder)
 
 
