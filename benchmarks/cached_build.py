@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import tempfile
@@ -23,16 +22,14 @@ import time
 from pathlib import Path
 
 from run import PYTHON, REPO, jaxcheck_project, make_corpus, plain_project, sphinx
+from timing import children_cpu
 
 
 def measure(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and CPU seconds of one command that must succeed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
+    cpu, started = children_cpu(), time.perf_counter()
     subprocess.run(command, env=env, check=True, capture_output=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return time.perf_counter() - started, children_cpu() - cpu
 
 
 def main() -> None:

@@ -8,13 +8,15 @@ in turn: ``pytest --doctest-modules`` serially and with ``-n 2`` (JAX's
 conftest namespace and ``doctest_optionflags = NUMBER NORMALIZE_WHITESPACE``),
 then ``jaxcheck check`` cold (no cache) and warm (nothing changed), with the
 same flags and ``jaxcheck_setup``. Prints how many examples each module has,
-how many get pytest's verdict, the verdicts, and the wall times with the load
-average before and after (the machine may be shared).
+how many get pytest's verdict, the verdicts, and the wall and CPU times (of the
+processes each command waited for) with the load average before and after (the
+machine may be shared).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -23,8 +25,11 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from timing import children_cpu
 
 REPO = Path(__file__).resolve().parents[1]
 # The tests' pytest oracle and JAX's conftest text (tests/doctest_oracle.py, tests/corpus.py).
@@ -56,16 +61,24 @@ def installed(module: str) -> Path:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-def check(docs: Path) -> tuple[float, dict[str, Any]]:
-    """Seconds ``jaxcheck check`` took, and its JSON report (exit 0 or 1: both are answers)."""
+def check(docs: Path) -> dict[str, Any]:
+    """The JSON report of ``jaxcheck check`` (exit 0 or 1: both are answers)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), **ENV}
     command = [sys.executable, "-m", "sphinx_jaxcheck", "check", ".", "--format", "json"]
-    started = time.perf_counter()
     done = subprocess.run(command, cwd=docs, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"jaxcheck check failed ({done.returncode}):\n{done.stderr}")
-    return seconds, json.loads(done.stdout)
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+@contextlib.contextmanager
+def timed_into(times: dict[str, tuple[float, float]], name: str) -> Iterator[None]:
+    """Wall seconds of the ``with`` block, and the CPU seconds of the processes it waited for
+    and theirs (pytest's xdist workers, the forks of jaxcheck's workers), as ``times[name]``."""
+    cpu, started = children_cpu(), time.perf_counter()
+    yield
+    times[name] = (time.perf_counter() - started, children_cpu() - cpu)
 
 
 def main() -> None:
@@ -75,20 +88,20 @@ def main() -> None:
     modules = args.modules.split(",")
     targets = [installed(module) for module in modules]
     before = os.getloadavg()
-    times: dict[str, float] = {}
+    times: dict[str, tuple[float, float]] = {}  # wall and CPU seconds
     with tempfile.TemporaryDirectory() as scratch:
         oracle, docs = Path(scratch) / "pytest", Path(scratch) / "docs"
         docs.mkdir()
         (docs / "conf.py").write_text(CONF + f"jaxcheck_doctest_modules = {modules!r}\n", "utf-8")
         (docs / "index.rst").write_text("Index\n=====\n\nThe docstrings.\n", "utf-8")
-        started = time.perf_counter()
-        theirs, errors, _ = pytest_verdicts(oracle, targets, JAX_CONFTEST, env=ENV)
-        times["pytest --doctest-modules"] = time.perf_counter() - started
-        started = time.perf_counter()
-        pytest_verdicts(oracle, targets, JAX_CONFTEST, env=ENV, workers=2)
-        times["pytest --doctest-modules -n 2"] = time.perf_counter() - started
-        times["jaxcheck check, cold"], report = check(docs)
-        times["jaxcheck check, warm"], _ = check(docs)
+        with timed_into(times, "pytest --doctest-modules"):
+            theirs, errors, _ = pytest_verdicts(oracle, targets, JAX_CONFTEST, env=ENV)
+        with timed_into(times, "pytest --doctest-modules -n 2"):
+            pytest_verdicts(oracle, targets, JAX_CONFTEST, env=ENV, workers=2)
+        with timed_into(times, "jaxcheck check, cold"):
+            report = check(docs)
+        with timed_into(times, "jaxcheck check, warm"):
+            check(docs)
     after = os.getloadavg()
     ours = jaxcheck_verdicts(report)
     differ = agree(ours, theirs)
@@ -105,9 +118,9 @@ def main() -> None:
         same = sum(1 for v in mine if given.get((v.name, v.index)) in OURS_FOR[v.verdict])
         counted = ", ".join(f"{n} {k}" for k, n in sorted(Counter(v.verdict for v in mine).items()))
         print(f"| {module} | {len(mine)} | {same} | {counted} |")
-    print("\n| run | seconds |\n|---|---:|")
-    for name, seconds in times.items():
-        print(f"| {name} | {seconds:.1f} |")
+    print("\n| run | seconds | CPU seconds |\n|---|---:|---:|")
+    for name, (seconds, cpu) in times.items():
+        print(f"| {name} | {seconds:.1f} | {cpu:.1f} |")
     for line in differ[:20]:
         print(line)
 

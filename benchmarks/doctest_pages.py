@@ -20,15 +20,21 @@ round, on a fresh copy, in turn:
 ``--pad N`` adds N pages without examples (``tests/corpus.py``: prose,
 cross-references, admonitions, math, tables, code blocks without ``>>>``), as
 most of a real project's pages are. Every run must pass (exit status 0).
-Prints a markdown table of median wall times and their ratio to pytest's, and
-the load average before and after.
+Prints a markdown table of median wall times and their ratio to pytest's, the
+load average before and after, and a floor: the median time a process takes
+to import jax, plus the pages' examples as pytest's one process ran them
+(``--durations``, once) split evenly between the workers, no less than the
+longest page.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -40,6 +46,8 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 # The tests' generator of pages without examples (tests/corpus.py).
 sys.path.insert(0, str(REPO / "tests"))
 from corpus import padding_pages  # type: ignore[import-not-found]  # noqa: E402
+
+PYTEST = "pytest --doctest-glob"
 
 
 def default_pages() -> Path | None:
@@ -63,7 +71,7 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO), "JAX_PLATFORMS": "cpu"}
     pytest_env = {**env, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
     runs: dict[str, list[float]] = {
-        "pytest --doctest-glob": [],
+        PYTEST: [],
         "pytest --doctest-glob -n 2": [],
         "jaxcheck check, cold": [],
         "jaxcheck check, cold, every page parsed": [],
@@ -87,6 +95,8 @@ def main() -> None:
     check_cmd = [sys.executable, "-m", "sphinx_jaxcheck", "check", "."]
     padding = padding_pages(args.pad)
     names = [p.name for p in pages] + list(padding)
+    imports: list[float] = []  # a process that imports jax: where a worker's sessions can begin
+    calls: dict[str, float] = {}
     before = os.getloadavg()[0]
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as scratch:
@@ -101,7 +111,7 @@ def main() -> None:
             shutil.copyfile(PROGRAMS / "doctest_pages_conf.py", docs / "conf.py")
             toctree = "".join(f"   {name.rsplit('.', 1)[0]}\n" for name in names)
             (docs / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}", "utf-8")
-            runs["pytest --doctest-glob"].append(timed(pytest_cmd, oracle, pytest_env))
+            runs[PYTEST].append(timed(pytest_cmd, oracle, pytest_env))
             xdist = [*pytest_cmd[:-1], "-n", "2", "."]
             runs["pytest --doctest-glob -n 2"].append(timed(xdist, oracle, pytest_env))
             every = [*check_cmd, "-D", "jaxcheck_prescan=0", "--build-dir", "_build/every"]
@@ -113,12 +123,38 @@ def main() -> None:
             for page in pages:
                 os.utime(docs / page.name)
             runs["jaxcheck check, warm, pages re-read"].append(timed(check_cmd, docs, env))
+            imports.append(timed([sys.executable, "-c", "import jax, jax.numpy"], env=pytest_env))
+            calls = calls or page_seconds(pytest_cmd, oracle, pytest_env)
     print(
         f"{len(pages)} pages with examples and {len(padding)} without, {args.repeat} rounds, "
         f"{os.cpu_count()} CPUs; load average {before:.1f} before, "
         f"{os.getloadavg()[0]:.1f} after\n"
     )
-    print(median_table(runs, "pytest --doctest-glob"))
+    print(median_table(runs, PYTEST))
+    print(floor_line(statistics.median(imports), calls, statistics.median(runs[PYTEST])))
+
+
+def page_seconds(command: list[str], cwd: Path, env: dict[str, str]) -> dict[str, float]:
+    """How long each page's examples took in pytest's one process (its ``call`` durations)."""
+    durations = [*command, "--durations=0", "--durations-min=0"]
+    done = subprocess.run(durations, cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return {found["page"]: float(found["seconds"]) for found in CALL.finditer(done.stdout)}
+
+
+CALL = re.compile(r"^(?P<seconds>[\d.]+)s call +(?P<page>[^:\s]+)::", re.MULTILINE)
+
+
+def floor_line(import_seconds: float, calls: dict[str, float], pytest_seconds: float) -> str:
+    """The least a check can take whose workers each import jax in a process of their own and
+    then run the pages' examples as fast as pytest's one process did, split evenly."""
+    workers = os.cpu_count() or 1
+    longest, total = max(calls.values()), sum(calls.values())
+    floor = import_seconds + max(longest, total / workers)
+    return (
+        f"\nFloor: importing jax {import_seconds:.2f} s, then the pages' examples as pytest ran "
+        f"them ({total:.2f} s, the longest page {longest:.2f} s) split over {workers} "
+        f"workers: {floor:.2f} s = {floor / pytest_seconds:.2f} x pytest --doctest-glob"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ scripts beside this file."""
 
 from __future__ import annotations
 
+import resource
 import statistics
 import subprocess
 import time
@@ -22,6 +23,12 @@ def timed(
             f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
         )
     return seconds
+
+
+def children_cpu() -> float:
+    """CPU seconds (user and system) of the child processes waited for so far, with theirs."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def median_table(runs: dict[str, list[float]], reference: str) -> str:
