@@ -72,7 +72,7 @@ def main() -> None:
     pytest_env = {**env, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
     runs: dict[str, list[float]] = {
         PYTEST: [],
-        "pytest --doctest-glob -n 2": [],
+        f"{PYTEST} -n 2": [],
         "jaxcheck check, cold": [],
         "jaxcheck check, cold, every page parsed": [],
         "jaxcheck check, warm": [],
@@ -113,7 +113,7 @@ def main() -> None:
             (docs / "index.rst").write_text(f"Index\n=====\n\n.. toctree::\n\n{toctree}", "utf-8")
             runs[PYTEST].append(timed(pytest_cmd, oracle, pytest_env))
             xdist = [*pytest_cmd[:-1], "-n", "2", "."]
-            runs["pytest --doctest-glob -n 2"].append(timed(xdist, oracle, pytest_env))
+            runs[f"{PYTEST} -n 2"].append(timed(xdist, oracle, pytest_env))
             every = [*check_cmd, "-D", "jaxcheck_prescan=0", "--build-dir", "_build/every"]
             cache = docs / ".jaxcheck_cache"
             runs["jaxcheck check, cold, every page parsed"].append(timed(every, docs, env))
@@ -153,7 +153,7 @@ def floor_line(import_seconds: float, calls: dict[str, float], pytest_seconds: f
     return (
         f"\nFloor: importing jax {import_seconds:.2f} s, then the pages' examples as pytest ran "
         f"them ({total:.2f} s, the longest page {longest:.2f} s) split over {workers} "
-        f"workers: {floor:.2f} s = {floor / pytest_seconds:.2f} x pytest --doctest-glob"
+        f"workers: {floor:.2f} s = {floor / pytest_seconds:.2f} x {PYTEST}"
     )
 
 
