@@ -3,9 +3,12 @@ left behind."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from pathlib import Path
+
+ZYGOTE = b"sphinx_jaxcheck.worker.zygote"
 
 
 def _stat(pid: int) -> list[str]:
@@ -29,18 +32,23 @@ def parent_of(pid: int) -> int:
         return -1
 
 
+def is_zygote(pid: int) -> bool:
+    """Whether ``pid`` is a worker supervisor, ``python -m sphinx_jaxcheck.worker.zygote``, by
+    its arguments: the interpreter probe (``python -c``) names the module in its code too."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return (b"-m", ZYGOTE) in itertools.pairwise(argv)
+
+
 def live_zygotes() -> list[int]:
     """Pids of jaxcheck worker supervisors still running."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"sphinx_jaxcheck.worker.zygote" in cmdline:
-                found.append(int(entry.name))
-    return found
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and is_zygote(int(entry.name))
+    ]
 
 
 def zygotes_left_by_this_process() -> list[int]:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 from buildkit import write_project
-from processes import alive
+from processes import alive, is_zygote
 
 from sphinx_jaxcheck.cache.outcomes import OutcomeCache
 from sphinx_jaxcheck.model import Program
@@ -179,18 +179,9 @@ def with_tmpdir(tmpdir: Path) -> list[int]:
     return found
 
 
-def cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
 def zygote_started(run: Run) -> bool:
     """Reading is held, and the zygote started early is importing jax meanwhile."""
-    return run.marker.exists() and any(
-        "worker.zygote" in cmdline(p) for p in descendants(run.process.pid)
-    )
+    return run.marker.exists() and any(is_zygote(p) for p in descendants(run.process.pid))
 
 
 def in_a_forked_process(run: Run) -> bool:
@@ -482,9 +473,7 @@ def test_an_interrupted_run_stops_everything_keeps_what_finished_and_says_so_in_
     wait_until(lambda: timing.reached(run), run.process, timing.name)
     seen = descendants(run.process.pid) | {run.process.pid}
     if timing.warm and timing.hold == "read" and timing.command == "build":
-        assert not any(
-            "worker.zygote" in cmdline(pid) for pid in seen
-        )  # a warm cache: no worker starts early
+        assert not any(is_zygote(pid) for pid in seen)  # a warm cache: no worker starts early
     if pids.exists():
         seen |= {int(pid) for pid in pids.read_text().split()}
         assert (
