@@ -11,6 +11,7 @@ plain ``-n N``), which runs the document's sessions when its first item runs.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .errors import ConfigurationError, JaxcheckError
+from .sphinx.compat import source_path
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -150,6 +152,23 @@ def _nodeid_of(path: Path, rootpath: Path) -> str:
     return "" if relative == "." else relative
 
 
+def _no_project(folder: Path, config: pytest.Config) -> str:
+    """Why ``--jaxcheck FOLDER`` names no Sphinx project, and the one meant if one is near."""
+    from .sphinx.source_folder import projects_near
+
+    found = "no such folder" if not folder.exists() else "no conf.py there"
+    near = projects_near(folder)
+    hint = ""
+    if near:
+        here = config.invocation_params.dir
+        shown = os.path.relpath(near[0], here) if near[0].is_relative_to(here) else str(near[0])
+        hint = f"; {shown} holds a conf.py: `pytest --jaxcheck {shown}`"
+    return (
+        f"{folder}: {found}; expected the Sphinx source folder (the one holding conf.py) after "
+        f"--jaxcheck{hint}"
+    )
+
+
 class DocsFolder(pytest.Directory):
     """A Sphinx project: read by Sphinx, it holds one page per document with blocks or citations."""
 
@@ -158,6 +177,8 @@ class DocsFolder(pytest.Directory):
         self.plugin = plugin
 
     def collect(self) -> Iterator[DocsPage]:
+        if not (self.path / "conf.py").is_file():
+            raise self.CollectError(f"jaxcheck: {_no_project(self.path, self.config)}")
         try:
             run = DocsRun.read(
                 self.path,
@@ -171,7 +192,7 @@ class DocsFolder(pytest.Directory):
         self.plugin.runs.append(run)
         for docname in run.docnames():
             yield DocsPage.from_parent(
-                self, path=Path(run.app.env.doc2path(docname)), run=run, docname=docname
+                self, path=Path(source_path(run.app.env, docname)), run=run, docname=docname
             )
 
 

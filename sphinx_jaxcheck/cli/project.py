@@ -45,22 +45,9 @@ def find_target(paths: Sequence[str], argv: Sequence[str] = ("check",)) -> Targe
                 f"{' '.join(paths)}: give one source folder, or pages of one project, not both"
             )
         if not (Path(folders[0]) / "conf.py").is_file():
-            below = sorted(p.parent for p in Path(folders[0]).glob("*/conf.py"))
-            command = argv[0] if argv else "check"
-            hint = (
-                f"; {below[0] / 'conf.py'} is one level down: "
-                f"`{suggest(argv, command, [str(below[0])])}`"
-                if len(below) == 1
-                else f", e.g. `{suggest(argv, command, ['docs'])}`"
-                + (
-                    f" or `{suggest(argv, command, ['docs/index.md'])}`"
-                    if command != "matrix"
-                    else ""
-                )
-            )
             raise UsageError(
                 f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
-                f"holding conf.py) or pages in it{hint}"
+                f"holding conf.py) or pages in it{_projects_hint(folders[0], argv)}"
             )
         return Target(Path(folders[0]).resolve())
     pages = []
@@ -68,7 +55,8 @@ def find_target(paths: Sequence[str], argv: Sequence[str] = ("check",)) -> Targe
         page = Path(path).resolve()
         if not page.is_file():
             raise UsageError(
-                f"{path}: no such file or folder; expected the Sphinx source folder or pages in it"
+                f"{path}: no such file or folder; expected the Sphinx source folder or pages "
+                f"in it{_projects_hint(path, argv) if not page.exists() else ''}"
             )
         pages.append(page)
     projects = {_project_of(page, path) for page, path in zip(pages, paths, strict=True)}
@@ -78,6 +66,37 @@ def find_target(paths: Sequence[str], argv: Sequence[str] = ("check",)) -> Targe
             f"({', '.join(sorted(map(str, projects)))}); check one project at a time"
         )
     return Target(projects.pop(), tuple(pages))
+
+
+def _projects_hint(given: str, argv: Sequence[str]) -> str:
+    """Where a project is, near a path that names none: the command run on it."""
+    from ..sphinx.source_folder import projects_near
+
+    command = argv[0] if argv else "check"
+    inside = Path(given).is_dir()
+    missing = Path(given)
+    while missing.parent != missing and not missing.parent.exists():
+        missing = missing.parent  # ``doc/index.md``: the folder ``doc`` is what was mistyped
+    near = [
+        Path(os.path.relpath(folder) if not os.path.isabs(given) else folder)
+        for folder in projects_near(missing)
+    ]
+    if inside and len(near) == 1:
+        depth = "one level" if near[0].parent.samefile(given) else "two levels"
+        return (
+            f"; {near[0] / 'conf.py'} is {depth} down: `{suggest(argv, command, [str(near[0])])}`"
+        )
+    if near and not inside:  # a mistyped folder: the one most like it, with the rest of the path
+        rest = Path(given).relative_to(missing)  # the page asked for, in the folder meant
+        meant = near[0] / rest if (near[0] / rest).exists() else near[0]
+        return f"; {near[0]} holds a conf.py: `{suggest(argv, command, [str(meant)])}`"
+    if near:
+        shown = ", ".join(str(folder / "conf.py") for folder in near[:3])
+        return f"; below it: {shown}, e.g. `{suggest(argv, command, [str(near[0])])}`"
+    example = f"`{suggest(argv, command, ['docs'])}`"
+    if command != "matrix":
+        example += f" or `{suggest(argv, command, ['docs/index.md'])}`"
+    return f", e.g. {example}"
 
 
 def _project_of(page: Path, given: str) -> Path:

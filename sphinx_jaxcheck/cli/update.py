@@ -59,17 +59,18 @@ def run(args: argparse.Namespace) -> int:
     ]
     if args.dry_run:
         return EXIT_FAILED if report.diffs or report.refused else EXIT_OK
-    others = [f for f in remaining if not f.is_drift or f.subtype is Subtype.CITATION]
+    # Every open problem but the drift of expectations, which update rewrote or refused above.
+    others = [f for f in remaining if f.subtype is not Subtype.DRIFT]
+    check = suggest(args.argv, "check")
     for finding in others:  # what update leaves alone, each with its reason
-        print(
-            f"{relative(finding.path)}:{finding.line}: not updated: "
-            f"{finding.message.splitlines()[0]}",
-            file=sys.stderr,
-        )
+        first, _, more = finding.message.partition("\n")
+        if more:  # a detail follows (a quote's closest passage): the check shows it
+            first = f"{first.rstrip(':')} (`{check}` shows the rest)"
+        print(f"{relative(finding.path)}:{finding.line}: not updated: {first}", file=sys.stderr)
     if report.refused or others:
         print(
             f"jaxcheck: {len(report.refused)} expectation(s) could not be rewritten and "
-            f"{len(others)} other problem(s) remain; `{suggest(args.argv, 'check')}` lists them",
+            f"{len(others)} other problem(s) remain; `{check}` lists them",
             file=sys.stderr,
         )
         return EXIT_FAILED

@@ -8,8 +8,9 @@ and both fail the build.
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,18 +27,28 @@ class BadOption:
     option: str
     value: str | None
     allowed: str
+    #: The option name (unknown option) or value (choice) most likely meant, if one is close.
+    closest: str | None = None
 
     def message(self, directive: str = DIRECTIVE) -> str:
         """The error text: directive, option, what was found, what is allowed."""
         if self.allowed.startswith("one of the options"):
-            return (
-                f'"{directive}" directive: unknown option ":{self.option}:"; '
-                f"expected {self.allowed}"
+            found = f'"{directive}" directive: unknown option ":{self.option}:"'
+            guess = f'":{self.closest}:"'
+        else:
+            found = (
+                f'"{directive}" directive, option ":{self.option}:": {self.value!r} is not allowed'
             )
-        return (
-            f'"{directive}" directive, option ":{self.option}:": {self.value!r} is not '
-            f"allowed; expected {self.allowed}"
-        )
+            guess = repr(self.closest)
+        if self.closest:
+            return f"{found}; did you mean {guess}? Expected {self.allowed}"
+        return f"{found}; expected {self.allowed}"
+
+
+def closest(found: str, known: Iterable[str]) -> str | None:
+    """The known name a misspelt one most likely means (None when none is close)."""
+    matches = difflib.get_close_matches(found, list(known), 1, 0.6)
+    return matches[0] if matches else None
 
 
 Converter = Callable[[str | None], Any]
@@ -48,7 +59,7 @@ def _choice(name: str, allowed: tuple[str, ...]) -> Converter:
         text = (value or "").strip()
         if text in allowed:
             return text
-        return BadOption(name, value, "one of " + ", ".join(allowed))
+        return BadOption(name, value, "one of " + ", ".join(allowed), closest(text, allowed))
 
     return convert
 
@@ -104,7 +115,7 @@ class StrictOptionSpec(dict[str, Converter]):
         allowed = "one of the options " + ", ".join(f":{name}:" for name in sorted(self))
 
         def unknown(value: str | None) -> BadOption:
-            return BadOption(key, value, allowed)
+            return BadOption(key, value, allowed, closest(key, self))
 
         return unknown
 

@@ -65,6 +65,60 @@ def all_examples(checked: Iterable[tuple[Block, Verdict | None]]) -> list[Exampl
     return [example for block, verdict in checked for example in example_verdicts(block, verdict)]
 
 
+@dataclass(frozen=True)
+class Tally:
+    """Blocks and ``>>>`` examples, counted as every progress line and summary counts them:
+    a ``jaxcheck`` block is one block, every example (a page's, a docstring's, a block's
+    ``# >>>`` statement) one example."""
+
+    blocks: int = 0
+    examples: int = 0
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(self.blocks + other.blocks, self.examples + other.examples)
+
+    @property
+    def units(self) -> int:
+        """Blocks and examples together, as a progress display counts them."""
+        return self.blocks + self.examples
+
+    @property
+    def what(self) -> str:
+        """What is counted: ``blocks``, ``examples``, or ``blocks and examples``."""
+        if self.blocks and self.examples:
+            return "blocks and examples"
+        return "examples" if self.examples else "blocks"
+
+    def of(self, whole: Tally) -> str:
+        """``3 of 5 block(s) and 2 of 2 `>>>` example(s)``, naming only what ``whole`` has
+        (blocks when it has neither)."""
+        parts = []
+        if whole.blocks or not whole.examples:
+            parts.append(f"{self.blocks} of {whole.blocks} block(s)")
+        if whole.examples:
+            parts.append(f"{self.examples} of {whole.examples} `>>>` example(s)")
+        return " and ".join(parts)
+
+    def __str__(self) -> str:
+        parts = [f"{self.blocks} block(s)"] if self.blocks or not self.examples else []
+        if self.examples:
+            parts.append(f"{self.examples} `>>>` example(s)")
+        return " and ".join(parts)
+
+
+def tally_of(blocks: Iterable[Block]) -> Tally:
+    """How many blocks and examples these are."""
+    found = Tally()
+    for block in blocks:
+        examples = sum(
+            1
+            for expectation in block.expectations
+            if expectation.kind in (ExpectationKind.DOCTEST, ExpectationKind.REPL)
+        )
+        found += Tally(0 if block.page_example else 1, examples)
+    return found
+
+
 def describe_examples(examples: Iterable[ExampleVerdict]) -> str:
     """``62 example(s): 54 verified, 8 skipped``; empty when there are none."""
     counts = Counter(example.status for example in examples)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..expect.doctest_flags import example_passes
 from ..model import (
     Block,
+    CompareMode,
     Drift,
     Expectation,
     ExpectationKind,
@@ -25,6 +26,7 @@ from ..model import (
     Subtype,
     Verdict,
 )
+from .jaxpr_layout import in_written_layout
 from .matching import MatchRules, normalize, split_lines, texts_match
 
 FAILURE_SUBTYPES = {
@@ -221,4 +223,10 @@ def _drift(block: Block, expectation: Expectation, actual: list[str]) -> Drift:
             f"the print now writes {len(got)} lines, which an inline comment cannot hold; "
             "move its expected output into the trailing comment block by hand"
         )
-    return Drift(expectation, tuple(got), unified_diff(expectation.expected, got), line, note)
+    # A jaxpr compares up to whitespace: the diff shows only what changed in the written layout.
+    shown = (
+        in_written_layout(expectation.expected, got)
+        if block.options.compare is CompareMode.JAXPR and not block.page_example
+        else got
+    )
+    return Drift(expectation, tuple(got), unified_diff(expectation.expected, shown), line, note)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import JaxcheckError
+from ..judge.jaxpr_layout import in_written_layout
 from ..judge.matching import (
     ELLIPSIS,
     MatchRules,
@@ -63,9 +64,9 @@ def refreshed_lines(
     The result always matches ``actual``.
     """
     got = normalize(actual)
+    if rules.compare is CompareMode.JAXPR:  # the author's line breaks, where the words still hold
+        return [(line, None) for line in in_written_layout(expected, got)]
     fresh: Aligned = [(line, None) for line in got]
-    if rules.compare is CompareMode.JAXPR:
-        return fresh
     best = _align_traceback(list(expected), got, rules, steps or Steps())
     return best if texts_match([text for text, _ in best], got, rules) else fresh
 

@@ -197,7 +197,8 @@ def _package_link(package: str) -> str:
     return folder
 
 
-Progress = Callable[[int, int], None]
+# Called once for each program of a session that ran: the session, and the program's place in it.
+Progress = Callable[[Key, int], None]
 # Called with each session as soon as it ends, e.g. to cache it before an interruption:
 # its outcomes, and what it depended on besides its code, as it first used it.
 Finished = Callable[[Key, list[Outcome], Dependencies], None]
@@ -206,7 +207,7 @@ Finished = Callable[[Key, list[Outcome], Dependencies], None]
 def run_sessions(
     sessions: Mapping[Key, Sequence[Program]],
     settings: WorkerSettings,
-    progress: Progress | None = None,
+    progress: Progress[Key] | None = None,
     finished: Finished[Key] | None = None,
 ) -> dict[Key, list[Outcome]]:
     """Run each session in a fresh worker; return one outcome per program."""
@@ -242,7 +243,7 @@ class Workers:
     def run(
         self,
         sessions: Mapping[Key, Sequence[Program]],
-        progress: Progress | None = None,
+        progress: Progress[Key] | None = None,
         finished: Finished[Key] | None = None,
     ) -> dict[Key, list[Outcome]]:
         """Run each session in a fresh worker; return one outcome per program.
@@ -405,7 +406,7 @@ class ZygoteClient:
     def run(
         self,
         sessions: Mapping[Key, Sequence[Program]],
-        progress: Progress | None,
+        progress: Progress[Key] | None,
         finished: Finished[Key] | None = None,
     ) -> dict[Key, list[Outcome]]:
         """Send sessions, at most ``workers`` requests at a time; gather every outcome."""
@@ -435,8 +436,6 @@ class ZygoteClient:
         # Longest requests first, so that no worker is left with a long one at the end.
         waiting = sorted(requests, key=lambda sid: -sum(len(sessions[k]) for k in requests[sid]))
         running: set[str] = set()
-        total = sum(len(programs) for programs in sessions.values())
-        done = 0
         self.idle = False
         while waiting or running:
             while waiting and len(running) < max(1, self.settings.workers):
@@ -460,10 +459,8 @@ class ZygoteClient:
                 where = bisect.bisect_right(starts[sid], number) - 1
                 last[sid] = where
                 key, index = requests[sid][where], number - starts[sid][where]
-                if index not in outcomes[key]:  # not a block reported again (late thread output)
-                    done += 1
-                    if progress:
-                        progress(done, total)
+                if index not in outcomes[key] and progress:  # not reported again (late output)
+                    progress(key, index)
                 outcomes[key][index] = outcome_from_wire(event["outcome"])
             elif event.get("event") == "dependencies":
                 found = (sid, last[sid])

@@ -13,6 +13,7 @@ from ..cache.dependencies import changes
 from ..cache.key import session_key
 from ..cache.outcomes import OutcomeCache
 from ..expect.conditions import Runtime, why_skipped
+from ..judge.example_verdicts import Tally, tally_of
 from ..judge.verdict import judge
 from ..model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict
 from ..worker.dependencies import Dependencies
@@ -36,24 +37,22 @@ class CheckReport:
 
 @dataclass(frozen=True)
 class CheckPlan:
-    """How many blocks will run, come from the cache, or do not run at all."""
+    """How many blocks and examples will run, come from the cache, or do not run at all."""
 
-    to_run: int
-    cached: int
-    not_run: int  # skipped, or refused before running (bad options, syntax)
+    to_run: Tally
+    cached: Tally
+    not_run: Tally  # skipped, or refused before running (bad options, syntax)
 
 
 def describe_plan(plan: CheckPlan, documents: int, workers: int) -> str:
-    """What a check is about to do, counting every block of the documents read."""
+    """What a check is about to do, counting every block and example of the documents read,
+    in the summary's words."""
     every = plan.to_run + plan.cached + plan.not_run
-    line = (
-        f"running {plan.to_run} of {every} block(s) ({documents} document(s), "
-        f"up to {workers} worker(s))"
-    )
+    line = f"running {plan.to_run.of(every)} ({documents} document(s), up to {workers} worker(s))"
     others = []
-    if plan.cached:
+    if plan.cached.units:
         others.append(f"{plan.cached} from the cache")
-    if plan.not_run:
+    if plan.not_run.units:
         others.append(f"{plan.not_run} not run (skipped, or refused before running)")
     return line + ("; " + ", ".join(others) if others else "")
 
@@ -85,7 +84,8 @@ def check_documents(
     ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
     the session's cache key, and when it fails every block of the session fails.
     ``announce`` hears what will happen before anything runs; ``progress``
-    then counts the blocks that run, up to ``CheckPlan.to_run``.
+    then hears (done, total) in blocks and examples together, up to
+    ``CheckPlan.to_run.units``.
     ``select``, given every session (also those whose blocks cannot run),
     returns the ones to check here; the blocks of the others are
     ``other-shard``. With ``runtime``, blocks whose limits exclude it are
@@ -133,13 +133,13 @@ def check_documents(
         else:
             to_run[key] = blocks
     programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
+    running = tally_of(b for blocks in to_run.values() for b in blocks)
     if announce:
-        every = sum(1 for blocks in documents.values() for b in blocks if b.session_key in chosen)
-        running = sum(len(blocks) for blocks in to_run.values())
-        in_sessions = sum(len(blocks) for blocks in sessions.values())
-        announce(CheckPlan(running, in_sessions - running, every - in_sessions))
-    if progress and first:
-        progress = _without_setups(progress, len(to_run))
+        every = tally_of(
+            b for blocks in documents.values() for b in blocks if b.session_key in chosen
+        )
+        in_sessions = tally_of(b for blocks in sessions.values() for b in blocks)
+        announce(CheckPlan(running, _minus(in_sessions, running), _minus(every, in_sessions)))
 
     def keep(key: SessionKey, results: list[Outcome], found: Dependencies) -> None:
         # As first used: a file changed since makes the next build run the session again.
@@ -153,10 +153,11 @@ def check_documents(
             # At once, so that sessions that finished stay cached if the build is interrupted.
             cache.put(keys[key], results, found)
 
+    counted = _counting(progress, to_run, len(first), running.units) if progress else None
     ran = (
-        workers.run(programs, progress, keep)
+        workers.run(programs, counted, keep)
         if workers
-        else run_sessions(programs, settings, progress, keep)
+        else run_sessions(programs, settings, counted, keep)
     )
     for key, results in ran.items():
         blocks = to_run[key]
@@ -216,13 +217,24 @@ def _outcomes_of(
     return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
 
 
-def _without_setups(
-    progress: Callable[[int, int], None], setups: int
-) -> Callable[[int, int], None]:
-    """Progress in blocks, when every session also runs ``jaxcheck_setup`` (one program each)."""
+def _minus(whole: Tally, part: Tally) -> Tally:
+    return Tally(whole.blocks - part.blocks, whole.examples - part.examples)
 
-    def counted(done: int, total: int) -> None:
-        blocks = total - setups
-        progress(done * blocks // max(total, 1), blocks)
 
-    return counted
+def _counting(
+    progress: Callable[[int, int], None],
+    sessions: Mapping[SessionKey, Sequence[Block]],
+    setups: int,
+    total: int,
+) -> Callable[[SessionKey, int], None]:
+    """The pool's "this program ran" as progress in blocks and examples: a block of examples
+    advances by its examples, ``jaxcheck_setup`` (the first program of each session) by none."""
+    done = 0
+
+    def ran(key: SessionKey, program: int) -> None:
+        nonlocal done
+        if program >= setups:
+            done += tally_of([sessions[key][program - setups]]).units
+            progress(done, total)
+
+    return ran

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util.fileutil import copy_asset_file
 
 STATIC = Path(__file__).parent.parent / "static"
 
@@ -46,11 +46,14 @@ def _copy_at_end(app: Sphinx, filename: str) -> None:
     """Copy ``static/<filename>`` to ``_static`` once the build is done.
 
     Copied by hand rather than listed in ``html_static_path``, which would
-    change the user's configuration.
+    change the user's configuration; a plain copy, as it is no template (Sphinx's
+    ``copy_asset_file`` warns of overwriting before 8.0 and needs ``force`` after).
     """
 
     def copy(app: Sphinx, exception: Exception | None) -> None:
         if exception is None and app.builder.format == "html":
-            copy_asset_file(STATIC / filename, Path(app.outdir) / "_static", force=True)
+            static = Path(app.outdir) / "_static"
+            static.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(STATIC / filename, static / filename)
 
     app.connect("build-finished", copy)

@@ -22,6 +22,7 @@ from ..expect.options import bad_options, block_option_spec, block_options
 from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
+from .compat import source_path
 from .domain import domain_of
 from .known_code import compiled_before, note_compiled
 from .lines import file_lines
@@ -71,9 +72,9 @@ class JaxcheckDirective(SphinxDirective):
         problems = bad_options(self.options)
         if problems:
             for problem in problems:
+                line = self._option_line(path, body_line, problem.option)
                 domain.add_finding(
-                    docname,
-                    Finding(Subtype.OPTION, problem.message(), path, self.lineno, docname),
+                    docname, Finding(Subtype.OPTION, problem.message(), path, line, docname)
                 )
             # Not run, but still reported under its own name when that one is good.
             name = self.options.get("name")
@@ -150,12 +151,24 @@ class JaxcheckDirective(SphinxDirective):
             f"closing {fence!r} line after the block's last line: add it"
         )
 
+    def _option_line(self, path: str, body_line: int, option: str) -> int:
+        """The line that sets ``option``: searched upwards from the body to the opening line
+        (``:option:`` in reStructuredText and MyST, ``option:`` in MyST's YAML block)."""
+        lines = file_lines(self.env, path) or []
+        for number in range(min(body_line - 1, len(lines)), 0, -1):
+            text = lines[number - 1].strip()
+            if text.startswith((f":{option}:", f"{option}:")):
+                return number
+            if number <= self.lineno:
+                break
+        return int(self.lineno)
+
     def _body_location(self) -> tuple[str, int]:
         """The real file and the 1-based line of the first body line."""
         source, _ = self.get_source_info()
 
         def document() -> os.PathLike[str] | str:
-            return self.env.doc2path(self.env.docname)
+            return source_path(self.env, self.env.docname)
 
         if _is_myst(self):
             # MyST: content_offset counts from the line after the opening fence.

@@ -10,15 +10,14 @@ domain's scope.
 
 from __future__ import annotations
 
-from collections.abc import Set
-
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.builders import Builder
 from sphinx.locale import _
 
+from .compat import BuilderWritingNothing
 
-class JaxcheckBuilder(Builder):
+
+class JaxcheckBuilder(BuilderWritingNothing):
     """Checks every ``jaxcheck`` block and citation; writes nothing."""
 
     name = "jaxcheck"
@@ -34,9 +33,6 @@ class JaxcheckBuilder(Builder):
 
     def get_target_uri(self, docname: str, typ: str | None = None) -> str:  # noqa: V107 - Sphinx's signature
         return ""
-
-    def write_documents(self, docnames: Set[str]) -> None:
-        pass  # nothing to write: the checks ran when the documents were read
 
     def write_doc(self, docname: str, doctree: nodes.document) -> None:
         pass

@@ -20,6 +20,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ..model import Subtype
 from ..report.findings import Finding
+from .compat import source_path
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
@@ -59,7 +60,7 @@ def check_and_record(
     from ..cite.citation import check_citation
 
     docname = env.docname
-    where = path or str(env.doc2path(docname))
+    where = path or str(source_path(env, docname))
     citation = check_citation(target, pin_of(env.config), quote, source_index_of(env.config))
     domain = domain_of(env)
     domain.per_document("citations").setdefault(docname, []).append(
@@ -142,7 +143,7 @@ def record_problem(
 ) -> None:
     """Record a malformed citation (one that could not even be checked) as a finding."""
     domain = domain_of(env)
-    where = os.fspath(path or env.doc2path(env.docname))
+    where = os.fspath(path or source_path(env, env.docname))
     message = f"citation {citation.target!r}: {citation.problem}"
     domain.add_finding(
         env.docname, Finding(Subtype.CITATION, message, where, line or 0, env.docname)

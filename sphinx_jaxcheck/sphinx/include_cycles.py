@@ -21,6 +21,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from .compat import source_path
 from .settings import stop
 
 MARKDOWN = (".md", ".markdown")
@@ -46,7 +47,7 @@ def setup_include_cycles(app: Sphinx) -> None:
 
 def _refuse_cycles_of_documents(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     for docname in docnames:
-        path = str(env.doc2path(docname))
+        path = str(source_path(env, docname))
         try:
             text = Path(path).read_text("utf-8")
         except (OSError, UnicodeDecodeError):
@@ -84,8 +85,9 @@ def _refuse(env: BuildEnvironment, docname: str, cycle: list[tuple[str, int, str
         f"includes {_shown(env, target)} (at {_shown(env, path)}:{line})"
         for path, line, target in cycle
     )
+    page = _shown(env, source_path(env, docname))
     stop(
-        f"configuration error: a MyST include cycle, read for {_shown(env, env.doc2path(docname))}"
+        f"configuration error: a MyST include cycle, read for {page}"
         f": {_shown(env, cycle[0][0])} {steps}; expected includes that end. Remove one of them, "
         "or show the file as code (:literal:)"
     )

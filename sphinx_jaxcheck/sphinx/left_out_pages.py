@@ -30,6 +30,7 @@ from sphinx.project import EXCLUDE_PATHS
 from sphinx.util.matching import Matcher
 
 from ..expect.page_examples import find_regions
+from .compat import source_path
 from .domain import domain_of
 from .settings import cache_directory, settings_of, stop
 
@@ -77,10 +78,10 @@ def _count_excluded_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
         read: set[Path] | None = None  # resolved only for a file not read under its own name
         for path in _files(app, tuple(app.config.source_suffix)):
             doc = env.path2doc(path)
-            if doc is None or (doc in env.found_docs and Path(env.doc2path(doc)) == path):
+            if doc is None or (doc in env.found_docs and Path(source_path(env, doc)) == path):
                 continue
             if read is None:
-                read = {Path(env.doc2path(doc)).resolve() for doc in env.found_docs}
+                read = {Path(source_path(env, doc)).resolve() for doc in env.found_docs}
             if path.resolve() not in read:
                 found = _examples(_text(path))
                 if found:

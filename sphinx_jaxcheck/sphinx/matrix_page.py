@@ -24,6 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..model import Status, Subtype
 from ..report.findings import Finding
+from .compat import source_path
 from .domain import FINDINGS_OF_TABLES as FINDINGS
 from .domain import JaxcheckDomain, domain_of
 from .status_page import link_to_block, note_table_page, setup_project_table
@@ -140,7 +141,7 @@ def matrix_findings(domain: JaxcheckDomain, srcdir: Path) -> list[Finding]:
         if not domain.in_scope(docname):
             continue
         for page_only, source, line in tables[docname]:
-            where = (source or str(domain.env.doc2path(docname)), line, docname)
+            where = (source or str(source_path(domain.env, docname)), line, docname)
             if matrix is None:
                 found.append(_finding(problem, *where))
                 continue

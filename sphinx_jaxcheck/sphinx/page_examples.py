@@ -30,6 +30,7 @@ from ..judge.example_verdicts import example_verdicts
 from ..model import Block
 from ..rewrite.digests import file_digest
 from ..worker.docstring_places import place_docstring
+from .compat import source_path
 from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
@@ -165,7 +166,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         return
     env = app.env
     docname = env.docname
-    path = str(env.doc2path(docname))
+    path = str(source_path(env, docname))
     try:
         with open(path, encoding=app.config.source_encoding) as handle:
             text = handle.read().removeprefix("\ufeff")

@@ -22,6 +22,7 @@ from sphinx.util.docutils import SphinxRole
 
 from ..model import Subtype
 from ..report.findings import Finding
+from .compat import source_path
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
@@ -109,7 +110,7 @@ def _written_at(env: BuildEnvironment, node: nodes.Node) -> tuple[str, int]:
     holder: nodes.Node | None = node
     while holder is not None and holder.line is None:
         holder = holder.parent
-    path = (holder.source if holder is not None else None) or str(env.doc2path(env.docname))
+    path = (holder.source if holder is not None else None) or str(source_path(env, env.docname))
     first = holder.line if holder is not None else 0
     raw = (
         node.parent.rawsource if isinstance(node.parent, addnodes.pending_xref) else node.rawsource
@@ -152,7 +153,7 @@ class JaxRemovedRole(SphinxRole):
             if found.exists and found.location is not None:
                 path, line = self.get_source_info()
                 line = own_line(self.env, path, line, self.rawtext)
-                where = os.fspath(path or self.env.doc2path(self.env.docname))
+                where = os.fspath(path or source_path(self.env, self.env.docname))
                 version = pin_of(self.config).version or "installed"
                 _record(
                     self.env,

@@ -38,18 +38,18 @@ def setup_qa_nodes(app: Sphinx) -> None:
     app.add_node(jaxcheck_qa_question, html=(_visit_question, _depart_question))
     app.add_node(jaxcheck_qa_answer, html=(_visit_answer, _depart_answer))
     app.add_node(jaxcheck_qa_sources, html=(_visit_sources, _depart_sources))
-    app.add_post_transform(PlainCards)
+    app.connect("builder-inited", _add_plain_cards)
+
+
+def _add_plain_cards(app: Sphinx) -> None:
+    # Chosen once the builder is known: a transform has no public way to ask for it.
+    if not renders_details(app.builder.name, app.builder.format):
+        app.add_post_transform(PlainCards)
 
 
 def renders_details(builder_name: str, builder_format: str) -> bool:
     """True for builders whose pages show ``<details>`` (not epub: readers ignore it)."""
     return builder_format == "html" and not builder_name.startswith("epub")
-
-
-def builder_of(transform: SphinxPostTransform) -> tuple[str, str]:
-    """The current builder's name and format, without Sphinx 9's deprecated ``transform.app``."""
-    builder = getattr(transform.env, "_builder_cls", None) or transform.app.builder
-    return builder.name, builder.format
 
 
 # -- HTML -----------------------------------------------------------------------
@@ -102,13 +102,14 @@ def _depart_sources(self: HTML5Translator, node: jaxcheck_qa_sources) -> None:
 
 
 class PlainCards(SphinxPostTransform):
-    """Turn cards into a rubric (the question), the answer and a "Sources" list."""
+    """Turn cards into a rubric (the question), the answer and a "Sources" list.
+
+    Registered only for builders whose pages do not show ``<details>``.
+    """
 
     default_priority = 199
 
     def run(self, **kwargs: Any) -> None:
-        if renders_details(*builder_of(self)):
-            return
         for card in list(self.document.findall(jaxcheck_qa)):
             # parent.replace, not replace_self: that would copy the anchor onto the container too.
             card.parent.replace(card, plain_card(card))

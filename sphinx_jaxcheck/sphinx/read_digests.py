@@ -27,6 +27,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..cache.dependencies import file_digests
 from ..worker.dependencies import SETTLED_NS
+from .compat import source_path
 from .domain import domain_of
 
 # A stamp that matches no digest: the file changed while its document was read (or so
@@ -64,7 +65,7 @@ def _stamp(app: Sphinx, doctree: nodes.document) -> None:
     if noted is None:
         return  # not read from a file of ours (no source-read): nothing to compare later
     digest, began = noted
-    stamps = [[str(env.doc2path(docname)), digest]]
+    stamps = [[str(source_path(env, docname)), digest]]
     for path, found in sorted(file_digests(map(str, env.dependencies.get(docname, ()))).items()):
         stamps.append([path, UNSETTLED if _changed_since(path, began) else found])
     domain_of(env).per_document(_KEY)[docname] = stamps
@@ -87,7 +88,7 @@ def changed_since_read(env: BuildEnvironment) -> set[str]:
     changed = set()
     for docname in env.all_docs:
         stamps = stored.get(docname)
-        if not stamps or not _same_text(str(env.doc2path(docname)), stamps[0], encoding):
+        if not stamps or not _same_text(str(source_path(env, docname)), stamps[0], encoding):
             changed.add(docname)
             continue
         includes = dict(stamps[1:])

@@ -24,21 +24,28 @@ CSS_FILE = "jaxcheck.css"
 
 
 def setup_rendering(app: Sphinx) -> None:
-    """Register the node, the post-transform and the stylesheet."""
+    """Register the node, the post-transform for the builder's format and the stylesheet."""
     app.add_node(jaxcheck_block)
-    app.add_post_transform(RenderVerdicts)
+    app.connect("builder-inited", _add_renderer)
     add_stylesheet(app, CSS_FILE)
+
+
+def _add_renderer(app: Sphinx) -> None:
+    # Chosen once the builder is known: a transform has no public way to ask for it.
+    app.add_post_transform(RenderVerdictsAsHtml if app.builder.format == "html" else RenderVerdicts)
 
 
 class RenderVerdicts(SphinxPostTransform):
     """Replace every ``jaxcheck_block`` with its code and a verdict marker."""
 
     default_priority = 200
+    #: Whether the builder writes HTML (markers with a collapsible), or plain nodes.
+    html = False
 
     def run(self, **kwargs: Any) -> None:
         domain = domain_of(self.env)
         version = domain.data.get("jax_version") or "?"
-        is_html = self.env._builder_cls.format == "html"
+        is_html = self.html
         by_document: dict[str, dict[int, Block]] = {}  # once per document, not once per node
         for node in list(self.document.findall(jaxcheck_block)):
             if node.get("hidden"):
@@ -74,6 +81,12 @@ class RenderVerdicts(SphinxPostTransform):
                     # page, and indexing a long line of it is slow.
                     container += nodes.raw("", marker, format="html", classes=["no-search"])
             node.replace_self(container)
+
+
+class RenderVerdictsAsHtml(RenderVerdicts):
+    """The same for HTML builders."""
+
+    html = True
 
 
 # From best to worst: a node showing several blocks is classed by its worst.

@@ -20,6 +20,7 @@ from ..errors import ConfigurationError
 from ..expect.doctest_flags import names_of_flags
 from ..model import Subtype
 from ..report.findings import Finding
+from .compat import add_setting
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def setup_settings(app: Sphinx) -> None:
     """
     for value in VALUES:
         default = None if isinstance(value.default, (bool, int, float)) else value.default
-        app.add_config_value(value.name, default, "env", description=value.help)
+        add_setting(app, value.name, default, value.help)
     app.connect("config-inited", _validate, priority=100)
     # Before Sphinx creates the output folder, which it would answer with a crash report.
     for what, folder in (("output folder", app.outdir), ("doctree folder", app.doctreedir)):

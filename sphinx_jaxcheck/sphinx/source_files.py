@@ -14,6 +14,7 @@ from sphinx.environment import BuildEnvironment
 
 from ..model import Subtype
 from ..report.findings import Finding
+from .compat import source_path
 from .domain import domain_of
 
 
@@ -53,7 +54,7 @@ def _leave_out_undecodable(app: Sphinx, env: BuildEnvironment, docnames: list[st
     for gone in [doc for doc in findings if doc not in env.found_docs and doc not in env.all_docs]:
         del findings[gone]  # a left-out document that has since been deleted
     for docname in list(docnames):
-        path = env.doc2path(docname)
+        path = source_path(env, docname)
         try:
             data = path.read_bytes()
         except OSError:

@@ -15,6 +15,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
+from ..judge.example_verdicts import all_examples, describe_examples
 from ..model import Status
 from ..report.findings import tally
 from .domain import domain_of
@@ -81,13 +82,15 @@ class FillStatusTable(SphinxPostTransform):
 
     def _table(self, here: str) -> list[nodes.Node]:
         checked = list(domain_of(self.env).checked_blocks())
-        counts = tally([verdict for _, verdict in checked])
+        blocks = [verdict for block, verdict in checked if not block.page_example]
+        counts = tally(blocks)
         summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
-        groups = sum(1 for block, _ in checked if block.page_example)
-        counted = f"{len(checked) - groups} blocks"
-        if groups:
-            counted += f" and {groups} groups of `>>>` examples"
-        intro = nodes.paragraph(text=f"{counted}: {summary}.")
+        intro = nodes.paragraph(text=f"{len(blocks)} block(s)" + (f": {summary}" if blocks else ""))
+        examples = describe_examples(all_examples(checked))
+        if examples:  # "12 `>>>` example(s): 10 verified, 2 skipped", the prompt as code
+            before, prompt, after = examples.split("`", 2)
+            intro += [nodes.Text(f"; {before}"), nodes.literal(text=prompt), nodes.Text(after)]
+        intro += nodes.Text(".")
         table = nodes.table(classes=["jaxcheck-status-table"])
         group = nodes.tgroup(cols=4)
         table += group

@@ -24,6 +24,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import FiletypeNotFoundError
 from sphinx.util import get_filetype, logging
 
+from .compat import source_path
 from .domain import domain_of
 from .read_digests import text_digest
 from .settings import settings_of
@@ -64,7 +65,7 @@ def _leave_unparsed(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> 
     for docname in list(docnames):
         if docname == app.config.root_doc:
             continue  # a read keeps Sphinx's checks of the toctrees (pages in none are named)
-        path = env.doc2path(docname)
+        path = source_path(env, docname)
         if not _parsed_as_written(app, str(path)):
             continue
         try:

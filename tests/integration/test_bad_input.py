@@ -29,6 +29,14 @@ SOURCES: dict[str, bytes] = {
         b"```{jaxcheck}\n:compare: pixels\n\nprint(1)  # 1\n```\n\n"
         b"```{jaxcheck}\n:hide: yes\n\nprint(1)  # 1\n```\n"
     ),
+    "misspelt_md.md": (
+        b"# Misspelt\n\n```{jaxcheck}\n:name: one\n:raise: TypeError\n\nprint(1)  # 1\n```\n\n"
+        b"```{jaxcheck}\n---\ncompare: jaxprs\n---\nprint(1)  # 1\n```\n"
+    ),
+    "misspelt_rst.rst": (
+        b"Misspelt\n========\n\n.. jaxcheck::\n   :name: two\n   :raise: TypeError\n\n"
+        b"   print(1)  # 1\n\n.. jaxcheck::\n   :compare: jaxprs\n\n   print(1)  # 1\n"
+    ),
     "empty_md.md": b"# Empty\n\n```{jaxcheck}\n```\n\n```{jaxcheck}\n# only\n# comments\n```\n",
     "empty_rst.rst": (
         b"Empty\n=====\n\n.. jaxcheck::\n\nText.\n\n.. jaxcheck::\n\n   # only\n   # comments\n"
@@ -148,41 +156,63 @@ def test_bad_input_fails_the_build_without_a_traceback_from_our_code(bad) -> Non
     [
         (
             "options_rst.rst",
-            4,
+            5,
             '"jaxcheck" directive: unknown option ":bogus:"; expected one of the options :caption:',
         ),
         (
             "options_rst.rst",
-            9,
+            10,
             '"jaxcheck" directive, option ":output:": \'maybe\' is not allowed; '
             "expected one of check, ignore, skip",
         ),
         (
             "options_rst.rst",
-            14,
+            15,
             '"jaxcheck" directive, option ":timeout:": \'-3\' is not allowed; '
             "expected a number greater than 0",
         ),
         (
             "options_md.md",
-            3,
+            4,
             '"jaxcheck" directive: unknown option ":bogus:"; expected one of the options :caption:',
         ),
         (
             "options_md.md",
-            9,
+            10,
             '"jaxcheck" directive, option ":compare:": \'pixels\' is not allowed; '
             "expected one of text, jaxpr",
         ),
         (
             "options_md.md",
-            15,
+            16,
             '"jaxcheck" directive, option ":hide:": \'yes\' is not allowed; '
             "expected no value (it is a flag)",
         ),
+        (
+            "misspelt_md.md",
+            5,
+            '"jaxcheck" directive: unknown option ":raise:"; did you mean ":raises:"? Expected',
+        ),
+        (
+            "misspelt_md.md",
+            12,
+            '"jaxcheck" directive, option ":compare:": \'jaxprs\' is not allowed; '
+            "did you mean 'jaxpr'? Expected one of text, jaxpr",
+        ),
+        (
+            "misspelt_rst.rst",
+            6,
+            '"jaxcheck" directive: unknown option ":raise:"; did you mean ":raises:"? Expected',
+        ),
+        (
+            "misspelt_rst.rst",
+            11,
+            '"jaxcheck" directive, option ":compare:": \'jaxprs\' is not allowed; '
+            "did you mean 'jaxpr'? Expected one of text, jaxpr",
+        ),
     ],
 )
-def test_unknown_options_and_bad_values_name_directive_option_and_allowed_values(
+def test_unknown_options_and_bad_values_are_reported_at_the_options_line_with_a_guess(
     bad, file: str, line: int, words: str
 ) -> None:  # type: ignore[no-untyped-def]
     _, result = bad

@@ -70,6 +70,23 @@ SYNTAX = (
 )
 
 
+CITED = """\
+# Cited
+
+Loops are `jax.lax.scann`.
+
+A quote: {jaxquote}`must have equal shapes <loops.py::_check_carry_type>`.
+
+A citation: {jaxsrc}`loops.py::_check_carry_typo`.
+
+```{jaxcheck}
+print(1)
+
+# 2
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def docs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("next-steps") / "docs"
@@ -127,9 +144,9 @@ def test_a_block_with_a_bad_option_keeps_its_name_and_findings_come_in_line_orde
     assert findings == [
         (7, "drift", "first"),
         (12, "syntax", "notes.md:12"),
-        (20, "option", None),
+        (21, "option", None),  # at the option's own line
         (23, "option", "misspelt"),
-        (33, "option", None),
+        (34, "option", None),
         (36, "option", "bad-value"),
     ]
     built = build(docs, "html")
@@ -171,3 +188,27 @@ def test_update_names_the_check_of_the_same_pages_for_what_remains(
         "`jaxcheck check pseudo.md` lists them\n"
     )
     assert (pseudo / "pseudo.md").read_text("utf-8") == PSEUDO
+
+
+def test_update_counts_every_problem_it_leaves_and_says_each_in_one_whole_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_project(
+        tmp_path / "docs", {"cited.md": CITED}, conf=CONF + "jaxcheck_check_names = True\n"
+    )
+    monkeypatch.chdir(root)
+    assert cli.main(["update", "cited.md"]) == 1
+    err = capsys.readouterr().err
+    left = [line for line in err.splitlines() if ": not updated: " in line]
+    # The unknown name, the stale quote and the citation that does not resolve: none is drift
+    # of an expectation, so all three are what update leaves.
+    assert [line.split(":")[1] for line in left] == ["3", "5", "7"]
+    assert left[0].startswith("cited.md:3: not updated: `jax.lax.scann` does not exist")
+    # The quote's closest passage follows its first line in a check; here the line says so
+    # instead of ending at a colon.
+    assert left[1].endswith("alike) (`jaxcheck check cited.md` shows the rest)")
+    assert err.endswith(
+        "jaxcheck: 0 expectation(s) could not be rewritten and 3 other problem(s) remain; "
+        "`jaxcheck check cited.md` lists them\n"
+    )
+    assert "# 1\n```" in (root / "cited.md").read_text("utf-8")

@@ -153,3 +153,37 @@ def test_a_block_importing_a_module_beside_its_page_runs_again_there(tmp_path: P
     result = jaxcheck("update", str(root), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (root / "guide" / "p.md").read_text() == page.replace("# 1\n", "# 2\n")
+
+
+JAXPR_PAGE = """\
+# Jaxpr
+
+```{jaxcheck}
+:compare: jaxpr
+import jax
+
+print(jax.make_jaxpr(lambda x: x * 2.0)(1.0))
+
+# { lambda ; a:f32[]. let
+#     b:f32[] = mul a 2.0
+#   in (b,) }
+```
+"""
+
+
+def test_a_drifted_jaxpr_is_shown_and_rewritten_in_the_authors_line_breaks(
+    tmp_path: Path,
+) -> None:
+    # jax prints this jaxpr on one line; the author broke it over three. One literal drifted.
+    root = write_project(tmp_path / "docs", {"index.md": JAXPR_PAGE})
+    checked = jaxcheck("check", str(root))
+    assert checked.returncode == 1
+    assert (
+        "@@ -1,3 +1,3 @@\n { lambda ; a:f32[]. let\n-    b:f32[] = mul a 2.0\n"
+        "+    b:f32[] = mul a 2.0:f32[]\n   in (b,) }\n"
+    ) in checked.stdout
+    assert jaxcheck("update", str(root)).returncode == 0
+    assert (root / "index.md").read_text("utf-8") == JAXPR_PAGE.replace(
+        "mul a 2.0\n", "mul a 2.0:f32[]\n"
+    )
+    assert jaxcheck("check", str(root)).returncode == 0

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from sphinx_jaxcheck.config import Settings
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict
+from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict, Tally, tally_of
 from sphinx_jaxcheck.model import Block, BlockOptions, Status, Verdict
 from sphinx_jaxcheck.report.records import summary_line
 from sphinx_jaxcheck.report.run_description import describe_run
@@ -31,16 +31,36 @@ def block(docname: str, index: int, session: str | None = None) -> Block:
 
 
 def test_the_plan_counts_every_block_and_names_only_what_happens() -> None:
-    assert describe_plan(CheckPlan(3, 0, 0), 2, 4) == (
+    assert describe_plan(CheckPlan(Tally(3), Tally(), Tally()), 2, 4) == (
         "running 3 of 3 block(s) (2 document(s), up to 4 worker(s))"
     )
-    assert describe_plan(CheckPlan(1, 2, 3), 1, 1) == (
-        "running 1 of 6 block(s) (1 document(s), up to 1 worker(s)); 2 from the cache, "
-        "3 not run (skipped, or refused before running)"
+    assert describe_plan(CheckPlan(Tally(1), Tally(2), Tally(3)), 1, 1) == (
+        "running 1 of 6 block(s) (1 document(s), up to 1 worker(s)); 2 block(s) from the cache, "
+        "3 block(s) not run (skipped, or refused before running)"
     )
-    assert describe_plan(CheckPlan(0, 0, 2), 1, 2).endswith(
-        "; 2 not run (skipped, or refused before running)"
+    assert describe_plan(CheckPlan(Tally(), Tally(), Tally(2)), 1, 2).endswith(
+        "; 2 block(s) not run (skipped, or refused before running)"
     )
+
+
+def test_the_plan_counts_examples_in_the_summarys_words_not_as_blocks() -> None:
+    # Pages with only `>>>` examples: the plan names examples, as the summary does.
+    assert describe_plan(CheckPlan(Tally(0, 4), Tally(), Tally()), 2, 2) == (
+        "running 4 of 4 `>>>` example(s) (2 document(s), up to 2 worker(s))"
+    )
+    assert describe_plan(CheckPlan(Tally(96, 10), Tally(12, 2), Tally()), 9, 2) == (
+        "running 96 of 108 block(s) and 10 of 12 `>>>` example(s) (9 document(s), up to 2 "
+        "worker(s)); 12 block(s) and 2 `>>>` example(s) from the cache"
+    )
+
+
+def test_a_tally_counts_a_block_once_and_each_example_of_a_page_or_a_block() -> None:
+    repl = parse_body(("x = 1", "", "# >>> x + 1", "# 2", "# >>> print(x)", "# 1"))
+    plain = block("a", 0)
+    with_example = replace(plain, index=1, expectations=repl.expectations)
+    page = replace(plain, index=2, page_example=True, expectations=repl.expectations)
+    assert tally_of([plain, with_example, page]) == Tally(2, 4)
+    assert tally_of([page]).what == "examples" and tally_of([plain]).what == "blocks"
 
 
 def test_a_sessions_duration_adds_its_blocks_and_leaves_skipped_ones_out() -> None:

@@ -44,9 +44,9 @@ class ProgressDisplay:
             yield self.finished.popleft()
 
     def advance(self, done: int, total: int) -> None:
-        """One more block finished, of ``total`` to run."""
+        """More blocks or examples finished: ``done`` of ``total`` to run."""
         if done <= self.shown:
-            return  # the same count again (see run.sessions._without_setups)
+            return
         self.shown, self.total = done, total
         if not self.live:
             return

@@ -17,6 +17,7 @@ from ...model import Block, Problem, Status, Subtype, Verdict
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, check_documents
 from ...worker.dependencies import Dependencies
+from ..compat import source_path
 from ..domain import domain_of
 from ..interpreter import fingerprint, runtime_of
 from ..settings import cache_directory, settings_of, stop
@@ -44,7 +45,7 @@ def run_documents(
     """
     settings = settings_of(app.config)
     documents = {
-        doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc)))
+        doc: _in_folder(blocks, os.path.dirname(source_path(app.env, doc)))
         for doc, blocks in documents.items()
     }
     cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
@@ -106,7 +107,7 @@ def second_run(app: Sphinx) -> Rerun:
         workers = workers_of(app)
         # In their documents' folders, as the first run: what they import from there too.
         documents = {
-            doc: _in_folder(blocks, os.path.dirname(app.env.doc2path(doc)))
+            doc: _in_folder(blocks, os.path.dirname(source_path(app.env, doc)))
             for doc, blocks in documents.items()
         }
         try:
