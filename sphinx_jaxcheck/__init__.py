@@ -67,9 +67,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
 def setup_pinned_source(app: Sphinx) -> None:
     """The pin check, the citation roles, prose name checks and the Q&A cards (user guide:
     guide/citations, guide/qa-cards)."""
-    from .sphinx import citations, pin, prose_names, qa
+    from .sphinx import citations, colon_fences, pin, prose_names, qa
 
     pin.setup_pin(app)
     citations.setup_citations(app)
     prose_names.setup_prose_names(app)
     qa.setup_qa(app)
+    colon_fences.setup_colon_fences(app)

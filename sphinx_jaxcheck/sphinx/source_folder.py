@@ -13,20 +13,24 @@ _SKIPPED = ("_build", "node_modules", "site-packages")  # never a project's own 
 
 
 def projects_near(path: Path) -> list[Path]:
-    """Folders holding a ``conf.py`` one or two levels below ``path`` (a folder) or beside it
-    (a path that does not exist), the most alike in name to ``path`` first."""
+    """Folders holding a ``conf.py`` one level below ``path`` (a folder) or beside it (a path
+    that does not exist), else two levels (``docs/source``), the most alike in name to
+    ``path`` first."""
     where = path if path.is_dir() else path.parent
     if not where.is_dir():
         return []
-    found = [
-        config.parent
-        for pattern in ("*/conf.py", "*/*/conf.py")
-        for config in where.glob(pattern)
-        if not any(
-            part.startswith(".") or part in _SKIPPED
-            for part in config.relative_to(where).parts[:-1]
-        )
-    ]
+    found: list[Path] = []
+    for pattern in ("*/conf.py", "*/*/conf.py"):
+        found = [
+            config.parent
+            for config in where.glob(pattern)
+            if not any(
+                part.startswith(".") or part in _SKIPPED
+                for part in config.relative_to(where).parts[:-1]
+            )
+        ]
+        if found:
+            break
 
     def likeness(folder: Path) -> tuple[float, str]:
         named = os.path.relpath(folder, where)

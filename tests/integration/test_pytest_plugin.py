@@ -243,6 +243,20 @@ def test_a_configuration_problem_is_one_collection_error(tmp_path: Path) -> None
     assert run.zygotes == 0
 
 
+def test_a_wrong_folder_is_one_collection_error_naming_the_project_beside_it(
+    tmp_path: Path,
+) -> None:
+    root = stale_project(tmp_path)
+    run = Run(root, "--jaxcheck", "doc")
+    assert run.result.returncode == 2
+    assert (
+        f"jaxcheck: {root / 'doc'}: no such folder; expected the Sphinx source folder (the one "
+        "holding conf.py) after --jaxcheck; docs holds a conf.py: `pytest --jaxcheck docs`"
+    ) in run.result.stdout
+    assert "ApplicationError" not in run.result.stdout and "Traceback" not in run.result.stdout
+    assert run.zygotes == 0
+
+
 NATIVE_PAGE = """\
 # Existing examples
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from buildkit import build, copy_root
+from buildkit import build, copy_root, write_project
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
@@ -98,3 +98,41 @@ def test_other_builders_render_question_answer_and_sources(tmp_path: Path, build
     if builder == "epub":
         assert output.count('id="qa-carry"') == 1
         assert "ld+json" not in output
+
+
+COLON_CARD = """\
+# Cards
+
+Text.
+
+:::{jaxcheck-qa} Does it work?
+:cite: conditionals.py::cond
+
+Yes.
+:::
+"""
+
+
+def test_a_colon_fence_card_without_colon_fence_fails_at_its_line_naming_the_setting(
+    tmp_path: Path,
+) -> None:
+    # Without the extension MyST shows the card as a paragraph; its citation would vanish.
+    files = {"cards.md": COLON_CARD, "cards_rst.rst": "Cards\n=====\n\n" + COLON_CARD[9:]}
+    root = write_project(tmp_path / "plain", files)
+    result = build(root)
+    assert result.status == 1
+    found = [(r.file, r.line, r.subtype) for r in result.reported]
+    assert found == [("cards.md", 5, "syntax"), ("cards_rst.rst", 6, "syntax")]
+    assert (
+        "`:::{jaxcheck-qa}` is shown as text, not read as a jaxcheck-qa directive: MyST reads "
+        '`:::` fences only with its colon_fence extension; expected "colon_fence" in '
+        "myst_enable_extensions: add it in conf.py"
+    ) in result.warnings
+    assert "expected reStructuredText's `.. jaxcheck-qa::` here" in result.warnings
+    # With the extension, the MyST card is a card and only the rST page is reported.
+    enabled = write_project(
+        tmp_path / "enabled", files, conf='myst_enable_extensions = ["colon_fence"]\n'
+    )
+    result = build(enabled)
+    assert [(r.file, r.line) for r in result.reported] == [("cards_rst.rst", 6)]
+    assert '<details class="jaxcheck-qa"' in (result.app.outdir / "cards.html").read_text()
