@@ -82,6 +82,9 @@ def build(
     """Build ``srcdir`` in this process, as sphinx-build would."""
     status, warning = StringIO(), StringIO()
     parallel = overrides.pop("parallel", 0)
+    # Warnings end with their type ([jaxcheck.drift]), which the tests read: Sphinx's default
+    # from 8.0 on, set for the older releases.
+    overrides.setdefault("show_warning_types", True)
     app = SphinxTestApp(
         buildername,
         srcdir=srcdir,

@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.domains.std import StandardDomain
 from sphinx.environment import BuildEnvironment
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
@@ -134,7 +135,7 @@ class QACardDirective(SphinxDirective):
         if sources is not None:
             card += sources
 
-        std = self.env.domains.standard_domain
+        std = cast("StandardDomain", self.env.get_domain("std"))
         std.note_hyperlink_target(label, self.env.docname, anchor, question)
         cards_of(self.env).setdefault(self.env.docname, []).append(
             Card(self.env.docname, anchor, label, question, answer.astext(), self.lineno)

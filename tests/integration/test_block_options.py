@@ -178,17 +178,22 @@ def test_status_table_lists_every_block_with_its_verdict_and_link(tmp_path: Path
                 "print(2)  # 3\n"
                 "```\n"
             ),
+            "examples.md": "# Examples\n\n>>> 1 + 1\n2\n>>> print('x')\nx\n",
             "status.rst": "Status\n======\n\n.. jaxcheck-status::\n",
         },
-        conf='jaxcheck_on_drift = "warning"\n',
+        conf='jaxcheck_on_drift = "warning"\njaxcheck_doctests = "check"\n',
     )
     assert build(root).status == 0
     html = (root / "_build" / "html" / "status.html").read_text("utf-8")
-    assert "2 blocks: 1 verified, 1 stale." in html
+    # Blocks and examples counted in the summary's words; the prompt is code, not backticks.
+    assert (
+        '2 block(s): 1 verified, 1 stale; 2 <code class="docutils literal notranslate"><span '
+        'class="pre">&gt;&gt;&gt;</span></code> example(s): 2 verified.'
+    ) in html
     assert 'href="a.html#first"' in html and "✓ verified" in html
     assert "a[2]" in html and "⚠ stale" in html
     # The table follows the verdicts even when only another page changed.
     (root / "a.md").write_text((root / "a.md").read_text().replace("# 3", "# 2"))
     assert build(root).status == 0
     html = (root / "_build" / "html" / "status.html").read_text("utf-8")
-    assert "2 blocks: 2 verified." in html
+    assert "2 block(s): 2 verified; 2 <" in html

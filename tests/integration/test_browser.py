@@ -649,3 +649,64 @@ def test_matrix_names_link_to_their_blocks_and_stay_on_one_line(
         assert name["lines"] == 1, f"{name['text']} wraps at {width}px"
         assert name["href"] == f"#{name['text']}", name
         assert browser.evaluate(f"document.getElementById({name['text']!r}) !== null"), name
+
+
+REFERENCE_PAGES = ("guide/configuration", "guide/performance")
+# Names in the tables' first column (settings, options) that a line break splits, and every
+# table box that scrolls, with what shows that it does.
+SPLIT_AND_SCROLLING = """(() => {
+  const split = [];
+  for (const code of document.querySelectorAll('article td:first-child code.literal')) {
+    if (code.getClientRects().length > 1) {
+      split.push(code.textContent);
+    }
+  }
+  const scrolling = [];
+  for (const table of document.querySelectorAll('article table')) {
+    const box = table.parentElement;
+    if (box.scrollWidth - box.clientWidth > 1) {
+      const style = getComputedStyle(box);
+      scrolling.push({text: table.textContent.trim().slice(0, 40),
+                      shadow: style.backgroundImage.includes('radial-gradient'),
+                      bar: getComputedStyle(box, '::-webkit-scrollbar').height});
+    }
+  }
+  return {split, scrolling};
+})()"""
+
+
+@pytest.fixture(scope="module")
+def reference_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """demo_docs' configuration and performance pages, with the site's configuration."""
+    pytest.importorskip("furo")
+    srcdir = tmp_path_factory.mktemp("reference") / "demo_docs"
+    (srcdir / "guide").mkdir(parents=True)
+    shutil.copy(DEMO_DOCS / "conf.py", srcdir / "conf.py")
+    shutil.copytree(DEMO_DOCS / "_static", srcdir / "_static")
+    for page in REFERENCE_PAGES:
+        shutil.copy(DEMO_DOCS / f"{page}.md", srcdir / f"{page}.md")
+    pages = "".join(f"{page}\n" for page in REFERENCE_PAGES)
+    (srcdir / "index.md").write_text(f"# The guide\n\n```{{toctree}}\n{pages}```\n", "utf-8")
+    result = build(srcdir)
+    assert result.status == 0 and "[jaxcheck" not in result.warnings, result.warnings
+    return Path(result.app.outdir)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page", REFERENCE_PAGES)
+def test_settings_stay_whole_on_a_desktop_and_a_table_that_scrolls_shows_it(
+    browser: DevTools, reference_site: Path, tmp_path: Path, page: str, width: int
+) -> None:
+    _open(browser, (reference_site / f"{page}.html").as_uri(), width=width)
+    found = browser.evaluate(SPLIT_AND_SCROLLING)
+    if width >= 1280:  # room enough: no setting's name breaks
+        assert found["split"] == [], f"at {width}px on {page}"
+        assert found["scrolling"] == [], f"at {width}px on {page}"
+    # A table wider than a phone's column shows a shadow and a bar (overlay scrollbars hide).
+    assert all(box["shadow"] and box["bar"] != "0px" for box in found["scrolling"]), found
+    if page.endswith("performance") and width < 600:
+        assert found["scrolling"], "the benchmark table is wider than a phone"
+    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    screenshot = tmp_path / f"{page.replace('/', '-')}-{width}.png"
+    screenshot.write_bytes(base64.b64decode(shot["data"]))
+    print(f"screenshot: {screenshot}")

@@ -73,7 +73,7 @@ def test_the_summary_names_every_status_with_its_word(built) -> None:  # type: i
 def test_markers_and_status_table_use_the_same_words(built) -> None:  # type: ignore[no-untyped-def]
     root, _ = built
     html = (root / "_build" / "html" / "page.html").read_text("utf-8")
-    assert f"5 blocks: {EVERY}." in html
+    assert f"5 block(s): {EVERY}." in html
     for mark in ("✓ verified", "⚠ stale", "✗ failed"):
         assert html.count(mark) == 2, mark  # the marker under the block, and its table row
     assert "ran · jax 0.10.2 · not compared" in html and "skipped · jax 0.10.2" in html
