@@ -3,9 +3,12 @@ and ``-fresh``) holds, and where JAX's own documentation pages are and how they 
 
 from __future__ import annotations
 
+import doctest
 import os
 import re
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 # Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
 STALE_DRIFTS = [
@@ -114,6 +117,56 @@ import numpy as np
 from jax import lax
 """
 '''
+
+
+def readme_table() -> dict[str, tuple[int, int, int, int]]:
+    """page -> (examples, pass, skipped, fail), as JAX's pytest run counted them."""
+    rows = re.findall(
+        r"^\| (\S+\.(?:md|rst)) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$",
+        (REALWORLD / "README.md").read_text("utf-8"),
+        re.M,
+    )
+    assert len(rows) == len(PAGES)
+    return {page: (int(a), int(b), int(c), int(d)) for page, a, b, c, d in rows}
+
+
+def parsed_examples(text: str) -> list[doctest.Example]:
+    return [
+        piece for piece in doctest.DocTestParser().parse(text) if isinstance(piece, doctest.Example)
+    ]
+
+
+def skipped_lines(text: str) -> set[int]:
+    """1-based lines of the ``>>>`` of every example doctest marks +SKIP."""
+    return {e.lineno + 1 for e in parsed_examples(text) if e.options.get(doctest.SKIP)}
+
+
+def assert_pytests_verdicts(root: Path, examples: list[dict[str, Any]]) -> None:
+    """Every example of JAX's five pages in ``root`` has the verdict JAX's pytest run gives it:
+    the counts of README.md's table per page, at the lines doctest's parser finds, skipped
+    exactly where ``+SKIP`` says."""
+    assert len(examples) == 62
+    assert Counter(e["status"] for e in examples) == {"verified": 54, "skipped": 8}
+    for page, (total, passed, skipped, failed) in readme_table().items():
+        mine = Counter(e["status"] for e in examples if e["path"].endswith(page))
+        assert (
+            sum(mine.values()),
+            mine["verified"],
+            mine["skipped"],
+            mine["stale"] + mine["failed"],
+        ) == (
+            total,
+            passed,
+            skipped,
+            failed,
+        ), page
+        text = (root / page).read_text("utf-8")
+        lines = {e["line"] for e in examples if e["path"].endswith(page)}
+        assert lines == {e.lineno + 1 for e in parsed_examples(text)}, page
+        assert {
+            e["line"] for e in examples if e["path"].endswith(page) and e["status"] == "skipped"
+        } == skipped_lines(text)
+
 
 _TOPICS = ("arrays", "transformations", "devices", "random numbers", "compilation", "pytrees")
 

@@ -1,20 +1,74 @@
-"""Every difference between the Sphinx releases the extension supports, in one place.
+"""The stack the extension supports, and every difference between its releases, in one place.
 
-Each function names the releases it serves; the rest of the package calls these
-instead of asking for ``sphinx.version_info`` itself. When the lowest supported
-release passes a line below, that branch goes.
+Each function names the Sphinx or docutils releases it serves; the rest of the
+package calls these instead of asking for a version itself. When the lowest
+supported release passes a line below, that branch goes.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Set
 from pathlib import Path
 from typing import Any
 
+import docutils
 import sphinx
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.builders import Builder
 from sphinx.environment import BuildEnvironment
+
+#: The releases of the stack this version supports and is tested with, from the lowest to
+#: below the first one it does not support; pyproject.toml declares the same (a unit test
+#: holds them equal).
+SUPPORTED = {
+    "sphinx": ((7, 3), (9, 1)),
+    "docutils": ((0, 21), (0, 23)),
+    "myst-parser": ((4, 0), (6, 0)),
+}
+
+
+def unsupported_stack() -> str | None:
+    """Which part of the stack this build runs is outside :data:`SUPPORTED`, and the range
+    it should be in (None: all of it fits). Read from the modules already imported, so
+    that asking costs nothing."""
+    found = {"sphinx": sphinx.__version__, "docutils": docutils.__version__}
+    myst = sys.modules.get("myst_parser")
+    if myst is not None:
+        found["myst-parser"] = getattr(myst, "__version__", "")
+    for name, version in found.items():
+        low, high = SUPPORTED[name]
+        if not low <= _release(version) < high:
+            shown = f">={_dotted(low)},<{_dotted(high)}"
+            return (
+                f"sphinx-jaxcheck supports {name} {shown}, and this build runs {name} "
+                f"{version}: install a supported one (`pip install '{name}{shown}'`)"
+            )
+    return None
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``(8, 2)`` of ``8.2.3`` or ``8.2.0rc1``: the numbers the range compares."""
+    numbers = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(part) for part in numbers.group().split(".")) if numbers else (0,)
+
+
+def _dotted(release: tuple[int, ...]) -> str:
+    return ".".join(map(str, release))
+
+
+def first_line(node: nodes.Element) -> int | None:
+    """The 1-based line where a node's text starts (None: unknown).
+
+    docutils before 0.22 gives a doctest block the line of its last line.
+    """
+    line = int(node.line or 0)
+    if line and isinstance(node, nodes.doctest_block) and docutils.__version_info__ < (0, 22):
+        text: str = node.astext()
+        return line - text.count("\n")
+    return line or None
 
 
 def source_path(env: BuildEnvironment, docname: str) -> Path:

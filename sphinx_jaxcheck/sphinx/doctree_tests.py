@@ -28,6 +28,7 @@ from ..expect.placement import locate, node_lines
 from ..model import Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
+from .compat import first_line
 
 DOCSTRING_OF = ":docstring of "
 
@@ -148,7 +149,7 @@ class _Reader:
             page_line = documented_at(self.files[self.path] or [], name, page_line)
         file_lines = (self._lines(file) or []) if docstring is None else docstring.text.split("\n")
         own_page = file == self.path
-        line = 1 if docstring is not None else (node.line or page_line or 1)
+        line = 1 if docstring is not None else (first_line(node) or page_line or 1)
         key = (source, line)
         start = self.searched_from.get(key, line - 1)
         index = locate(file_lines, text, start)

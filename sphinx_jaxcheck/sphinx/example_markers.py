@@ -22,6 +22,7 @@ from docutils import nodes
 from ..expect.docstrings import Docstring
 from ..expect.doctest_directives import Placed
 from ..expect.placement import locate, node_lines
+from .compat import first_line
 from .doctree_tests import DOCSTRING_OF, is_test_node, source_of
 from .nodes import jaxcheck_block
 
@@ -99,7 +100,7 @@ def _spans(
             file, file_lines, line = docstring.path, docstring.text.split("\n"), 1
             offset = docstring.line - 1
         elif os.path.abspath(source or path) == page:
-            file, file_lines, offset, line = page, text.lines, 0, node.line or 1
+            file, file_lines, offset, line = page, text.lines, 0, first_line(node) or 1
         else:
             continue  # an included file: pytest reads it, if at all, as a file of its own
         key = (source, line)

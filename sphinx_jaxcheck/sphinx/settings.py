@@ -20,7 +20,7 @@ from ..errors import ConfigurationError
 from ..expect.doctest_flags import names_of_flags
 from ..model import Subtype
 from ..report.findings import Finding
-from .compat import add_setting
+from .compat import add_setting, unsupported_stack
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +41,9 @@ def setup_settings(app: Sphinx) -> None:
     line alike (Sphinx itself would drop a number it cannot parse with a mere
     warning, and answer a bad yes/no with its crash report).
     """
+    outside = unsupported_stack()
+    if outside:
+        stop(f"configuration error: {outside}")
     for value in VALUES:
         default = None if isinstance(value.default, (bool, int, float)) else value.default
         add_setting(app, value.name, default, value.help)

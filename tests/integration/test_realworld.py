@@ -14,7 +14,6 @@ import doctest
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -25,7 +24,14 @@ from typing import Any
 
 import pytest
 from buildkit import jaxcheck
-from corpus import CONF, PAGES, REALWORLD, REALWORLD_MISSING
+from corpus import (
+    CONF,
+    PAGES,
+    REALWORLD,
+    REALWORLD_MISSING,
+    assert_pytests_verdicts,
+    parsed_examples,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,28 +81,6 @@ def digests(root: Path) -> dict[str, str]:
     return {page: hashlib.sha256((root / page).read_bytes()).hexdigest() for page in PAGES}
 
 
-def readme_table() -> dict[str, tuple[int, int, int, int]]:
-    """page -> (examples, pass, skipped, fail), as JAX's pytest run counted them."""
-    rows = re.findall(
-        r"^\| (\S+\.(?:md|rst)) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$",
-        (REALWORLD / "README.md").read_text("utf-8"),
-        re.M,
-    )
-    assert len(rows) == len(PAGES)
-    return {page: (int(a), int(b), int(c), int(d)) for page, a, b, c, d in rows}
-
-
-def parsed_examples(text: str) -> list[doctest.Example]:
-    return [
-        piece for piece in doctest.DocTestParser().parse(text) if isinstance(piece, doctest.Example)
-    ]
-
-
-def skipped_lines(text: str) -> set[int]:
-    """1-based lines of the ``>>>`` of every example doctest marks +SKIP."""
-    return {e.lineno + 1 for e in parsed_examples(text) if e.options.get(doctest.SKIP)}
-
-
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("realworld")
@@ -117,28 +101,7 @@ def test_unchanged_pages_pass_with_pytests_verdicts(
     root, run, before, after = unchanged
     assert run.status == 0, run.report["findings"]
     assert run.report["findings"] == []
-    examples = run.report["examples"]
-    assert len(examples) == 62
-    assert Counter(e["status"] for e in examples) == {"verified": 54, "skipped": 8}
-    for page, (total, passed, skipped, failed) in readme_table().items():
-        mine = Counter(e["status"] for e in examples if e["path"].endswith(page))
-        assert (
-            sum(mine.values()),
-            mine["verified"],
-            mine["skipped"],
-            mine["stale"] + mine["failed"],
-        ) == (
-            total,
-            passed,
-            skipped,
-            failed,
-        ), page
-        text = (root / page).read_text("utf-8")
-        lines = {e["line"] for e in examples if e["path"].endswith(page)}
-        assert lines == {e.lineno + 1 for e in parsed_examples(text)}, page
-        assert {
-            e["line"] for e in examples if e["path"].endswith(page) and e["status"] == "skipped"
-        } == skipped_lines(text)
+    assert_pytests_verdicts(root, run.report["examples"])
     assert after == before  # checking never writes a page
 
 
