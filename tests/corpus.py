@@ -4,11 +4,15 @@ and ``-fresh``) holds, and where JAX's own documentation pages are and how they 
 from __future__ import annotations
 
 import doctest
+import json
 import os
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from buildkit import jaxcheck, sphinx_build
 
 # Every drift of the stale corpus: file, line, block, what is stale, the new actual line.
 STALE_DRIFTS = [
@@ -228,3 +232,113 @@ def add_imports(doctest_namespace):
     doctest_namespace["jnp"] = jax.numpy
     doctest_namespace["np"] = np
 """
+
+
+# A project in both formats with what every stack must catch: a drifted block, a drifted
+# ``>>>`` example, a citation that does not resolve; and a card.
+STACK_MYST = """\
+# On every stack
+
+```{jaxcheck}
+import jax.numpy as jnp
+
+print(jnp.arange(3) * 2)
+
+# [0 2 5]
+```
+
+An example of the page's own:
+
+```python
+>>> print(1 + 1)
+3
+
+```
+
+A citation: {jaxsrc}`loops.py::_check_carry_typo`.
+
+:::{jaxcheck-qa} Does a card render here?
+:cite: conditionals.py::cond
+
+Yes.
+:::
+"""
+STACK_RST = """\
+On every stack, in reStructuredText
+===================================
+
+.. jaxcheck::
+
+   import jax.numpy as jnp
+
+   print(jnp.arange(3) * 2)
+
+   # [0 2 5]
+
+An example of the page's own:
+
+>>> print(1 + 1)
+3
+
+A citation: :jaxsrc:`loops.py::_check_carry_typo`.
+
+.. jaxcheck-qa:: Does a card render here?
+   :cite: conditionals.py::cond
+
+   Yes.
+"""
+STACK_CONF = 'jaxcheck_doctests = "check"\nmyst_enable_extensions = ["colon_fence"]\n'
+# What is wrong in each page, found by its text: the block's stale line, the example's prompt,
+# the citation.
+_WRONG = ("# [0 2 5]", ">>> print(1 + 1)", "_check_carry_typo")
+_WARNING_AT = re.compile(r"^(?:\x1b\[[\d;]*m)*(?P<path>/\S+?):(?P<line>\d+): WARNING: ", re.M)
+
+
+def _line_of(text: str, words: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if words in line)
+
+
+def wrong_lines() -> set[tuple[str, int]]:
+    """Where each stack page is wrong: (file name, line)."""
+    return {(name, _line_of(text, words)) for name, text in STACK_PAGES.items() for words in _WRONG}
+
+
+STACK_PAGES = {"page_md.md": STACK_MYST, "page_rst.rst": STACK_RST}
+
+
+def warned_at(stderr: str) -> set[tuple[str, int]]:
+    """(file name, line) of every warning sphinx-build printed."""
+    return {(Path(m["path"]).name, int(m["line"])) for m in _WARNING_AT.finditer(stderr)}
+
+
+def assert_caught_until_fixed(project: Path, parallel: Sequence[str] = ()) -> None:
+    """The stack pages in ``project`` fail at every wrong line under sphinx-build and jaxcheck
+    check; update accepts the outputs, the citation is fixed by hand, and both pass, each
+    block and example with its marker and the card rendered."""
+    built = sphinx_build("-b", "html", *parallel, project, project / "_build" / "html")
+    assert built.returncode == 1, built.stderr
+    assert warned_at(built.stderr) == wrong_lines(), built.stderr
+    assert "Traceback" not in built.stderr and "Exception occurred" not in built.stderr
+
+    checked = jaxcheck("check", project, "--format", "json")
+    assert checked.returncode == 1, checked.stderr
+    findings = json.loads(checked.stdout)["findings"]
+    assert {(Path(f["path"]).name, f["line"]) for f in findings} == wrong_lines()
+
+    # update accepts the two outputs; the citation is the author's to fix.
+    updated = jaxcheck("update", project)
+    assert updated.returncode == 1
+    assert "rewrote 4 expectation(s) in 2 file(s)" in updated.stderr
+    for name in STACK_PAGES:
+        page = project / name
+        text = page.read_text("utf-8")
+        assert "# [0 2 4]" in text and ">>> print(1 + 1)\n2\n" in text
+        page.write_text(text.replace("_check_carry_typo", "_check_carry_type"), "utf-8")
+
+    assert jaxcheck("check", project).returncode == 0
+    again = sphinx_build("-b", "html", *parallel, project, project / "_build" / "html")
+    assert again.returncode == 0, again.stderr
+    for name in STACK_PAGES:  # the block and the example, each with its marker; the card
+        html = (project / "_build" / "html" / f"{Path(name).stem}.html").read_text("utf-8")
+        assert html.count('class="jaxcheck-status jaxcheck-status-verified"') == 2, name
+        assert '<details class="jaxcheck-qa"' in html, name

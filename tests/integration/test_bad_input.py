@@ -16,6 +16,9 @@ import pytest
 from buildkit import Build, build, jaxcheck, write_project
 from cases import statuses
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 BAD_UTF8 = "# Café\n\n```{jaxcheck}\nprint('café')  # café\n```\n".encode("latin-1")
 
 SOURCES: dict[str, bytes] = {

@@ -8,6 +8,9 @@ import pytest
 from buildkit import build, write_project
 from cases import Case, documents, statuses
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 CASES = [
     Case("trailing", "import jax.numpy as jnp\nprint(jnp.arange(3))\n\n# [0 1 2]", "verified"),
     Case("trailing-stale", "print(1 + 1)\n\n# 3", "stale"),

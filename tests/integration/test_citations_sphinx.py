@@ -14,6 +14,9 @@ from sphinx_jaxcheck.model import Subtype
 from sphinx_jaxcheck.sphinx.citations import CitedAt
 from sphinx_jaxcheck.sphinx.domain import JaxcheckDomain
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 BLOB = f"https://github.com/jax-ml/jax/blob/{COMMIT}/jax/_src/lax/control_flow/loops.py"
 

@@ -22,6 +22,9 @@ from corpus import STALE_BLOCKS, STALE_DRIFTS
 
 from sphinx_jaxcheck import cli
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 GOOD = "# Good\n\n```{jaxcheck}\nprint(2 * 3)\n\n# 6\n```\n"
 BAD = "# Bad\n\n```{jaxcheck}\nprint(2 + 2)\n\n# 5\n```\n"
 CACHED = "jaxcheck_cache = True\n"

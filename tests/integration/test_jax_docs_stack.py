@@ -1,9 +1,10 @@
 """JAX's own docs stack: Sphinx below 8, sphinx-book-theme 1.1.1, MyST-NB and JAX's list of
 extensions, with sphinx_jaxcheck added as a JAX maintainer would add it.
 
-JAX's five pages are built to HTML under that stack (``sphinx-build`` must pass and every
-page must show its verdicts in the book theme), and checked with ``jaxcheck check``: every
-example gets the verdict of JAX's own pytest run. ``tox -e jax-docs`` installs the stack as
+The project every stack is tested with fails at its lines and passes once fixed; JAX's five
+pages are built to HTML under that stack (``sphinx-build`` must pass and every page must show
+its verdicts in the book theme), and checked with ``jaxcheck check``: every example gets the
+verdict of JAX's own pytest run. ``tox -e jax-docs`` installs the stack as
 JAX's ``docs/requirements.txt`` pins it at jax-v0.10.2.
 """
 
@@ -16,7 +17,15 @@ from pathlib import Path
 
 import pytest
 from buildkit import jaxcheck, sphinx_build
-from corpus import CONF, PAGES, REALWORLD, REALWORLD_MISSING, assert_pytests_verdicts
+from corpus import (
+    CONF,
+    PAGES,
+    REALWORLD,
+    REALWORLD_MISSING,
+    STACK_PAGES,
+    assert_caught_until_fixed,
+    assert_pytests_verdicts,
+)
 
 STACK = (
     "myst_nb",
@@ -34,8 +43,9 @@ pytestmark = [
         bool(MISSING),
         reason=f"needs JAX's docs stack ({', '.join(MISSING)} missing): run `tox -e jax-docs`",
     ),
-    pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING),
+    pytest.mark.stack,
 ]
+needs_realworld = pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING)
 
 # docs/conf.py of JAX at jax-v0.10.2, less what needs its checkout (its own sphinxext
 # extensions, its logo) or the network (intersphinx inventories), plus sphinx_jaxcheck with the
@@ -89,6 +99,23 @@ def linkcode_resolve(domain, info):
 """
 
 
+def test_drift_and_a_bad_citation_fail_at_their_lines_under_jaxs_stack_until_fixed(
+    tmp_path: Path,
+) -> None:
+    # The stack pages, .md read by MyST-NB (JAX lists no myst_parser), with the colon fences
+    # the card needs added to JAX's MyST extensions.
+    project = tmp_path / "docs"
+    project.mkdir()
+    for name, text in STACK_PAGES.items():
+        (project / name).write_text(text, "utf-8")
+    (project / "index.rst").write_text(
+        "Stack\n=====\n\n.. toctree::\n\n   page_md\n   page_rst\n", "utf-8"
+    )
+    conf = JAX_CONF.replace('["dollarmath"]', '["dollarmath", "colon_fence"]')
+    (project / "conf.py").write_text(conf + 'jaxcheck_doctests = "check"\n', "utf-8")
+    assert_caught_until_fixed(project)
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("jax-docs-stack") / "docs"
@@ -105,6 +132,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@needs_realworld
 def test_jaxs_pages_build_in_the_book_theme_with_a_verdict_on_each_block(project: Path) -> None:
     out = project.parent / "html"
     built = sphinx_build("-b", "html", project, out)
@@ -116,6 +144,7 @@ def test_jaxs_pages_build_in_the_book_theme_with_a_verdict_on_each_block(project
     assert "jaxcheck-status-skipped" in (out / "async_dispatch.html").read_text("utf-8")
 
 
+@needs_realworld
 def test_every_example_gets_pytests_verdict_under_jaxs_stack(project: Path) -> None:
     checked = jaxcheck("check", project, "--format", "json")
     report = json.loads(checked.stdout)

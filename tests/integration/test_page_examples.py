@@ -20,6 +20,9 @@ from buildkit import (
     write_project,
 )
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 SESSION_MD = """\
 # Session
 

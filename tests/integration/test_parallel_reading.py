@@ -16,11 +16,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from buildkit import ROOTS, build, jaxcheck
 from corpus import padding_pages
 
 from sphinx_jaxcheck.model import Verdict
 from sphinx_jaxcheck.sphinx.domain import domain_of
+
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
 
 SOURCES = ("conformance-stale", "cards", "citations-broken", "names")
 EXAMPLES = (

@@ -20,6 +20,9 @@ from corpus import STALE
 RECORDER = """
 import json, os, sys
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 WORKER = False
 
 def pytest_configure(config):

@@ -12,6 +12,9 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 COMMIT = "990e6a0b84138346e6a38785412f36356e0e5dc3"
 
 

@@ -42,7 +42,10 @@ INDEX = (
 )
 STATUS = "Status\n======\n\n.. jaxcheck-status::\n"
 
-pytestmark = pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING)
+pytestmark = [
+    pytest.mark.skipif(not REALWORLD.is_dir(), reason=REALWORLD_MISSING),
+    pytest.mark.stack,  # run on every supported Sphinx (tox -e sphinx73 ...)
+]
 
 
 @dataclass(frozen=True)

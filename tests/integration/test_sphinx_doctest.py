@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 REPO = Path(__file__).resolve().parents[2]
 # sphinx.ext.doctest's default
 FLAGS = '["ELLIPSIS", "IGNORE_EXCEPTION_DETAIL", "DONT_ACCEPT_TRUE_FOR_1"]'

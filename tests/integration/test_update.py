@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from buildkit import build, copy_root, jaxcheck, write_project
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 SOURCES = ("forms_md.md", "forms_rst.rst", "index.rst", "conf.py")
 
 
