@@ -80,26 +80,40 @@ STALE_BLOCKS = [
 # The stale blocks alone: file, line, block.
 STALE = [(file, line, block) for file, line, block, *_ in STALE_DRIFTS]
 
-# JAX's pages, with the table of JAX's own pytest verdicts on them, sit in shared/realworld
-# beside the repository (or beside its worktrees), or where JAXCHECK_REALWORLD says; the
-# tests that read them skip without it, saying what they need.
+# Five of JAX's own pages (tools/realworld_pages.py fetches them and makes their converted
+# copies), in shared/realworld beside the repository (or beside its worktrees), in .realworld
+# in it, or where JAXCHECK_REALWORLD says; the tests that read them skip without them,
+# saying how to get them.
+_REPO = Path(__file__).resolve().parents[1]
 REALWORLD = Path(
     os.environ.get("JAXCHECK_REALWORLD")
     or next(
         (
-            p / "shared" / "realworld"
-            for p in Path(__file__).resolve().parents[1:]
-            if (p / "shared" / "realworld").is_dir()
+            folder
+            for folder in (
+                *(p / "shared" / "realworld" for p in _REPO.parents),
+                _REPO / ".realworld",
+            )
+            if (folder / "jax-docs").is_dir()
         ),
-        Path(__file__).resolve().parents[2] / "shared" / "realworld",
+        _REPO / ".realworld",
     )
 )
 REALWORLD_MISSING = (
-    f"needs JAX's own documentation pages and the verdicts of JAX's pytest run on them "
-    f"(a folder holding jax-docs/, jax-docs-jaxcheck/ and README.md with the verdict table), "
-    f"expected at {REALWORLD}: put it in shared/realworld beside the checkout, or set "
-    "JAXCHECK_REALWORLD to its path"
+    "needs five of JAX's own documentation pages, which this repository does not hold: "
+    "run `python tools/realworld_pages.py` (it fetches them from github.com at jax-v0.10.2 "
+    f"into {_REPO / '.realworld'}; `--from JAX_CHECKOUT` reads a clone instead), or set "
+    "JAXCHECK_REALWORLD to a folder holding jax-docs/ and jax-docs-jaxcheck/"
 )
+# JAX's own doctest run on them (pytest --doctest-glob, jax 0.10.2 on CPU), per page:
+# examples, passed, skipped (+SKIP), failed.
+PYTEST_VERDICTS = {
+    "aot.md": (28, 26, 2, 0),
+    "async_dispatch.rst": (8, 4, 4, 0),
+    "faq.rst": (10, 10, 0, 0),
+    "transfer_guard.rst": (6, 5, 1, 0),
+    "type_promotion.rst": (10, 9, 1, 0),
+}
 PAGES = ("aot.md", "async_dispatch.rst", "faq.rst", "transfer_guard.rst", "type_promotion.rst")
 
 # conf.py of a project of those pages, as JAX's doctest run sees them; CACHE is replaced by a
@@ -123,17 +137,6 @@ from jax import lax
 '''
 
 
-def readme_table() -> dict[str, tuple[int, int, int, int]]:
-    """page -> (examples, pass, skipped, fail), as JAX's pytest run counted them."""
-    rows = re.findall(
-        r"^\| (\S+\.(?:md|rst)) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$",
-        (REALWORLD / "README.md").read_text("utf-8"),
-        re.M,
-    )
-    assert len(rows) == len(PAGES)
-    return {page: (int(a), int(b), int(c), int(d)) for page, a, b, c, d in rows}
-
-
 def parsed_examples(text: str) -> list[doctest.Example]:
     return [
         piece for piece in doctest.DocTestParser().parse(text) if isinstance(piece, doctest.Example)
@@ -147,11 +150,11 @@ def skipped_lines(text: str) -> set[int]:
 
 def assert_pytests_verdicts(root: Path, examples: list[dict[str, Any]]) -> None:
     """Every example of JAX's five pages in ``root`` has the verdict JAX's pytest run gives it:
-    the counts of README.md's table per page, at the lines doctest's parser finds, skipped
+    the counts of :data:`PYTEST_VERDICTS` per page, at the lines doctest's parser finds, skipped
     exactly where ``+SKIP`` says."""
     assert len(examples) == 62
     assert Counter(e["status"] for e in examples) == {"verified": 54, "skipped": 8}
-    for page, (total, passed, skipped, failed) in readme_table().items():
+    for page, (total, passed, skipped, failed) in PYTEST_VERDICTS.items():
         mine = Counter(e["status"] for e in examples if e["path"].endswith(page))
         assert (
             sum(mine.values()),
@@ -282,7 +285,7 @@ An example of the page's own:
 
 A citation: :jaxsrc:`loops.py::_check_carry_typo`.
 
-.. jaxcheck-qa:: Does a card render here?
+.. jaxcheck-qa:: Does a card render in reStructuredText?
    :cite: conditionals.py::cond
 
    Yes.
@@ -324,6 +327,7 @@ def assert_caught_until_fixed(project: Path, parallel: Sequence[str] = ()) -> No
     assert checked.returncode == 1, checked.stderr
     findings = json.loads(checked.stdout)["findings"]
     assert {(Path(f["path"]).name, f["line"]) for f in findings} == wrong_lines()
+    assert "WARNING" not in checked.stderr  # each finding once, in the report (no duplicate)
 
     # update accepts the two outputs; the citation is the author's to fix.
     updated = jaxcheck("update", project)

@@ -109,12 +109,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _settings(srcdir: Path, define: list[str]) -> Settings:
-    from sphinx.config import eval_config_file
-    from sphinx.util.tags import Tags
-
     from ..config import read_settings
+    from ..sphinx.compat import read_configuration
 
-    namespace = eval_config_file(srcdir / "conf.py", Tags())
+    namespace = read_configuration(srcdir / "conf.py")
     for text in define:
         name, _, value = text.partition("=")
         namespace[name.strip()] = value

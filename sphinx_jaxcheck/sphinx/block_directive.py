@@ -22,7 +22,7 @@ from ..expect.options import bad_options, block_option_spec, block_options
 from ..model import Block, BlockOptions, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
-from .compat import source_path
+from .compat import source_info, source_path
 from .domain import domain_of
 from .known_code import compiled_before, note_compiled
 from .lines import file_lines
@@ -66,6 +66,8 @@ class JaxcheckDirective(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = block_option_spec()
 
     def run(self) -> list[nodes.Node]:
+        # The opening line in the file that holds it (MyST includes: see compat.source_info).
+        self.line = source_info(self)[1] or self.lineno
         domain = domain_of(self.env)
         docname = self.env.docname
         path, body_line = self._body_location()
@@ -97,7 +99,7 @@ class JaxcheckDirective(SphinxDirective):
         error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
         unclosed = self._unclosed_fence(path, body_line, body)
         if unclosed:
-            error, error_line = unclosed, self.lineno - body_line + 1
+            error, error_line = unclosed, self.line - body_line + 1
         elif problems:
             error, error_line, error_subtype = (
                 "not run: fix the options above first",
@@ -141,12 +143,10 @@ class JaxcheckDirective(SphinxDirective):
             return None
         if any(line.strip() for line in lines[body_line - 1 + len(body) :]):
             return None  # the closing fence (or more document) follows the body
-        opening = (
-            lines[self.lineno - 1].strip() if 0 < self.lineno <= len(lines) else "```{jaxcheck}"
-        )
+        opening = lines[self.line - 1].strip() if 0 < self.line <= len(lines) else "```{jaxcheck}"
         fence = opening[: len(opening) - len(opening.lstrip("`~:"))] or "```"
         return (
-            f"the fence {opening!r} opened at line {self.lineno} is never closed, so "
+            f"the fence {opening!r} opened at line {self.line} is never closed, so "
             f"everything after it, to the end of the file, became this block; expected a "
             f"closing {fence!r} line after the block's last line: add it"
         )
@@ -159,20 +159,20 @@ class JaxcheckDirective(SphinxDirective):
             text = lines[number - 1].strip()
             if text.startswith((f":{option}:", f"{option}:")):
                 return number
-            if number <= self.lineno:
+            if number <= self.line:
                 break
-        return int(self.lineno)
+        return self.line
 
     def _body_location(self) -> tuple[str, int]:
         """The real file and the 1-based line of the first body line."""
-        source, _ = self.get_source_info()
+        source, _ = source_info(self)
 
         def document() -> os.PathLike[str] | str:
             return source_path(self.env, self.env.docname)
 
         if _is_myst(self):
             # MyST: content_offset counts from the line after the opening fence.
-            return _real_path(source, document), self.lineno + 1 + self.content_offset
+            return _real_path(source, document), self.line + 1 + self.content_offset
         if self.content:
             # reStructuredText: every content line knows its file and 0-based
             # offset, also inside an ``include``d file.

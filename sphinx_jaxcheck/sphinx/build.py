@@ -97,7 +97,9 @@ def run_build(
                 build_dir / "out",
                 build_dir / DOCTREES,
                 "jaxcheck",
-                confoverrides=overrides,
+                # Warnings carry their type, by which other_warnings tells ours apart (the
+                # default from Sphinx 8.0 on).
+                confoverrides={**overrides, "show_warning_types": True},
                 status=status,  # type: ignore[arg-type]
                 warning=warnings,
                 parallel=jobs if jobs is not None else available_cpus(),

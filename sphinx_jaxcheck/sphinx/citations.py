@@ -20,7 +20,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from ..model import Subtype
 from ..report.findings import Finding
-from .compat import source_path
+from .compat import source_info, source_path
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
@@ -107,7 +107,7 @@ class JaxSourceRole(SphinxRole):
         from ..cite.citation import split_title
 
         title, target = split_title(self.text)
-        path, line = self.get_source_info()
+        path, line = source_info(self)
         line = own_line(self.env, path, line, self.rawtext)
         citation = check_and_record(self.env, target, path, line)
         shown: nodes.Node = nodes.Text(title) if title else nodes.literal(target, target)
@@ -121,7 +121,7 @@ class JaxQuoteRole(SphinxRole):
         from ..cite.citation import Citation, split_title
 
         quote, target = split_title(self.text)
-        path, line = self.get_source_info()
+        path, line = source_info(self)
         line = own_line(self.env, path, line, self.rawtext)
         if quote is None:
             # No ``<target>``: nothing to check against; say how to write it.
@@ -181,8 +181,8 @@ class JaxcheckQuoteDirective(SphinxDirective):
         if "symbol" in self.options:
             target = f"{target}::{self.options['symbol'].strip()}"
         quote = "\n".join(self.content)
-        path, _ = self.get_source_info()
-        citation = check_and_record(self.env, target, path, self.lineno, quote)
+        path, line = source_info(self)
+        citation = check_and_record(self.env, target, path, line, quote)
         if citation.location is not None and citation.start is not None and citation.ok:
             assert citation.end is not None
             index = source_index_of(self.env.config)

@@ -7,6 +7,7 @@ supported release passes a line below, that branch goes.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Set
@@ -19,6 +20,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.builders import Builder
 from sphinx.environment import BuildEnvironment
+from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 #: The releases of the stack this version supports and is tested with, from the lowest to
 #: below the first one it does not support; pyproject.toml declares the same (a unit test
@@ -69,6 +71,49 @@ def first_line(node: nodes.Element) -> int | None:
         text: str = node.astext()
         return line - text.count("\n")
     return line or None
+
+
+def source_info(item: SphinxDirective | SphinxRole) -> tuple[str, int]:
+    """The file and 1-based line of a directive or role (line 0: unknown).
+
+    myst-parser before 5.0 numbers the lines of a file that MyST's ``include``
+    reads one too high (it renders the file from ``startline + 1``).
+    """
+    source, line = item.get_source_info()
+    source, line = source or "", int(line or 0)
+    myst = sys.modules.get("myst_parser")
+    if line > 1 and myst is not None and _release(getattr(myst, "__version__", "")) < (5,):
+        from myst_parser.mocking import MockInliner, MockStateMachine
+
+        by_myst = isinstance(getattr(item, "state_machine", None), MockStateMachine) or (
+            isinstance(getattr(item, "inliner", None), MockInliner)
+        )
+        own = os.path.abspath(source_path(item.env, item.env.docname))
+        if by_myst and source and os.path.abspath(source) != own:
+            return source, line - 1
+    return source, line
+
+
+def read_configuration(conf: Path) -> dict[str, Any]:
+    """The names a ``conf.py`` defines, as Sphinx evaluates it (no tags set).
+
+    ``eval_config_file`` takes a str before Sphinx 8.0 and a Path from 9.0.
+    """
+    from sphinx.config import eval_config_file
+    from sphinx.util.tags import Tags
+
+    if sphinx.version_info < (8, 0):
+        return eval_config_file(str(conf), Tags())  # type: ignore[arg-type, unused-ignore]
+    return eval_config_file(conf, Tags())
+
+
+def doctest_blocks_group(named: str) -> str:
+    """The group ``sphinx.ext.doctest`` runs bare ``>>>`` paragraphs in, given the group
+    ``doctest_test_doctest_blocks`` names.
+
+    Before Sphinx 9.0 the value only turns them on: they join the group ``default``.
+    """
+    return named if sphinx.version_info >= (9, 0) else "default"
 
 
 def source_path(env: BuildEnvironment, docname: str) -> Path:

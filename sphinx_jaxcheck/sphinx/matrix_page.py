@@ -24,7 +24,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from ..model import Status, Subtype
 from ..report.findings import Finding
-from .compat import source_path
+from .compat import source_info, source_path
 from .domain import FINDINGS_OF_TABLES as FINDINGS
 from .domain import JaxcheckDomain, domain_of
 from .status_page import link_to_block, note_table_page, setup_project_table
@@ -63,8 +63,8 @@ class MatrixDirective(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {"page": directives.flag}
 
     def run(self) -> list[nodes.Node]:
-        source, line = self.get_source_info()
-        note_table_page(self, ("page" in self.options, source or "", line or 0))
+        source, line = source_info(self)
+        note_table_page(self, ("page" in self.options, source, line))
         placeholder = jaxcheck_matrix_table(page="page" in self.options)
         self.set_source_info(placeholder)
         return [placeholder]

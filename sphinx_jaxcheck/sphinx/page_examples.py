@@ -30,7 +30,7 @@ from ..judge.example_verdicts import example_verdicts
 from ..model import Block
 from ..rewrite.digests import file_digest
 from ..worker.docstring_places import place_docstring
-from .compat import source_path
+from .compat import doctest_blocks_group, source_path
 from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
@@ -235,7 +235,7 @@ def _doctest_blocks_group(app: Sphinx) -> str | None:
     """The group of bare ``>>>`` paragraphs, None when they are not tested (as
     ``doctest_test_doctest_blocks`` says: its default is ``"default"``)."""
     group = getattr(app.config, "doctest_test_doctest_blocks", "default")
-    return group if isinstance(group, str) and group else None
+    return doctest_blocks_group(group) if isinstance(group, str) and group else None
 
 
 def _block(

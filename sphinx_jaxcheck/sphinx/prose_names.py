@@ -22,7 +22,7 @@ from sphinx.util.docutils import SphinxRole
 
 from ..model import Subtype
 from ..report.findings import Finding
-from .compat import source_path
+from .compat import source_info, source_path
 from .domain import domain_of
 from .lines import own_line
 from .pin import pin_of, source_index_of
@@ -151,7 +151,7 @@ class JaxRemovedRole(SphinxRole):
         if settings_of(self.config).check_names and name is not None:
             found = check_name(_index(self.config), name)
             if found.exists and found.location is not None:
-                path, line = self.get_source_info()
+                path, line = source_info(self)
                 line = own_line(self.env, path, line, self.rawtext)
                 where = os.fspath(path or source_path(self.env, self.env.docname))
                 version = pin_of(self.config).version or "installed"

@@ -26,6 +26,7 @@ from sphinx.util.osutil import SEP
 
 from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
+from .compat import source_info
 from .domain import domain_of
 from .lines import own_line
 from .qa_json_ld import setup_qa_json_ld
@@ -171,11 +172,11 @@ class QACardDirective(SphinxDirective):
 
         if not written.strip():
             return None
-        path, _ = self.get_source_info()
+        path, opening = source_info(self)
         items = nodes.bullet_list(classes=["jaxcheck-qa-sources-list"])
         for text in _split_cites(written):
             title, target = split_title(text)
-            line = own_line(self.env, path, self.lineno, text, quoted=False)
+            line = own_line(self.env, path, opening, text, quoted=False)
             citation = check_and_record(self.env, target, path, line)
             # Paths show in full (a suffix may hide which file); dotted names as written.
             location = citation.location

@@ -66,7 +66,9 @@ def _stamp(app: Sphinx, doctree: nodes.document) -> None:
         return  # not read from a file of ours (no source-read): nothing to compare later
     digest, began = noted
     stamps = [[str(source_path(env, docname)), digest]]
-    for path, found in sorted(file_digests(map(str, env.dependencies.get(docname, ()))).items()):
+    # Absolute, or relative to the source folder as Sphinx before 8.2 keeps them.
+    includes = [os.path.join(env.srcdir, dep) for dep in env.dependencies.get(docname, ())]
+    for path, found in sorted(file_digests(includes).items()):
         stamps.append([path, UNSETTLED if _changed_since(path, began) else found])
     domain_of(env).per_document(_KEY)[docname] = stamps
 

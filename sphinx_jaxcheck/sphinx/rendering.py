@@ -16,6 +16,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from ..model import Block, Status, Verdict
+from ..report.printable import printable
 from .assets import add_stylesheet
 from .domain import domain_of
 from .nodes import jaxcheck_block
@@ -142,13 +143,13 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
             f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
             f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this block '
             "prints something else (show)</summary>"
-            f"<pre>{html.escape(verdict.actual_text)}</pre></details>"
+            f"<pre>{html.escape(printable(verdict.actual_text))}</pre></details>"
         )
     message = "\n".join(p.message for p in verdict.problems)
     return (
         f'<details class="jaxcheck-status jaxcheck-status-failed"{named}>'
         f'<summary><span class="jaxcheck-mark">✗ failed</span> with {jax} (show)</summary>'
-        f"<pre>{html.escape(message)}</pre></details>"
+        f"<pre>{html.escape(printable(message))}</pre></details>"
     )
 
 
@@ -158,4 +159,7 @@ def _plain_marker(verdict: Verdict, version: str) -> list[nodes.Node]:
     else:
         title = f"Failed with jax {version}:"
         text = "\n".join(p.message for p in verdict.problems)
+    # As in reports: a control character or a lone surrogate shows as its escape (no output
+    # format can hold a surrogate, and a terminal escape is no text).
+    text = printable(text)
     return [nodes.paragraph(title, title), nodes.literal_block(text, text)]

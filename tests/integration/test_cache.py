@@ -21,6 +21,7 @@ from buildkit import Build, build, write_project
 from sphinx_jaxcheck import cli
 from sphinx_jaxcheck.cache.outcomes import OutcomeCache
 from sphinx_jaxcheck.cite.pin import installed_version
+from sphinx_jaxcheck.judge.example_verdicts import Tally
 from sphinx_jaxcheck.run.interpreter import PackageSet, ask, environment_fingerprint
 from sphinx_jaxcheck.run.pool import WorkerSettings
 from sphinx_jaxcheck.run.sessions import CheckPlan, check_documents
@@ -72,7 +73,7 @@ def test_unchanged_session_is_not_run_again(project: tuple[Path, Path]) -> None:
     assert second.status == 0 and runs(ran) == 1
     assert (
         "running 0 of 1 block(s) (1 document(s)" in second.log
-        and "; 1 from the cache" in second.log
+        and "; 1 block(s) from the cache" in second.log
     )
     assert "1 verified" in second.log
 
@@ -165,7 +166,12 @@ def test_another_jax_version_misses_the_cache(tmp_path: Path) -> None:
         return plans[0]
 
     first, again, bumped = check(now), check(now), check(other)
-    assert (first.to_run, again.to_run, again.cached, bumped.to_run) == (1, 0, 1, 1)
+    assert (first.to_run, again.to_run, again.cached, bumped.to_run) == (
+        Tally(1),
+        Tally(0),
+        Tally(1),
+        Tally(1),
+    )
     assert runs(ran) == 1 + 2  # the build, then the first and the bumped check
 
 
@@ -444,5 +450,5 @@ def test_parallel_build_with_default_workers_uses_the_cache(tmp_path: Path) -> N
     assert second.status == 0 and runs(ran) == 3
     assert (
         "running 0 of 3 block(s) (3 document(s)" in second.log
-        and "; 3 from the cache" in second.log
+        and "; 3 block(s) from the cache" in second.log
     )

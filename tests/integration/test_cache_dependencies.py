@@ -19,9 +19,14 @@ import time
 import zipfile
 from pathlib import Path
 
+import pytest
 from buildkit import Build, build, write_project
 
 from sphinx_jaxcheck import cli
+
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...): which
+# files a document depends on is Sphinx's to record.
+pytestmark = pytest.mark.stack
 
 CACHED = "jaxcheck_cache = True\n"
 

@@ -3,6 +3,7 @@ stale fails at exactly six blocks."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,10 @@ def test_a_different_jax_in_the_environment_rechecks_every_document_with_blocks(
 
     again = build(srcdir)
     assert again.status == 0
-    assert "of 18 block(s) (2 document(s)" in again.log  # every block judged again
+    # Every block and example judged again.
+    assert re.search(
+        r"of 18 block\(s\) and \d+ of 7 `>>>` example\(s\) \(2 document\(s\)", again.log
+    )
     untouched = build(srcdir)
     assert "jaxcheck: running" not in untouched.log
 

@@ -26,11 +26,11 @@ from buildkit import Build, build, jaxcheck
 
 from sphinx_jaxcheck.model import Block, OutputMode, Status
 
-pytest.importorskip("quax", reason="demo_docs needs the docs extra (quax)")
-pytest.importorskip("furo", reason="demo_docs needs the docs extra (furo)")
-pytest.importorskip(
-    "sphinx_copybutton", reason="demo_docs needs the docs extra (sphinx-copybutton)"
-)
+# Each skip says how to get what demo_docs needs: the docs extra (tox -e py has it).
+_DOCS_EXTRA = "demo_docs needs {}, from the docs extra: pip install -e '.[docs]'"
+pytest.importorskip("quax", reason=_DOCS_EXTRA.format("quax"))
+pytest.importorskip("furo", reason=_DOCS_EXTRA.format("furo"))
+pytest.importorskip("sphinx_copybutton", reason=_DOCS_EXTRA.format("sphinx-copybutton"))
 
 pytestmark = pytest.mark.slow
 

@@ -144,9 +144,9 @@ def test_a_block_with_a_bad_option_keeps_its_name_and_findings_come_in_line_orde
     assert findings == [
         (7, "drift", "first"),
         (12, "syntax", "notes.md:12"),
-        (21, "option", None),  # at the option's own line
+        (22, "option", None),  # at the option's own line
         (23, "option", "misspelt"),
-        (34, "option", None),
+        (35, "option", None),
         (36, "option", "bad-value"),
     ]
     built = build(docs, "html")

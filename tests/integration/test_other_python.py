@@ -105,7 +105,7 @@ def test_a_second_check_with_another_interpreter_is_served_from_the_cache(
     assert entries
     cold = jaxcheck("check", old_corpus, "--python", older_python, "--build-dir", tmp_path / "b")
     assert cold.returncode == 0, cold.stdout + cold.stderr
-    assert "running 0 of 3 block(s)" in cold.stderr and "3 from the cache" in cold.stderr
+    assert "running 0 of 3 block(s)" in cold.stderr and "3 block(s) from the cache" in cold.stderr
     # Incremental: the same interpreter, the same fingerprint, nothing to read or run again.
     warm = jaxcheck("check", old_corpus, "--python", older_python)
     assert warm.returncode == 0 and "running" not in warm.stderr, warm.stderr

@@ -16,12 +16,12 @@ import pytest
 from buildkit import ROOTS, copy_root, jaxcheck, write_project
 from corpus import STALE
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
+pytestmark = pytest.mark.stack
+
 # Records every report (and which xdist worker ran it) as the user's pytest sees it.
 RECORDER = """
 import json, os, sys
-
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
 
 WORKER = False
 

@@ -119,7 +119,7 @@ def test_progress_in_a_log_is_one_line_counting_the_blocks_it_announced(built) -
     _, result = built
     log = ANSI.sub("", result.log)
     assert "jaxcheck: running 4 of 5 block(s) (1 document(s)" in log
-    assert "; 1 not run (skipped, or refused before running)" in log
+    assert "; 1 block(s) not run (skipped, or refused before running)" in log
     counts = re.findall(r"jaxcheck: running blocks\.\.\. \[\s*\d+%\] (\d+)/(\d+)", log)
     # Not a terminal (a log): one line for the stage, not one per block.
     assert counts == [("4", "4")]

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from buildkit import ROOTS, build, jaxcheck, sphinx_build, write_project
-from corpus import CONF, PAGES, REALWORLD, padding_pages
+from corpus import CONF, PAGES, REALWORLD, REALWORLD_MISSING, padding_pages
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -83,7 +83,7 @@ CORPORA = {
 @pytest.mark.parametrize("corpus", list(CORPORA))
 def test_the_scan_changes_no_verdict_of_a_corpus(tmp_path: Path, corpus: str) -> None:
     if corpus.startswith("jax-docs") and not REALWORLD.is_dir():
-        pytest.skip("the real-world pages are not beside the repository")
+        pytest.skip(REALWORLD_MISSING)
     make, pads = CORPORA[corpus]
     pages, conf = make()
     runs = {}
