@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .errors import ConfigurationError, JaxcheckError
-from .sphinx.compat import source_path
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -189,6 +188,8 @@ class DocsFolder(pytest.Directory):
             # A SystemExit, which pytest lets end the session: one collection error instead.
             message = str(error).removeprefix("jaxcheck: ")
             raise self.CollectError(f"jaxcheck: {self.path}: {message}") from None
+        from .sphinx.compat import source_path
+
         self.plugin.runs.append(run)
         for docname in run.docnames():
             yield DocsPage.from_parent(

@@ -126,9 +126,9 @@ def add_setting(app: Sphinx, name: str, default: object, help_text: str) -> None
 
     Sphinx 7.4 added the ``description`` argument; 7.3 has no place for the help text.
     """
-    try:
+    if sphinx.version_info >= (7, 4):
         app.add_config_value(name, default, "env", description=help_text)
-    except TypeError:  # Sphinx 7.3
+    else:
         app.add_config_value(name, default, "env")
 
 

@@ -359,8 +359,8 @@ def test_items_are_located_at_their_own_line_and_junit_says_so(tmp_path: Path) -
         "docs/located_md.md::md-block": (md, 'print("the first line of md-block")'),
         "docs/located_md.md::citation line 9: loops.py:_check_carry_type": (md, "Cited: {jaxsrc}"),
         "docs/located_md.md::located_md[2]": (md, 'print("never runs")'),
-        # The option's problem is the directive's (at its opening line).
-        "docs/located_md.md::option line 11": (md, "```{jaxcheck}"),
+        # The option's problem, at the option's own line.
+        "docs/located_md.md::option line 12": (md, ":bogus:"),
         "docs/located_md.md::located_md.md:18": (md, '>>> print("the first example'),
         "docs/located_rst.rst::rst-block": (rst, '   print("the first line of rst-block")'),
     }
