@@ -136,7 +136,7 @@ class QACardDirective(SphinxDirective):
         if sources is not None:
             card += sources
 
-        std = cast("StandardDomain", self.env.get_domain("std"))
+        std = cast(StandardDomain, self.env.get_domain("std"))
         std.note_hyperlink_target(label, self.env.docname, anchor, question)
         cards_of(self.env).setdefault(self.env.docname, []).append(
             Card(self.env.docname, anchor, label, question, answer.astext(), self.lineno)

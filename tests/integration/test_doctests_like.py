@@ -37,6 +37,10 @@ from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
 from sphinx_jaxcheck.model import ExpectationKind, Status
 from sphinx_jaxcheck.sphinx.domain import domain_of
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...): its oracle is
+# the sphinx.ext.doctest of each.
+pytestmark = pytest.mark.stack
+
 REPO = Path(__file__).resolve().parents[2]
 TAG = re.compile(r"# (t-[\w-]+)")
 
@@ -58,10 +62,6 @@ RECORDER = '''\
 import doctest
 import json
 import os
-
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...): its oracle is
-# the sphinx.ext.doctest of each.
-pytestmark = pytest.mark.stack
 
 TRIED = []
 
