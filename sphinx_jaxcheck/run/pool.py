@@ -6,11 +6,9 @@ Imports nothing from jax; the zygote is a separate interpreter.
 from __future__ import annotations
 
 import atexit
-import bisect
 import contextlib
 import fnmatch
 import functools
-import itertools
 import json
 import os
 import re
@@ -288,56 +286,6 @@ class Workers:
             self.scratch = None
 
 
-# Docstring sessions that run one after another in one worker process, at most this many
-# programs in all: one process start per docstring would cost more than most of them take.
-BATCH_PROGRAMS = 100
-# Page sessions run by the batch too, the worker resetting its state between them (see
-# ``worker.reset``); batches are small enough to give each worker this many or more.
-PAGE_BATCHES_PER_WORKER = 3
-
-
-def together(
-    sessions: Mapping[Key, Sequence[Program]], workers: int = 1, *, reuse: bool = True
-) -> list[list[Key]]:
-    """Which sessions run in one worker process, in turn: the docstrings' (sessions that start
-    from a module's globals) by batches of at most ``BATCH_PROGRAMS``, as pytest runs them in one
-    process; pages by batches of at most an equal share of the blocks, at least
-    ``PAGE_BATCHES_PER_WORKER`` per worker, so that the workers end together, or each alone
-    without ``reuse`` (under a memory cap, which what earlier sessions left would count in)."""
-    pages = {key: len(p) for key, p in sessions.items() if not _from_module(p)}
-    batched = max(1, workers) * PAGE_BATCHES_PER_WORKER
-    share = sum(pages.values()) / batched if reuse else 0.0
-    page_batches: list[list[Key]] = []
-    page_size = 0
-    docstring_batches: list[list[Key]] = []
-    size = 0
-    for key, programs in sessions.items():
-        if key in pages:
-            # Never past the share: batches that overflow it leave one worker the last one.
-            if not page_batches or page_size + len(programs) > share:
-                page_batches.append([])
-                page_size = 0
-            page_batches[-1].append(key)
-            page_size += len(programs)
-            continue
-        if not docstring_batches or size + len(programs) > BATCH_PROGRAMS:
-            docstring_batches.append([])
-            size = 0
-        docstring_batches[-1].append(key)
-        size += len(programs)
-    return page_batches + docstring_batches
-
-
-def _from_module(programs: Sequence[Program]) -> bool:
-    """Whether a session holds docstrings: it starts from a module's globals."""
-    return any(p.module_globals for p in programs)
-
-
-def _starts(sizes: Sequence[int]) -> list[int]:
-    """Where each session of a request begins among its programs."""
-    return [0, *itertools.accumulate(sizes)][: len(sizes)]
-
-
 def _complete(outcomes: Mapping[int, Outcome], count: int) -> list[Outcome]:
     """One outcome per block of a session; a crash for any block that never reported."""
     lost = Outcome(failure=FailureKind.CRASH, message="the worker ended without running this block")
@@ -409,80 +357,42 @@ class ZygoteClient:
         progress: Progress[Key] | None,
         finished: Finished[Key] | None = None,
     ) -> dict[Key, list[Outcome]]:
-        """Send sessions, at most ``workers`` requests at a time; gather every outcome."""
-        requests = {
-            str(n): keys
-            for n, keys in enumerate(
-                together(sessions, self.settings.workers, reuse=not self.settings.memory_limit)
-            )
-        }
-        starts = {
-            sid: _starts([len(sessions[key]) for key in keys]) for sid, keys in requests.items()
-        }
+        """Send each session to a child of its own, at most ``workers`` at a time; gather
+        every outcome."""
         outcomes: dict[Key, dict[int, Outcome]] = {key: {} for key in sessions}
-        # A request's sessions share a process: what one docstring used, the others may have
-        # too; page sessions are reset between them, so each has what it used (the sessions
-        # of the last block reported, by where in the request it is).
-        used = {
-            (sid, where): Dependencies()
-            for sid, keys in requests.items()
-            for where in range(len(keys))
-        }
-        shared = {
-            sid: any(_from_module(sessions[key]) for key in keys) for sid, keys in requests.items()
-        }
-        last = dict.fromkeys(requests, 0)
-        told: set[Key] = set()  # sessions handed to ``finished`` already
-        # Longest requests first, so that no worker is left with a long one at the end.
-        waiting = sorted(requests, key=lambda sid: -sum(len(sessions[k]) for k in requests[sid]))
+        used = dict.fromkeys(sessions, Dependencies())  # what each session used, as it first did
+        requests = {str(n): key for n, key in enumerate(sessions)}
+        # Longest sessions first, so that no worker is left with a long one at the end.
+        waiting = sorted(requests, key=lambda sid: -len(sessions[requests[sid]]))
         running: set[str] = set()
         self.idle = False
         while waiting or running:
             while waiting and len(running) < max(1, self.settings.workers):
                 sid = waiting.pop(0)
-                programs = [program_to_wire(p) for key in requests[sid] for p in sessions[key]]
-                request = {"op": "run", "id": sid, "programs": programs, "starts": starts[sid]}
-                self.stdin.write(encode(request))
+                programs = [program_to_wire(p) for p in sessions[requests[sid]]]
+                self.stdin.write(encode({"op": "run", "id": sid, "programs": programs}))
                 self.stdin.flush()
                 running.add(sid)
             event = self._next_event(None)
             if event is None:
-                lost = [key for sid in running for key in requests[sid]]
-                self._lose(lost, outcomes, sessions)
+                self._lose([requests[sid] for sid in running], outcomes, sessions)
                 running.clear()
                 continue
             sid = str(event.get("id"))
             if sid not in running:
                 continue
+            key = requests[sid]
             if event.get("event") == "block":
-                number = int(event["index"])
-                where = bisect.bisect_right(starts[sid], number) - 1
-                last[sid] = where
-                key, index = requests[sid][where], number - starts[sid][where]
+                index = int(event["index"])
                 if index not in outcomes[key] and progress:  # not reported again (late output)
                     progress(key, index)
                 outcomes[key][index] = outcome_from_wire(event["outcome"])
             elif event.get("event") == "dependencies":
-                found = (sid, last[sid])
-                used[found] = used[found].merged(dependencies_from_wire(event["found"]))
-            elif event.get("event") == "finished" and not shared[sid]:
-                # A page session of a batch is over: kept now, in case the build is stopped.
-                where = bisect.bisect_right(starts[sid], int(event["index"])) - 1
-                key = requests[sid][where]
-                if finished and key not in told:
-                    told.add(key)
-                    finished(key, _complete(outcomes[key], len(sessions[key])), used[sid, where])
+                used[key] = used[key].merged(dependencies_from_wire(event["found"]))
             elif event.get("event") == "end":
                 running.discard(sid)
-                if finished:
-                    merged = Dependencies()
-                    for where in range(len(requests[sid])):
-                        merged = merged.merged(used[sid, where])
-                    for where, key in enumerate(requests[sid]):
-                        if key in told:
-                            continue
-                        mine = merged if shared[sid] else used[sid, where]
-                        finished(key, _complete(outcomes[key], len(sessions[key])), mine)
+                if finished:  # at once: kept, in case the build is stopped
+                    finished(key, _complete(outcomes[key], len(sessions[key])), used[key])
         self.idle = True
         return {key: _complete(outcomes[key], len(sessions[key])) for key in sessions}
 

@@ -1,8 +1,8 @@
 """Run one session's programs in this process, capturing what each block prints.
 
-This module runs inside a disposable child process; a session may change any
-global state (stdout, cwd, builtins): the child ends with its sessions, and
-between two page sessions it runs, ``reset`` restores the state or retires it.
+This module runs inside a disposable child process, forked from the zygote for this
+one session: a session may change any global state (stdout, cwd, builtins, modules,
+the backend), and nothing of it reaches another session, which gets a child of its own.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ import contextlib
 import functools
 import importlib
 import io
-import itertools
 import linecache
 import os
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -30,7 +29,6 @@ from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program
 from .dependencies import dependencies_to_wire
 from .frames import hide_worker_frames
 from .recorder import Recorder
-from .reset import Baseline, backend_started, mentions_backend_flag
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
@@ -486,85 +484,38 @@ def run_session(
     quiet_before: int = 0,
     skip: frozenset[int] = frozenset(),
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
-    starts: Sequence[int] = (),
 ) -> None:
-    """Run every program in order; report each one from ``quiet_before`` on.
+    """Run a session's programs in order in a namespace of its own; report each one from
+    ``quiet_before`` on.
 
     Blocks before ``quiet_before`` are re-run to rebuild the namespace after an
     earlier child crashed; ``skip`` holds the blocks that crashed it.
-    ``starts`` holds where further sessions begin when one process runs
-    several (docstrings, as pytest runs them): each gets a namespace of its own.
     """
-    # The project's own modules and files the sessions use decide outcomes as much as the code.
+    # The project's own modules and files the session uses decide outcomes as much as the code.
     recorder = Recorder({p.filename for p in programs})
     recorder.install()
-    bounds = sorted({0, len(programs), *(s for s in starts if 0 < s < len(programs))})
-    # Page sessions (unlike docstrings, which share a process as under pytest) each see the
-    # state a fresh child starts with: restored and checked after each, or the child retires.
-    pages = len(bounds) > 2 and not any(p.module_globals for p in programs)
-    baseline = Baseline(recorder.installed, PRISTINE_BUILTINS) if pages else None
-    folder: str | None = None
-    warm = False  # an earlier session ran in this child
-    for begin, end in itertools.pairwise(bounds):
-        if end <= quiet_before:  # sessions that end before it were reported by an earlier child
-            continue
-        started = backend_started()
-        if warm and started and any(_configures_backend(programs[i]) for i in range(begin, end)):
-            # It may configure the backend an earlier session started: a fresh child runs it.
-            emit({"event": "retire", "next": begin, "reason": "it may configure the backend"})
-            return
-        folder = _run_one_session(
-            programs,
-            range(begin, end),
-            emit,
-            quiet_before,
-            skip,
-            output_limit,
-            folder,
-            recorder,
-        )
-        if baseline is None or end == len(programs):
-            continue
-        if warm and started and baseline.config_changed(backend_only=True):
-            # It configured a backend an earlier session had started: its outcome is not the
-            # one a fresh child gives, so a fresh child runs it again.
-            emit({"event": "retire", "next": begin, "reason": "a backend flag was set"})
-            return
-        emit({"event": "finished", "index": end - 1})  # its outcomes are final: cache them now
-        reason = baseline.restore()
-        if reason is not None:
-            emit({"event": "retire", "next": end, "reason": reason})
-            return
-        folder, warm = None, True
-        recorder.restart()
-
-
-def _configures_backend(program: Program) -> bool:
-    return mentions_backend_flag(program.code) or any(
-        mentions_backend_flag(example.source) for example in program.examples
-    )
+    _run_one_session(programs, emit, quiet_before, skip, output_limit, recorder)
 
 
 def _run_one_session(
     programs: list[Program],
-    indices: range,
     emit: Callable[[dict[str, Any]], None],
     quiet_before: int,
     skip: frozenset[int],
     output_limit: int,
-    folder: str | None,
     recorder: Recorder,
-) -> str | None:
-    """Run the programs of one session in a namespace of its own; return the folder it left."""
+) -> None:
+    """Run the programs of the session in a namespace of its own."""
     from .protocol import outcome_to_wire
 
-    session = [programs[index] for index in indices]
+    indices = range(len(programs))
+    folder: str | None = None
     # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
-    first = next((p.cwd for p in session if p.cwd), None)
-    if first and first != folder:
+    first = next((p.cwd for p in programs if p.cwd), None)
+    if first:
         enter_folder(first, folder)
         folder = first
-    module = next((p.module_globals for p in session if p.module_globals), "")
+    module = next((p.module_globals for p in programs if p.module_globals), "")
     try:
         namespace = module_namespace(module) if module else None
     except BaseException as error:  # whatever importing it raises, it is not run
@@ -579,7 +530,7 @@ def _run_one_session(
             if index >= quiet_before and index not in skip:
                 emit({"event": "block", "index": index, "outcome": outcome_to_wire(lost)})
         _report_dependencies(recorder, emit)  # the files the failed import read
-        return folder
+        return
     runner = SessionRunner(output_limit, namespace)
     outcomes: dict[int, Outcome] = {}
     for index in indices:
@@ -615,7 +566,6 @@ def _run_one_session(
             ),
         )
     _report_dependencies(recorder, emit)  # what the threads used meanwhile
-    return folder
 
 
 def _report_dependencies(recorder: Recorder, emit: Callable[[dict[str, Any]], None]) -> None:

@@ -2,15 +2,13 @@
 
 Run as ``python -m sphinx_jaxcheck.worker.zygote``. It reads requests on
 stdin and writes events on stdout (see ``protocol``). A request runs one
-session, or several (docstrings, each in a namespace of its own, or pages, with
-the state reset between them: ``reset``), or collects the docstrings of modules
-(which imports them). Each child runs in its own
-process group, so a block that forks cannot leave processes behind; the zygote
-times every block, kills a child that overruns, and turns any way a child can
-die (signal, ``os._exit``, memory) into a message about the block it was
-running. After a child dies, the rest of its session is re-run in a new child,
-so one bad block fails alone; a child that retires (its state could not be
-reset) is followed by a fresh one for the sessions it did not run.
+session in a child forked for it alone, so that no state of one session can
+reach another, or collects the docstrings of modules (which imports them).
+Each child runs in its own process group, so a block that forks cannot leave
+processes behind; the zygote times every block, kills a child that overruns,
+and turns any way a child can die (signal, ``os._exit``, memory) into a message
+about the block it was running. After a child dies, the rest of its session is
+re-run in a new child, so one bad block fails alone.
 """
 
 from __future__ import annotations
@@ -65,7 +63,6 @@ class Child:
     programs: list[Program]
     quiet_before: int
     skip: frozenset[int]
-    starts: tuple[int, ...] = ()  # where further sessions of the request begin
     # A collection of docstrings (``op: collect``) instead of a session: its request.
     collecting: dict[str, Any] | None = None
     collected: bool = False  # its result came
@@ -78,7 +75,6 @@ class Child:
     timed_out: bool = False
     status: int | None = None  # wait status, once reaped
     garbled: str = ""  # what, not being an event of ours, came on the result channel
-    resume: int | None = None  # where a fresh child goes on, once this one retired
 
 
 class ZygoteServer:
@@ -170,8 +166,7 @@ class ZygoteServer:
             request = json.loads(line)
             if request.get("op") == "run":
                 programs = [program_from_wire(p) for p in request["programs"]]
-                starts = tuple(int(start) for start in request.get("starts", ()))
-                self._fork(request["id"], programs, 0, frozenset(), starts)
+                self._fork(request["id"], programs, 0, frozenset())
             elif request.get("op") == "collect":
                 self._fork(request["id"], [], 0, frozenset(), collecting=request)
 
@@ -183,7 +178,6 @@ class ZygoteServer:
         programs: list[Program],
         quiet_before: int,
         skip: frozenset[int],
-        starts: tuple[int, ...] = (),
         collecting: dict[str, Any] | None = None,
     ) -> None:
         read_fd, write_fd = os.pipe()
@@ -200,11 +194,10 @@ class ZygoteServer:
                     quiet_before=quiet_before,
                     skip=skip,
                     output_limit=self.output_limit,
-                    starts=starts,
                 ),
             )
         os.close(write_fd)
-        child = Child(request, pid, read_fd, programs, quiet_before, skip, starts, collecting)
+        child = Child(request, pid, read_fd, programs, quiet_before, skip, collecting)
         if collecting is not None:
             child.started = time.monotonic()
             child.deadline = child.started + float(collecting["timeout"])
@@ -283,16 +276,6 @@ class ZygoteServer:
             if event["event"] == "dependencies":
                 self.send({"id": child.request, "event": "dependencies", "found": event["found"]})
                 continue
-            if event["event"] == "finished":
-                if event["index"] + 1 in child.starts:  # the last block of a session
-                    self.send({"id": child.request, "event": "finished", "index": event["index"]})
-                continue
-            if event["event"] == "retire":
-                # Only forward, and only to a session's start: a block forging the event
-                # cannot make the request loop.
-                if event["next"] > child.quiet_before and event["next"] in child.starts:
-                    child.resume = event["next"]
-                continue
             index = event["index"]
             if event["event"] == "start":
                 child.current = index
@@ -351,12 +334,6 @@ class ZygoteServer:
             os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
         self.kill_strays()  # ... also in a session of its own
         failed = child.current
-        resume = child.resume if failed is None and self.stdin_open else None
-        if resume is not None and any(
-            i not in child.skip for i in range(resume, len(child.programs))
-        ):
-            self._fork(child.request, child.programs, resume, child.skip, child.starts)
-            return
         if child.collecting is not None and not child.collected:
             self.send(
                 {
@@ -367,9 +344,8 @@ class ZygoteServer:
             )
         elif failed is not None and self.stdin_open:
             if failed < child.quiet_before:
-                # Re-running the earlier blocks failed: the rest of that session cannot run.
-                end = _session_end(child, child.quiet_before)
-                for index in range(child.quiet_before, end):
+                # Re-running the earlier blocks failed: the rest of the session cannot run.
+                for index in range(child.quiet_before, len(child.programs)):
                     if index not in child.skip:
                         lost = Outcome(
                             failure=FailureKind.NOT_RUN,
@@ -386,9 +362,6 @@ class ZygoteServer:
                                 "outcome": outcome_to_wire(lost),
                             }
                         )
-                if end < len(child.programs):  # the next sessions of the request still run
-                    self._fork(child.request, child.programs, end, child.skip, child.starts)
-                    return
             else:
                 outcome = self._death(child, status, child.programs[failed])
                 self.send(
@@ -400,13 +373,7 @@ class ZygoteServer:
                     }
                 )
                 if any(i not in child.skip for i in range(failed + 1, len(child.programs))):
-                    self._fork(
-                        child.request,
-                        child.programs,
-                        failed + 1,
-                        child.skip | {failed},
-                        child.starts,
-                    )
+                    self._fork(child.request, child.programs, failed + 1, child.skip | {failed})
                     return
         self.send({"id": child.request, "event": "end"})
 
@@ -483,11 +450,6 @@ class ZygoteServer:
         return f"the worker process {how} while importing {module}"
 
 
-def _session_end(child: Child, index: int) -> int:
-    """Where the session of a request holding program ``index`` ends."""
-    return min([start for start in child.starts if start > index] + [len(child.programs)])
-
-
 def _collect(request: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
     """Collect docstrings in this child, as the request asks."""
     from .doctest_modules import main as collect_docstrings
@@ -519,16 +481,12 @@ def _checked_event(line: bytes, count: int, collecting: bool = False) -> dict[st
     if event["event"] == "dependencies":
         dependencies_from_wire(event["found"])
         return event
-    if event["event"] == "retire":
-        if type(event["next"]) is not int:
-            raise ValueError("not a place to go on from")
-        return event
     index = event["index"]
     if type(index) is not int or not 0 <= index < count:
         raise ValueError("no block of the session")
     if event["event"] == "block":
         outcome_from_wire(event["outcome"])
-    elif event["event"] not in ("start", "finished"):
+    elif event["event"] != "start":
         raise ValueError("unknown event")
     return event
 

@@ -6,8 +6,7 @@ import os
 
 import pytest
 
-from sphinx_jaxcheck.model import Program
-from sphinx_jaxcheck.run.pool import BATCH_PROGRAMS, ONE_THREAD_XLA_FLAGS, WorkerSettings, together
+from sphinx_jaxcheck.run.pool import ONE_THREAD_XLA_FLAGS, WorkerSettings
 
 
 def test_workers_share_the_cores_unless_the_user_set_xla_flags(
@@ -51,13 +50,3 @@ def test_the_cache_key_names_the_package_another_interpreter_imports_not_its_tem
     assert link not in keyed and keyed[0].startswith("<a link to ")
     assert {**other.key_env(), "PYTHONPATH": ""} == {**other.outcome_env(), "PYTHONPATH": ""}
     assert WorkerSettings().key_env() == WorkerSettings().outcome_env()  # ours: a real folder
-
-
-def test_docstring_sessions_share_a_process_by_the_batch_apart_from_page_sessions() -> None:
-    page = [Program("print(1)", "<page>")]
-    docstring = [Program("", "<setup>"), Program("1", "<doc>", module_globals="pkg.ops")]
-    sessions = {"page": page, **{f"doc{n}": docstring for n in range(BATCH_PROGRAMS)}}
-    requests = together(sessions)
-    assert requests[0] == ["page"]
-    assert [len(r) for r in requests[1:]] == [BATCH_PROGRAMS // 2, BATCH_PROGRAMS // 2]
-    assert [key for r in requests[1:] for key in r] == [f"doc{n}" for n in range(BATCH_PROGRAMS)]
