@@ -12,7 +12,6 @@ round, on a fresh copy, in turn:
   jax, lax, jnp, np into the namespace (JAX's own way);
 * ``pytest -n 2``: the same, with pytest-xdist's two processes;
 * ``jaxcheck cold``: ``jaxcheck check`` with no doctrees and no result cache;
-* ``jaxcheck cold, every page parsed``: the same with ``jaxcheck_prescan = False``;
 * ``jaxcheck warm``: ``jaxcheck check`` again, nothing changed;
 * ``jaxcheck warm, re-read``: every page touched, so Sphinx reads them all
   again, but every session comes from the result cache.
@@ -114,10 +113,6 @@ def main() -> None:
             runs[PYTEST].append(timed(pytest_cmd, oracle, pytest_env))
             xdist = [*pytest_cmd[:-1], "-n", "2", "."]
             runs[f"{PYTEST} -n 2"].append(timed(xdist, oracle, pytest_env))
-            every = [*check_cmd, "-D", "jaxcheck_prescan=0", "--build-dir", "_build/every"]
-            cache = docs / ".jaxcheck_cache"
-            runs["jaxcheck check, cold, every page parsed"].append(timed(every, docs, env))
-            shutil.rmtree(cache)
             runs["jaxcheck check, cold"].append(timed(check_cmd, docs, env))
             runs["jaxcheck check, warm"].append(timed(check_cmd, docs, env))
             for page in pages:

@@ -34,7 +34,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
         settings,
         source_files,
         status_page,
-        unparsed_pages,
     )
     from .sphinx.domain import JaxcheckDomain
 
@@ -44,7 +43,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     source_files.setup_source_files(app)
     read_digests.setup_read_digests(app)
     include_cycles.setup_include_cycles(app)
-    unparsed_pages.setup_unparsed_pages(app)
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
     known_code.setup_known_code(app)
@@ -58,7 +56,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     long_lived.setup_long_lived(app)  # last: what the other steps created is alive too
     return {
         "version": __version__,
-        "env_version": 5,
+        "env_version": 6,
         "parallel_read_safe": True,
         "parallel_write_safe": True,
     }

@@ -402,14 +402,6 @@ class Settings:
         _module_names,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
-    prescan: bool = _value(
-        True,
-        (
-            "jaxcheck check parses only the pages whose text may hold something to check "
-            "(False: every page)"
-        ),
-        _flag,
-    )
     shard: str | None = _value(
         None, "check only this shard K/N of the sessions (see `jaxcheck check --shard`)", _shard
     )

@@ -100,7 +100,6 @@ SLOWEST_FILES = tuple(
         "test_interrupt",
         "test_update_properties",
         "test_realworld",
-        "test_unparsed_pages",
         "test_cache_dependencies",
         "test_configuration",
         "test_faults",

@@ -29,7 +29,6 @@ PER_DOCUMENT = (
     "used",
     "uncached",
     "read_from",
-    "unparsed",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
     "doctest-modules-own",
