@@ -8,6 +8,8 @@ session used was untracked (:attr:`Dependencies.untracked`).
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterable, Iterator
 
 from ..worker.dependencies import (
@@ -57,6 +59,20 @@ def current_digest(path: str) -> str:
     """The content digest of a file now; read again only when its stat changed, or when it
     changed too recently for its stat to tell (see :func:`per_settled_version`)."""
     return content_digest(path)
+
+
+def tree_digest(path: str) -> str:
+    """The digest of a file, or of every file under a folder (their names and contents;
+    ``__pycache__`` left out): what a package's code is, whatever its version says."""
+    if not os.path.isdir(path):
+        return current_digest(path)
+    digest = hashlib.sha256()
+    for folder, subfolders, files in os.walk(path):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        for name in sorted(files):
+            file = os.path.join(folder, name)
+            digest.update(f"{os.path.relpath(file, path)}\0{current_digest(file)}\0".encode())
+    return digest.hexdigest()
 
 
 def _changed_file(path: str, was: str, now: str) -> str:

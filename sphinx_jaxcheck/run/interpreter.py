@@ -33,6 +33,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from ..atomic import replace_file
+from ..cache.dependencies import tree_digest
 from ..cite.pin import Installed, installed_version, jax_root, recorded_commit
 from ..errors import InterpreterError
 from ..version import __version__
@@ -46,13 +47,24 @@ PROBE_SECONDS = 120.0
 # Runs in the workers' interpreter, without the script's folder ('' for -c), as
 # the workers drop theirs. Never imports jax (only locates it).
 _PROBE = """
-import importlib.metadata, importlib.util, json, sys
+import importlib.metadata, importlib.util, json, os, sys
 del sys.path[0]
+split = sys.argv.index("--")
+tracked, named = sys.argv[1:split], sys.argv[split + 1:]
 def version(name):
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return None
+def where(name):
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    folders = list(spec.submodule_search_locations or ())
+    return folders[0] if folders else spec.origin
 spec = importlib.util.find_spec("jax")
 places = list(spec.submodule_search_locations or ()) if spec else []
 problem = ""
@@ -60,13 +72,28 @@ try:
     import sphinx_jaxcheck.worker.zygote
 except Exception as error:
     problem = type(error).__name__ + ": " + str(error)
-found = set()
+found, local = set(), set(named)
 for dist in importlib.metadata.distributions():
-    found.add(((dist.metadata["Name"] or "?").lower().replace("_", "-"), dist.version or "?"))
+    name = (dist.metadata["Name"] or "?").lower().replace("_", "-")
+    found.add((name, dist.version or "?"))
+    url = json.loads(dist.read_text("direct_url.json") or "{}").get("url", "")
+    if url.startswith("file:") and name != "sphinx-jaxcheck":  # from a folder or an archive
+        tops = (dist.read_text("top_level.txt") or "").split() or [
+            str(f).split("/")[0].removesuffix(".py") for f in dist.files or ()
+            if not str(f).split("/")[0].endswith((".dist-info", ".egg-info", ".pth"))
+        ]
+        local.update(t for t in tops if t and not t.startswith("__"))
+sources = {name: where(name) for name in sorted(local | {"sitecustomize", "usercustomize"})}
+for folder in sys.path:
+    if os.path.isdir(folder):
+        for entry in sorted(os.listdir(folder)):
+            if entry.endswith(".pth"):
+                sources["pth:" + os.path.join(folder, entry)] = os.path.join(folder, entry)
 print(json.dumps({"python": sys.version, "path": sys.path,
-                  "versions": {n: version(n) for n in sys.argv[1:]},
+                  "versions": {n: version(n) for n in tracked},
                   "jax_dir": places[0] if places else None, "problem": problem,
-                  "distributions": sorted(found)}))
+                  "distributions": sorted(found),
+                  "sources": sorted([n, p] for n, p in sources.items() if p)}))
 """
 
 
@@ -118,10 +145,14 @@ def locate(python: str | None, base: str) -> str:
 
 @dataclass(frozen=True)
 class PackageSet:
-    """The workers' Python version and installed distributions (name, version), sorted."""
+    """The workers' Python version and installed distributions (name, version), sorted; and
+    the sources keyed by their content, not their version (name, file or folder): the
+    packages installed from a folder (editable or not), those whose docstrings are checked,
+    ``sitecustomize``, ``usercustomize`` and ``.pth`` files."""
 
     python: str
     distributions: tuple[tuple[str, str], ...]
+    sources: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,19 +219,22 @@ def _end_group(leader: int) -> None:
         os.killpg(leader, signal.SIGKILL)
 
 
-def ask(python: str, env: Mapping[str, str]) -> Answer:
+def ask(python: str, env: Mapping[str, str], modules: Sequence[str] = ()) -> Answer:
     """Run the probe script in ``python`` with ``env`` (the workers' environment).
 
     Raises :class:`InterpreterError` when it cannot run, is no Python, or
     cannot import our worker code.
     """
-    return _answer_of(python, _facts(python, _ask(python, env)))
+    return _answer_of(python, _facts(python, _ask(python, env, modules)))
 
 
-def _ask(python: str, env: Mapping[str, str]) -> subprocess.Popen[str] | OSError:
-    """The probe script started in ``python``, or why it could not be."""
+def _ask(
+    python: str, env: Mapping[str, str], modules: Sequence[str] = ()
+) -> subprocess.Popen[str] | OSError:
+    """The probe script started in ``python``, or why it could not be; ``modules``: the
+    top-level modules to locate besides (those whose docstrings are checked)."""
     try:
-        return _start([python, "-c", _PROBE, *TRACKED_PACKAGES], env)
+        return _start([python, "-c", _PROBE, *TRACKED_PACKAGES, "--", *modules], env)
     except OSError as error:
         return error
 
@@ -246,7 +280,8 @@ def _answer_of(python: str, facts: Mapping[str, Any]) -> Answer:
         jax_root=os.path.dirname(jax_dir) if jax_dir else None,
     )
     distributions = tuple((str(n), str(v)) for n, v in facts["distributions"])
-    return Answer(interpreter, PackageSet(str(facts["python"]), distributions))
+    sources = tuple((str(n), str(p)) for n, p in facts.get("sources", ()))
+    return Answer(interpreter, PackageSet(str(facts["python"]), distributions, sources))
 
 
 def _stamp(python: str, env: Mapping[str, str], path: Sequence[str]) -> tuple[list[Any], int]:
@@ -327,9 +362,12 @@ class Probe:
         env: Mapping[str, str],
         key_env: Mapping[str, str] | None = None,
         remember: str | os.PathLike[str] | None = None,
+        modules: Sequence[str] = (),
     ) -> None:
         self.python = python
         self.env = dict(env)
+        # Top-level modules keyed by their content (those whose docstrings are checked).
+        self.modules = tuple(sorted(set(modules)))
         self.key_env = dict(env if key_env is None else key_env)
         # The folder where answers are kept between builds (None: ask in every build).
         self.remember = Path(remember) if remember is not None else None
@@ -343,7 +381,7 @@ class Probe:
         if self._kept is not None or (self._asked is not None and self._asked[0] == os.getpid()):
             return
         at = time.time_ns()  # before the script looks at anything
-        started = _ask(self.python, self.env)
+        started = _ask(self.python, self.env, self.modules)
         if not isinstance(started, OSError):
             # Never read (the build stopped first): ended with this process.
             self._unread = weakref.finalize(self, _end_unread, started.pid, os.getpid())
@@ -355,7 +393,7 @@ class Probe:
         if self.remember is None:
             return None
         # As the cache key holds the environment: the same in every process.
-        key = json.dumps([self.python, sorted(self.key_env.items())])
+        key = json.dumps([self.python, sorted(self.key_env.items()), self.modules])
         return self.remember / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.probe"
 
     @functools.cached_property
@@ -438,12 +476,15 @@ def environment_fingerprint(env: Mapping[str, str], interpreter: PackageSet) -> 
     """What, besides the code and its folder, decides a session's outcome.
 
     ``env`` is the environment the workers really get, ``interpreter`` their
-    Python and every distribution installed where they look for imports; this
-    package's version and worker code count too.
+    Python and every distribution installed where they look for imports (by
+    version), and the sources keyed by content (the package under test: what the
+    workers import of it before a session starts too); this package's version
+    and worker code count too.
     """
     parts = {
         "python": interpreter.python,
         "distributions": [list(d) for d in interpreter.distributions],
+        "sources": {name: tree_digest(path) for name, path in interpreter.sources},
         "jaxcheck": __version__,
         "worker": _worker_source_digest(),
         "env": dict(sorted(env.items())),

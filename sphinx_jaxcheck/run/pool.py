@@ -14,8 +14,10 @@ import os
 import re
 import selectors
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -128,11 +130,18 @@ class WorkerSettings:
             env["JAXCHECK_MEMORY_LIMIT"] = str(self.memory_limit)
         else:
             env.pop("JAXCHECK_MEMORY_LIMIT", None)
-        # The zygote must import this very package, wherever it was imported
-        # from, whether or not PYTHONPATH is passed on.
-        env["PYTHONPATH"] = os.pathsep.join(
-            filter(None, [package_folder(self.python), env.get("PYTHONPATH")])
-        )
+        # The zygote must import this very package, wherever it was imported from, whether or
+        # not PYTHONPATH is passed on: its folder goes last, so that the path keeps Python's
+        # order (the user's own entries first), and only where the interpreter would not look.
+        folder = package_folder(self.python)
+        entries = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if folder not in entries and not (
+            self.python == sys.executable and folder in _site_folders()
+        ):
+            entries.append(folder)
+        env["PYTHONPATH"] = os.pathsep.join(entries)
+        if not entries:
+            del env["PYTHONPATH"]
         return env
 
     def outcome_env(self) -> dict[str, str]:
@@ -174,6 +183,16 @@ def start_early_zygote(env: Mapping[str, str] = DEFAULT_ENV) -> None:
     """Start a zygote for this interpreter before the configuration is known (``run.spare``),
     with the workers' environment as ``jaxcheck_env = env`` and the other defaults give it."""
     start_spare(sys.executable, WorkerSettings(env=env).process_env())
+
+
+@functools.lru_cache(maxsize=1)
+def _site_folders() -> frozenset[str]:
+    """The folders of installed packages this interpreter looks in without being told."""
+    folders = {sysconfig.get_paths()[name] for name in ("purelib", "platlib")}
+    folders.update(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE and isinstance(site.USER_SITE, str):
+        folders.add(site.USER_SITE)
+    return frozenset(os.path.realpath(folder) for folder in folders if folder)
 
 
 def package_folder(python: str) -> str:

@@ -52,12 +52,15 @@ _KEPT_IN = "_jaxcheck_probe_folder"
 
 def probe_of(config: Config) -> Probe:
     """The workers' interpreter in the environment they get, for this build's settings."""
-    workers = worker_settings(settings_of(config))
+    settings = settings_of(config)
+    workers = worker_settings(settings)
     python, env = workers.python, workers.outcome_env()
+    # The packages whose docstrings are checked: keyed by their files, not their version.
+    tested = tuple(sorted({name.split(".")[0] for name in settings.doctest_modules}))
     kept = config.__dict__.get(_PROBE)
-    if isinstance(kept, Probe) and (kept.python, kept.env) == (python, env):
+    if isinstance(kept, Probe) and (kept.python, kept.env, kept.modules) == (python, env, tested):
         return kept
-    probe = Probe(python, env, workers.key_env(), config.__dict__.get(_KEPT_IN))
+    probe = Probe(python, env, workers.key_env(), config.__dict__.get(_KEPT_IN), tested)
     object.__setattr__(config, _PROBE, probe)
     return probe
 
