@@ -90,6 +90,28 @@ def load_project_sources(installed: tuple[str, ...]) -> None:
     setattr(loader, "get_code", from_source)  # noqa: B010
 
 
+# Where a file read is no input of a session: the system's, and JAX's compilation cache
+# (compiled programs, the same whatever the session finds there).
+_NOT_INPUTS = ("/proc/", "/sys/", "/dev/")
+_WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _read_only(path: Any, mode: Any, flags: Any) -> str | None:
+    """The file an ``open`` audit event reads (``builtins.open`` gives a mode, ``os.open``
+    flags), or None when it writes, or reads no input (a descriptor, the system's files)."""
+    if isinstance(path, int) or path is None:
+        return None
+    if isinstance(mode, str) and any(c in mode for c in "wax+"):
+        return None
+    if isinstance(flags, int) and flags & _WRITING:
+        return None
+    name = os.path.abspath(os.fsdecode(path))
+    cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+    if name.startswith(_NOT_INPUTS) or (cache and name.startswith(os.path.join(cache, ""))):
+        return None
+    return name if os.path.isfile(name) else None
+
+
 class Recorder:
     """What one session used, from :meth:`install` on; :meth:`take` hands it on in parts."""
 
@@ -117,8 +139,8 @@ class Recorder:
         self.given = Dependencies()
 
     def install(self) -> None:
-        """Hear every code object executed and every search of the path-based finder; load
-        the project's modules from their source."""
+        """Hear every code object executed, every file opened to be read and every search of
+        the path-based finder; load the project's modules from their source."""
         sys.addaudithook(self._heard)
         finder = importlib.machinery.PathFinder
         setattr(finder, "find_spec", staticmethod(self._wrap(finder.find_spec)))  # noqa: B010
@@ -145,9 +167,14 @@ class Recorder:
     # -- what is heard ------------------------------------------------------------
 
     def _heard(self, event: str, args: tuple[Any, ...]) -> None:
-        if event != "exec" or getattr(self.busy, "on", False):
+        if getattr(self.busy, "on", False):
             return
-        name = getattr(args[0], "co_filename", None)
+        if event == "exec":
+            name = getattr(args[0], "co_filename", None)
+        elif event == "open":
+            name = _read_only(*args[:3]) if len(args) >= 3 else None
+        else:
+            return
         if isinstance(name, str) and name not in self.seen:
             self._guarded(lambda: self.use(name))
 

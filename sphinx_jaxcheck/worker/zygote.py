@@ -451,12 +451,23 @@ class ZygoteServer:
 
 
 def _collect(request: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
-    """Collect docstrings in this child, as the request asks."""
+    """Collect docstrings in this child, as the request asks, with every file the imports
+    read outside the installed packages (a docstring made from another module, a data file)."""
     from .doctest_modules import main as collect_docstrings
-    from .recorder import installed_folders, load_project_sources
+    from .recorder import Recorder
 
-    load_project_sources(installed_folders())  # as the sessions will run them
-    collect_docstrings(list(request["modules"]), list(request["ignore"]), emit)
+    recorder = Recorder(())
+    recorder.install()  # also loads the project's modules from their source, as sessions do
+
+    def with_what_was_read(event: dict[str, Any]) -> None:
+        if event.get("event") == "docstrings":
+            read = recorder.take()
+            event = {**event, "files": sorted({*event["files"], *read.files})}
+            if read.untracked:
+                event["untracked"] = list(read.untracked)
+        emit(event)
+
+    collect_docstrings(list(request["modules"]), list(request["ignore"]), with_what_was_read)
 
 
 def under_the_cap(limit: int) -> str:

@@ -85,7 +85,8 @@ def _collection(app: Sphinx, settings: Settings) -> dict[str, Any]:
                 f"workers' Python cannot import ({_problem_of(found, missing[0])}): install it "
                 "there, or put its folder on PYTHONPATH"
             )
-        if cache and "problem" not in found:
+        # Not kept when collecting used what cannot be checked again (an import hook).
+        if cache and "problem" not in found and not found.get("untracked"):
             cache.put(key, found, path_digests(found["files"], found["folders"]))
     return found
 
