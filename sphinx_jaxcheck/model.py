@@ -271,6 +271,10 @@ class Drift:
     diff: str  # unified diff, expected -> actual
     line: int  # 1-based file line to report at
     note: str = ""  # why it cannot be rewritten automatically, if so
+    # A ``>>>`` example: what it printed, exactly (``actual`` is that less trailing blanks),
+    # and the exception it raised as doctest words it (None: none); doctest compares these.
+    printed: str | None = None
+    raised: str | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import difflib
 import doctest
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..expect.doctest_flags import example_passes
 from ..model import (
@@ -170,7 +171,8 @@ def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
             actual = split_lines(printed)
             if expectation.kind is ExpectationKind.DOCTEST or expectation.want:
                 if not _doctest_holds(block, expectation, printed, raised, rules):
-                    drifts.append(_drift(block, expectation, actual))
+                    drift = _drift(block, expectation, actual)
+                    drifts.append(replace(drift, printed=printed, raised=raised))
                 continue
         if not texts_match(expectation.expected, actual, rules):
             drifts.append(_drift(block, expectation, actual))
@@ -185,6 +187,17 @@ def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
         )
         drifts.append(Drift(drift.expectation, drift.actual, drift.diff, drift.line, note))
     return drifts
+
+
+def accepts(block: Block, expectation: Expectation, drift: Drift) -> bool:
+    """Whether ``expectation`` (an expected output as a reader found it, such as a rewritten
+    one read again) accepts the output ``drift`` records, by the rule :func:`judge` applies."""
+    rules = rules_of(block)
+    if drift.printed is not None and (
+        expectation.kind is ExpectationKind.DOCTEST or expectation.want
+    ):
+        return _doctest_holds(block, expectation, drift.printed, drift.raised, rules)
+    return texts_match(expectation.expected, drift.actual, rules)
 
 
 def _doctest_holds(

@@ -6,8 +6,10 @@ other tests show real workers produce those outcomes.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import judge, rules_of, unified_diff
+from sphinx_jaxcheck.judge.verdict import accepts, judge, rules_of, unified_diff
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,
@@ -241,3 +243,24 @@ def test_unified_diff_ignores_trailing_space_and_blank_edges() -> None:
         == "--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n a\n-b\n+c"
     )
     assert unified_diff(["a"], ["a "]) == ""
+
+
+def test_a_drifted_example_keeps_what_doctest_compares_and_accepts_by_the_checks_rule() -> None:
+    """What an example printed, exactly, and what it raised: an expected output read again is
+    accepted as the check would accept it (doctest for a page's own examples)."""
+    example = replace(block(">>> print('a')", "a"), page_example=True)
+    verdict = judge(example, Outcome(examples=("a\n\n",), example_errors=(None,)))
+    (drift,) = verdict.drifts
+    assert (drift.actual, drift.printed, drift.raised) == (("a",), "a\n\n", None)
+    (expectation,) = example.expectations
+    assert not accepts(example, expectation, drift)  # doctest compares the blank line
+    written = parse_body((">>> print('a')", "a", "<BLANKLINE>"), doctest_only=True)
+    assert accepts(example, written.expectations[0], drift)
+    # A block's own rule ignores blank lines at the end.
+    in_block = block(">>> print('a')", "a")
+    assert accepts(in_block, in_block.expectations[0], drift)
+    trailing = block("print(2)", "", "# 1")
+    (stale,) = judge(trailing, Outcome(stdout="2\n")).drifts
+    assert stale.printed is None
+    assert not accepts(trailing, trailing.expectations[0], stale)
+    assert accepts(trailing, replace(trailing.expectations[0], expected=("2",)), stale)
