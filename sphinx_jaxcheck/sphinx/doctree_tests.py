@@ -93,7 +93,7 @@ def find_tests(
         item = reader.item(
             node,
             source,
-            node_lines(text),
+            as_node_holds(text),
             kind=kind,
             groups=tuple(node.get("groups", [doctest_blocks or "default"])),
             page_line=last_line,
@@ -176,7 +176,12 @@ class _Reader:
                 ),
             )
         self.searched_from[key] = index + 1
-        written = tuple(line.rstrip("\r") for line in file_lines[index : index + len(text)])
+        # The file's lines, ending as the node's do: sphinx.ext.doctest compares the node's text,
+        # whose lines a reader may have cut the spaces from (docutils does).
+        written = tuple(
+            line.rstrip() + own[len(own.rstrip()) :]
+            for line, own in zip(file_lines[index : index + len(text)], text, strict=True)
+        )
         return TestItem(
             kind,
             groups,
@@ -215,6 +220,14 @@ class _Reader:
 
 
 _AUTODOC = re.compile(r"^\s*(?:\.\.\s+auto\w+::|[`:]{3,}\{auto\w+\})\s*(\S+)")
+
+
+def as_node_holds(text: str) -> tuple[str, ...]:
+    """A test node's lines without the blank lines around them (:func:`node_lines`), but with
+    the spaces that end them: the builder compares those."""
+    lines = text.split("\n")
+    start = next((n for n, line in enumerate(lines) if line.strip()), 0)
+    return tuple(line.rstrip("\r") for line in lines[start : start + len(node_lines(text))])
 
 
 def documented_at(lines: list[str], name: str, after: int) -> int:

@@ -264,3 +264,18 @@ def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path
     done = run(["-m", "sphinx_jaxcheck", "update", "."], root)
     assert done.returncode == 0, done.stderr
     assert (root / "mypkg" / "__init__.py").read_bytes() == before.replace(b"    7\n", b"    6\n")
+
+
+def test_spaces_ending_an_output_line_count_as_sphinx_doctest_reads_them(tmp_path: Path) -> None:
+    # docutils drops them from a directive's text, so the spaces the page holds do not match
+    # the spaces the example prints: both examples fail in sphinx.ext.doctest.
+    root = project(tmp_path / "spaces", '["sphinx.ext.doctest", "sphinx_jaxcheck"]')
+    (root / "index.rst").write_text(
+        "Spaces\n======\n\n.. doctest::\n\n   >>> print('b  ')\n   b  \n\n"
+        ".. doctest::\n\n   >>> print('c  ')\n   c\n",
+        "utf-8",
+    )
+    assert sphinx_doctest(root) == (2, 2)
+    status, report = jaxcheck(root)
+    assert status == 1
+    assert [(e["line"], e["status"]) for e in report["examples"]] == [(6, "stale"), (11, "stale")]
