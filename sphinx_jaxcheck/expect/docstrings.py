@@ -35,6 +35,13 @@ def session_of(name: str) -> str:
     return f"docstring {name}"
 
 
+def docstring_of(block: Block) -> str | None:
+    """The name of the docstring (``pkg.mod.func``, as pytest names it) whose examples a block
+    checks, or None for a block of a page."""
+    session = block.options.session or ""
+    return session.removeprefix("docstring ") if session.startswith("docstring ") else None
+
+
 def docstring_blocks(
     doc: Docstring, *, docname: str, flags: int, timeout: float, digest: str
 ) -> list[Block]:

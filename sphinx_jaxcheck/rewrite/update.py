@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import JaxcheckError, WorkerStartError
+from ..expect.docstrings import docstring_of
 from ..expect.grammar import ParsedBody, parse_body
 from ..judge.matching import texts_match
 from ..judge.verdict import rules_of
@@ -278,48 +279,67 @@ def _merge(
     """One edit per place: identical edits (a file included twice) once; different ones refused.
 
     ``copies`` holds, by first body line, every block read from this file: an
-    edit is written only when every document that includes the block asks for it.
+    edit is written only when every block read from those lines asks for it (every
+    document that includes them; every module a docstring there is collected in).
     """
     by_edit: dict[Edit, list[_Planned]] = {}
     for plan in planned:
         by_edit.setdefault(plan.edit, []).append(plan)
     edits = sorted(by_edit, key=lambda e: (e.start, e.stop))
-    conflicts: dict[Edit, str] = {}
+    conflicts: dict[Edit, tuple[Block, str]] = {}
     for n, edit in enumerate(edits):
         for other in edits[n + 1 :]:
             if other.start >= edit.stop and other.start != edit.start:
                 break
-            conflicts.setdefault(
-                edit, f"{_place(by_edit[other][0])} needs {_shown(by_edit[other][0])}"
-            )
-            conflicts.setdefault(
-                other, f"{_place(by_edit[edit][0])} needs {_shown(by_edit[edit][0])}"
-            )
+            mine, theirs = by_edit[edit][0], by_edit[other][0]
+            conflicts.setdefault(edit, (theirs.block, f"needs {_shown(theirs)}"))
+            conflicts.setdefault(other, (mine.block, f"needs {_shown(mine)}"))
         plan = by_edit[edit][0]
-        asking = {p.block.docname for p in by_edit[edit]}
-        silent = [b for b in copies[plan.block.body_line] if b.docname not in asking]
+        asking = {(p.block.docname, p.block.index) for p in by_edit[edit]}
+        silent = [b for b in copies[plan.block.body_line] if (b.docname, b.index) not in asking]
         if silent and edit not in conflicts:
-            conflicts[edit] = (
-                f"document {silent[0].docname!r} includes it too and there it needs no such change "
-                "(its output matches the current text, or could not be updated)"
+            reads = (
+                "includes it" if silent[0].docname != plan.block.docname else "reads these lines"
             )
-    for edit, why in conflicts.items():
+            conflicts[edit] = (
+                silent[0],
+                f"{reads} too and there it needs no such change (its output matches the current "
+                "text, or could not be updated)",
+            )
+    for edit, (peer, why) in conflicts.items():
         for plan in by_edit[edit]:
+            block = plan.block
+            if peer.docname != block.docname:
+                lead = f"block {block.label!r} is included by more than one document"
+                what = "make the documents agree"
+            else:  # one docstring collected in two modules, say
+                lead = (
+                    f"the lines of block {block.label!r} are read as more than one block of "
+                    f"document {block.docname!r} (as one docstring collected in two modules, "
+                    "run in each one's namespace)"
+                )
+                what = "make the blocks agree"
             report.refused.append(
                 (
-                    plan.block.path,
+                    block.path,
                     plan.drift.line,
-                    f"block {plan.block.label!r} is included by more than one document, "
-                    f"which disagree: {_place(plan)} needs {_shown(plan)}, {why}; "
-                    "update writes neither: make the documents agree, or rewrite the "
-                    "expectation by hand",
+                    f"{lead}, which disagree: {_who(block, peer)} needs {_shown(plan)}, "
+                    f"{_who(peer, block)} {why}; update writes neither: {what}, or rewrite "
+                    "the expectation by hand",
                 )
             )
     return [edit for edit in edits if edit not in conflicts]
 
 
-def _place(plan: _Planned) -> str:
-    return f"document {plan.block.docname!r}"
+def _who(block: Block, other: Block) -> str:
+    """How a refusal names ``block`` beside ``other``: by its document, or (in the same one)
+    by its name."""
+    if block.docname != other.docname:
+        return f"document {block.docname!r}"
+    name = docstring_of(block)
+    if block.label == other.label and name is not None:
+        return f"the docstring {name!r}"
+    return f"block {block.label!r}"
 
 
 def _shown(plan: _Planned) -> str:

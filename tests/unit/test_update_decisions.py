@@ -732,3 +732,36 @@ def test_the_diff_names_the_file_relative_to_where_update_runs(
         "+# é",
         " ```",
     ]
+
+
+def test_one_docstring_read_as_two_blocks_of_a_document_that_disagree_is_refused(
+    tmp_path: Path,
+) -> None:
+    text = '"""Where.\n\n>>> WHERE\n\'b\'\n"""\n'
+    path = page(tmp_path, text, "a.py")
+    body = (">>> WHERE", "'b'")
+    blocks = [
+        replace(
+            block_in(path, 3, body=body, page_example=True, index=n, docname="index"),
+            options=BlockOptions(session=f"docstring pkg.{module}.where"),
+        )
+        for n, module in enumerate("ab")
+    ]
+    outcomes = {
+        ("index", 0): Outcome(examples=("'a'\n",)),
+        ("index", 1): Outcome(examples=("'b'\n",)),
+    }
+    report = update(blocks, outcomes)
+    assert path.read_text() == text
+    assert report.refused == [
+        (
+            str(path),
+            3,
+            "the lines of block 'a.py:3' are read as more than one block of document 'index' "
+            "(as one docstring collected in two modules, run in each one's namespace), which "
+            "disagree: the docstring 'pkg.a.where' needs [\"'a'\"], the docstring 'pkg.b.where' "
+            "reads these lines too and there it needs no such change (its output matches the "
+            "current text, or could not be updated); update writes neither: make the blocks "
+            "agree, or rewrite the expectation by hand",
+        )
+    ]
