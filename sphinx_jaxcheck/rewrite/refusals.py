@@ -89,13 +89,24 @@ def reproduction_problem(drift: Drift, second: Verdict | None) -> str | None:
             "on a second run the output matched the page again, so it differs from run to run; "
             "update writes only output that reproduces exactly. Write the varying part as `...`"
         )
-    if again.actual == drift.actual:
+    first, second_lines = _as_printed(drift), _as_printed(again)
+    if again.actual == drift.actual and first == second_lines:
         return None
+    if again.actual != drift.actual or first is None or second_lines is None:
+        first, second_lines = drift.actual, again.actual
     return (
         "the output differs between two runs ("
-        + _first_difference(drift.actual, again.actual)
+        + _first_difference(first, second_lines)
         + "); update writes only output that reproduces exactly. Write the varying part as `...`"
     )
+
+
+def _as_printed(drift: Drift) -> tuple[str, ...] | None:
+    """The lines an example printed, exactly (doctest compares the spaces and blank lines at
+    their end), when it raised nothing; else None."""
+    if drift.printed is None or drift.raised is not None:
+        return None
+    return tuple(drift.printed.split("\n"))
 
 
 def _first_difference(first: Sequence[str], second: Sequence[str]) -> str:
@@ -119,6 +130,7 @@ def _first_difference(first: Sequence[str], second: Sequence[str]) -> str:
         start -= 1
     while end and not a[len(a) - end].isspace():
         end -= 1
-    return (
-        f"output line {number + 1}: {a[start : len(a) - end]!r}, then {b[start : len(b) - end]!r}"
-    )
+    first, second = a[start : len(a) - end], b[start : len(b) - end]
+    if not (first.strip() or second.strip()):  # only spaces differ: the lines show where
+        first, second = a, b
+    return f"output line {number + 1}: {first!r}, then {second!r}"

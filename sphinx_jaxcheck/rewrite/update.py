@@ -28,10 +28,11 @@ from dataclasses import dataclass, field
 
 from ..errors import JaxcheckError, WorkerStartError
 from ..expect.docstrings import docstring_of
+from ..expect.doctest_flags import example_passes, spoofed_output
 from ..expect.grammar import ParsedBody, parse_body
 from ..judge.matching import texts_match
 from ..judge.verdict import rules_of
-from ..model import Block, Drift, ExpectationKind, SessionKey, Verdict
+from ..model import Block, Drift, Expectation, ExpectationKind, SessionKey, Verdict
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
 from .checkout import checkout_of, is_python_file, python_file_problem
 from .digests import digest
@@ -52,6 +53,7 @@ BLANKLINE = "<BLANKLINE>"
 # Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
 Rerun = Callable[[Mapping[str, Sequence[Block]]], Mapping[str, Sequence[Verdict]]]
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{jaxcheck\}")
+_MARKDOWN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _OPTION = re.compile(r"^\s*:[\w-]+:")
 
 
@@ -83,6 +85,7 @@ class _Planned:
     body_first: int  # body lines replaced: body_first:body_stop
     body_stop: int
     body_lines: tuple[str, ...]
+    output: tuple[str, ...] = ()  # the output lines written, as the example prints them
 
 
 def update_sources(
@@ -343,7 +346,7 @@ def _who(block: Block, other: Block) -> str:
 
 
 def _shown(plan: _Planned) -> str:
-    lines = list(plan.drift.actual)
+    lines = list(plan.output or plan.drift.actual)
     return repr(lines if len(lines) <= 3 else [*lines[:3], "..."])
 
 
@@ -387,18 +390,22 @@ def plan_edit(
         if isinstance(found, str):
             raise CannotRewriteError(found)
         prefixes = found
+    exact = doctest_output(block, drift)
+    output = drift.actual if exact is None else exact
     try:
-        kept = refreshed_lines(
-            expectation.expected, drift.actual, rules_of(block, expectation), steps
-        )
+        kept = refreshed_lines(expectation.expected, output, rules_of(block, expectation), steps)
     except AlignmentTooLargeError as error:
         raise CannotRewriteError(
             f"{error} ({len(expectation.expected)} expected lines with `...` against "
-            f"{len(drift.actual)} actual ones); rewrite this expectation by hand"
+            f"{len(output)} actual ones); rewrite this expectation by hand"
         ) from None
+    if exact is not None:
+        kept = _as_doctest_compares(expectation, kept, exact, drift.printed or "")
     why = unwritable_characters([text for text, origin in kept if origin is None])
     if why is not None:
         raise CannotRewriteError(why)
+    if literal is None:
+        _keeps_fences(source, start + expectation.first, expectation, kept)
     first, stop = expectation.first, expectation.stop
     if expectation.kind is ExpectationKind.INLINE:
         ((text, _),) = kept  # one line: a drift of any other length carries a note
@@ -417,7 +424,9 @@ def plan_edit(
         indent = _doctest_indent(block, expectation.statement_line)
         # A testoutput directive holds empty lines as they are (DONT_ACCEPT_BLANKLINE).
         blank = "" if expectation.optionflags & doctest.DONT_ACCEPT_BLANKLINE else BLANKLINE
-        written = [(indent + (text if text else blank)).rstrip() for text, _ in kept]
+        written = [indent + (text if text else blank) for text, _ in kept]
+        if exact is None:  # doctest compares the spaces that end a line: keep those it printed
+            written = [text.rstrip() for text in written]
     else:
         written = [("# " + text if text else "#").rstrip() for text, _ in kept]
         repl_follows = any(e.kind is ExpectationKind.REPL for e in block.expectations)
@@ -427,7 +436,7 @@ def plan_edit(
     lines, body_lines, new = [], [], []
     for (_, origin), text in zip(kept, written, strict=True):
         if origin is None:
-            lines.append((prefix + text).rstrip())
+            lines.append(prefix + text if exact is not None else (prefix + text).rstrip())
             body_lines.append(text)
             new.append(lines[-1])
         else:  # a kept line keeps its bytes
@@ -437,7 +446,99 @@ def plan_edit(
     why = None if literal is None else new_lines_problem(new, literal)
     if why is not None:
         raise CannotRewriteError(why)
-    return _Planned(block, drift, edit, first, stop, tuple(body_lines))
+    return _Planned(block, drift, edit, first, stop, tuple(body_lines), tuple(output))
+
+
+def doctest_output(block: Block, drift: Drift) -> tuple[str, ...] | None:
+    """The lines a page's own ``>>>`` example printed, as doctest compares them (blank lines at
+    the end and spaces at the end of a line kept), when doctest alone judges it and it raised
+    nothing; else None (the drift's lines are written)."""
+    expectation = drift.expectation
+    if (
+        not block.page_example
+        or expectation.kind is not ExpectationKind.DOCTEST
+        or drift.printed is None
+        or drift.raised is not None
+        or expectation.optionflags & doctest.DONT_ACCEPT_BLANKLINE  # a testoutput's
+    ):
+        return None
+    got = spoofed_output(drift.printed)
+    return tuple(got[:-1].split("\n")) if got else ()
+
+
+def _as_doctest_compares(
+    expectation: Expectation, kept: list[tuple[str, int | None]], exact: tuple[str, ...], got: str
+) -> list[tuple[str, int | None]]:
+    """``kept`` if doctest, reading it as the example's expected output, accepts what the
+    example printed; else the printed lines themselves, if it accepts those."""
+    blank = "" if expectation.optionflags & doctest.DONT_ACCEPT_BLANKLINE else BLANKLINE
+    fresh: list[tuple[str, int | None]] = [(line, None) for line in exact]
+    for lines in (kept, fresh):
+        want = _want_read(expectation.source, [text or blank for text, _ in lines])
+        if want is not None and example_passes(want, None, got, None, expectation.optionflags):
+            return lines
+    raise CannotRewriteError(
+        "the new output, written as the example's expected output, would not read back as "
+        "what doctest compares; rewrite this expectation by hand"
+    )
+
+
+def _want_read(source: str, lines: Sequence[str]) -> str | None:
+    """The expected output doctest's parser reads from an example with these output lines
+    (None: it would read them as more than one example)."""
+    statement = source.rstrip("\n").split("\n")
+    text = "\n".join(
+        [">>> " + statement[0], *("... " + line for line in statement[1:]), *lines, ""]
+    )
+    try:
+        examples = doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        return None
+    return examples[0].want if len(examples) == 1 else None
+
+
+def _keeps_fences(
+    source: SourceText,
+    first: int,
+    expectation: Expectation,
+    kept: Sequence[tuple[str, int | None]],
+) -> None:
+    """Refuse an edit that would drop a line closing a Markdown fence (doctest, reading the
+    page's text, takes such a line for output when no blank line stands before it)."""
+    left = {origin for _, origin in kept}
+    for offset in range(len(expectation.expected)):
+        if offset in left:
+            continue
+        opened = _fence_closed_at(source, first + offset)
+        if opened is not None:
+            line = source.lines[first + offset].strip()
+            opening = source.lines[opened].strip()
+            raise CannotRewriteError(
+                f"line {first + offset + 1} ({line!r}) closes the Markdown fence {opening!r} "
+                f"opened at line {opened + 1}, but doctest reads it as a line of this "
+                "example's expected output, since no blank line stands before it; update "
+                "would delete the fence, and the page after it would become part of this code. "
+                f"Put a blank line before line {first + offset + 1}, then run update again"
+            )
+
+
+def _fence_closed_at(source: SourceText, index: int) -> int | None:
+    """The index of the line that opens the Markdown fence which line ``index`` closes, or
+    None (a fence's lines of backticks or tildes, followed from the file's start)."""
+    opened: tuple[str, int, int] | None = None  # the fence's character, length, line
+    for number in range(min(index + 1, len(source.lines))):
+        found = _MARKDOWN_FENCE.match(source.lines[number])
+        if not found:
+            continue
+        run, rest = found.group(1), found.group(2)
+        if opened is None:
+            if not (run[0] == "`" and "`" in rest):  # backticks in a fence's info: no fence
+                opened = (run[0], len(run), number)
+        elif run[0] == opened[0] and len(run) >= opened[1] and not rest.strip():
+            if number == index:
+                return opened[2]
+            opened = None
+    return None
 
 
 def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport) -> list[_Planned]:

@@ -734,6 +734,57 @@ def test_the_diff_names_the_file_relative_to_where_update_runs(
     ]
 
 
+# -- what doctest compares, and what doctest reads as output -------------------------------
+
+
+def test_blank_lines_and_spaces_at_the_end_of_a_page_example_are_written_as_doctest_compares(
+    tmp_path: Path,
+) -> None:
+    text = '```python\n>>> print("a\\n")\na\n\n>>> print("b  ")\nb\n\n```\n'
+    path = page(tmp_path, text)
+    block = block_in(path, 2, body=tuple(text.split("\n")[1:7]), page_example=True)
+    outcome = Outcome(examples=("a\n\n", "b  \n"), example_errors=(None, None))
+    verdict = judge(block, outcome)
+    assert [d.printed for d in verdict.drifts] == ["a\n\n", "b  \n"]
+    report = update([block], {("doc", 0): outcome})
+    assert path.read_text() == text.replace("a\n\n>>>", "a\n<BLANKLINE>\n\n>>>").replace(
+        'b  ")\nb\n', 'b  ")\nb  \n'
+    )
+    assert report.rewritten == 2 and report.refused == []
+
+
+def test_an_output_line_of_spaces_only_is_a_blankline_which_doctest_accepts_for_it(
+    tmp_path: Path,
+) -> None:
+    # Written as it is, a line of spaces would end the expected output; doctest reads such
+    # a line of the output as blank.
+    text = "```python\n>>> print('a\\n   \\nb')\nx\n\n```\n"
+    path = page(tmp_path, text)
+    block = block_in(path, 2, body=tuple(text.split("\n")[1:3]), page_example=True)
+    report = update([block], {("doc", 0): Outcome(examples=("a\n   \nb\n",))})
+    assert path.read_text() == text.replace("x\n", "a\n<BLANKLINE>\nb\n")
+    assert report.rewritten == 1
+
+
+def test_a_closing_fence_doctest_reads_as_output_is_never_deleted(tmp_path: Path) -> None:
+    text = "# Page\n\n```python\n>>> 1 + 1\n3\n```\n\nMore.\n"
+    path = page(tmp_path, text)
+    block = block_in(path, 4, body=(">>> 1 + 1", "3", "```"), page_example=True)
+    report = update([block], {("doc", 0): Outcome(examples=("2\n",))})
+    assert path.read_text() == text
+    assert report.refused == [
+        (
+            str(path),
+            4,
+            "block 'doc.md:4': line 6 ('```') closes the Markdown fence '```python' opened at "
+            "line 3, but doctest reads it as a line of this example's expected output, since no "
+            "blank line stands before it; update would delete the fence, and the page after it "
+            "would become part of this code. Put a blank line before line 6, then run update "
+            "again",
+        )
+    ]
+
+
 def test_one_docstring_read_as_two_blocks_of_a_document_that_disagree_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -763,5 +814,26 @@ def test_one_docstring_read_as_two_blocks_of_a_document_that_disagree_is_refused
             "reads these lines too and there it needs no such change (its output matches the "
             "current text, or could not be updated); update writes neither: make the blocks "
             "agree, or rewrite the expectation by hand",
+        )
+    ]
+
+
+def test_runs_that_differ_only_in_what_ends_a_line_do_not_reproduce(tmp_path: Path) -> None:
+    text = '```python\n>>> print("b  ")\nb\n\n```\n'
+    path = page(tmp_path, text)
+    block = block_in(path, 2, body=tuple(text.split("\n")[1:3]), page_example=True)
+    report = update(
+        [block],
+        {("doc", 0): Outcome(examples=("b  \n",))},
+        {("doc", 0): Outcome(examples=("b \n",))},
+    )
+    assert path.read_text() == text
+    assert report.refused == [
+        (
+            str(path),
+            2,
+            "block 'doc.md:2': the output differs between two runs (output line 1: 'b  ', then "
+            "'b '); update writes only output that reproduces exactly. Write the varying part as "
+            "`...`",
         )
     ]
