@@ -7,8 +7,11 @@ citations are never rewritten here.
 Update writes only what it can show to be right: every drifted session runs a
 second time and an output that does not reproduce exactly is refused, as are
 outputs of ``+SKIP``ped examples, of examples that do not compile, and outputs
-holding control characters. Each edited block is parsed again before writing
-and must read back as the output it was given. Files are written at their real
+holding control characters. A page's own ``>>>`` example gets its output as
+doctest compares it (``<BLANKLINE>`` for a blank line, the spaces ending a line
+kept), and a line closing a Markdown fence, which doctest read as output, is
+never dropped. Each edited block is parsed again before writing and must read
+back as the output it was given. Files are written at their real
 path (through symlinks), outside the source folder only when allowed; a file
 reached through several includes gets each identical edit once, and refuses
 edits that differ. Docstring examples are written into their ``.py`` file when
