@@ -18,6 +18,11 @@ edits that differ. Docstring examples are written into their ``.py`` file when
 it is the project's own (:mod:`.checkout`) and the lines written are the
 docstring's one to one (:mod:`.python_literals`); the file is read again
 before it is written, and each edited docstring must hold exactly those lines.
+Before anything is written, the documents that read an edited page are read again
+by their reader, with the new texts (:mod:`.reread`): each must hold the same
+blocks at the same places, the rewritten ones accepting their new outputs, or
+those edits are left out. What is left is written all or none: if one file
+changed since it was read, no file is written.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import doctest
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import JaxcheckError, WorkerStartError
 from ..expect.docstrings import docstring_of
@@ -51,6 +56,7 @@ from .edits import (
 )
 from .python_literals import Literal, new_lines_problem
 from .refusals import reproduction_problem, skip_reason, unwritable_characters
+from .reread import Planned, Reread, read_back_problems
 
 BLANKLINE = "<BLANKLINE>"
 # Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
@@ -79,16 +85,33 @@ class UpdateReport:
 
 
 @dataclass(frozen=True)
-class _Planned:
-    """One edit of a file, the drift it repairs, and the block line texts it leaves."""
+class _FilePlan:
+    """What update would write into one file: the edits kept (changing it or not)."""
 
-    block: Block
-    drift: Drift
-    edit: Edit
-    body_first: int  # body lines replaced: body_first:body_stop
-    body_stop: int
-    body_lines: tuple[str, ...]
-    output: tuple[str, ...] = ()  # the output lines written, as the example prints them
+    path: str
+    data: bytes  # as the build read it
+    source: SourceText  # the same, line by line
+    planned: tuple[Planned, ...]
+
+    @property
+    def changing(self) -> list[Edit]:
+        """The edits that change the file, each once."""
+        edits = dict.fromkeys(plan.edit for plan in self.planned)
+        return [e for e in edits if self.source.lines[e.start : e.stop] != e.lines]
+
+    @property
+    def new_data(self) -> bytes:
+        """The file as update would write it."""
+        return render_source(apply_edits(self.source, self.changing))
+
+    @property
+    def places(self) -> set[tuple[str, int]]:
+        """The expectations it rewrites (or finds right), by file and reported line."""
+        return {(p.block.path, p.drift.line) for p in self.planned}
+
+    def without(self, dropped: Sequence[Planned]) -> _FilePlan:
+        """This plan less some edits."""
+        return replace(self, planned=tuple(p for p in self.planned if p not in dropped))
 
 
 def update_sources(
@@ -99,12 +122,17 @@ def update_sources(
     root: str | None = None,
     allow_outside: bool = False,
     step_limit: int | None = None,
+    reread: Reread | None = None,
 ) -> UpdateReport:
     """Rewrite every drifted expectation of these blocks that a second run confirms.
 
     ``root`` is the source folder: files whose real path lies outside it are
     written only with ``allow_outside``, but for Python files, which are written
     only inside the checkout that holds ``root`` (whatever ``allow_outside`` says).
+    ``reread`` reads the documents again as they would read with the new texts: the edits
+    of a block a document does not read back as planned are left out, and every edit of the
+    files it reads when the difference is in no rewritten block (see :mod:`.reread`). Every
+    adapter passes it; without it only each block is read again (as the unit tests do).
     """
     checked = list(checked)
     checkout = checkout_of(root) if root is not None else None
@@ -149,11 +177,18 @@ def update_sources(
         copies.setdefault(os.path.realpath(block.path), {}).setdefault(block.body_line, []).append(
             block
         )
+    files: dict[str, _FilePlan] = {}
     for real, drifts in sorted(by_file.items()):
         try:
-            _update_file(real, drifts, copies[real], report, dry_run, step_limit)
+            planned_file = _plan_file(real, drifts, copies[real], report, step_limit)
         except (ValueError, OSError) as error:  # one file's trouble never stops the others
             report.refused.append((real, drifts[0][1].line, f"cannot update this file: {error}"))
+            continue
+        if planned_file is not None:
+            files[real] = planned_file
+    if reread is not None:
+        _read_back_documents(files, reread, report)
+    _write(files, report, dry_run)
     return report
 
 
@@ -218,36 +253,36 @@ def _outside(real: str, path: str, root: str | None) -> str | None:
     )
 
 
-def _update_file(
+def _plan_file(
     path: str,
     drifts: list[tuple[Block, Drift]],
     copies: Mapping[int, list[Block]],
     report: UpdateReport,
-    dry_run: bool,
     step_limit: int | None,
-) -> None:
+) -> _FilePlan | None:
+    """What to write into one file (None: nothing), every edit proven inside its block."""
     first_line = drifts[0][1].line
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as error:
         report.refused.append((path, first_line, f"cannot read the file: {error}"))
-        return
+        return None
     if {block.file_digest for block, _ in drifts} != {digest(data)}:
         report.refused.append(
             (path, first_line, "the file changed since it was checked; run the update again")
         )
-        return
+        return None
     try:
         source = parse_source(data)
     except UnicodeDecodeError as error:
         report.refused.append((path, 1, f"not UTF-8 ({error}); cannot rewrite it safely"))
-        return
+        return None
     python = read_python(data) if is_python_file(path) else None
     if isinstance(python, str):
         report.refused.extend((b.path, d.line, f"block {b.label!r}: {python}") for b, d in drifts)
-        return
-    planned: list[_Planned] = []
+        return None
+    planned: list[Planned] = []
     for block, drift in drifts:
         try:
             literal = None if python is None else literal_of(python, block)
@@ -261,26 +296,89 @@ def _update_file(
     edits = _merge(planned, copies, report)
     if python is not None:
         edits = _docstrings_read_back(source, edits, python, planned, report)
-    changing = [e for e in edits if source.lines[e.start : e.stop] != e.lines]
-    places = {(p.block.path, p.drift.line) for p in planned if p.edit in edits}
-    if not changing:
-        report.rewritten_at |= places
-        return
-    new_data = render_source(apply_edits(source, changing))
-    report.diffs[path] = _diff(path, data, new_data)
-    if not dry_run:
-        try:
-            write_atomically(path, new_data, digest(data))
-        except (FileChangedError, OSError) as error:
-            report.refused.append((path, first_line, str(error)))
+    plan = _FilePlan(path, data, source, tuple(p for p in planned if p.edit in edits))
+    if not plan.changing:
+        report.rewritten_at |= plan.places
+        return None
+    return plan
+
+
+def _read_back_documents(files: dict[str, _FilePlan], reread: Reread, report: UpdateReport) -> None:
+    """Leave out (refused, with the reason) the edits of every block that a document does not
+    read back as planned (every edit of the files it reads, when the difference is in no
+    rewritten block), until the documents of what is left, read again together, all do.
+
+    Python files are read back on their own (:func:`_docstrings_read_back`): a page shows a
+    docstring as its module, imported, holds it.
+    """
+    while True:
+        texts = {real: f.new_data for real, f in files.items() if not is_python_file(real)}
+        if not texts:
             return
-        report.written.append(path)
-    report.rewritten += len(changing)
-    report.rewritten_at |= places
+        planned = [plan for real in texts for plan in files[real].planned]
+        blamed = read_back_problems(reread(texts), planned, texts)
+        if not blamed:
+            return
+        for blame in blamed:
+            plan = files.get(blame.path)
+            if plan is None:
+                continue
+            dropped = [p for p in plan.planned if blame.body_line in (None, p.block.body_line)]
+            for one in dropped:
+                why = blame.why
+                if blame.body_line is None:
+                    why = f"nothing is written to {os.path.basename(blame.path)}: {why}"
+                report.refused.append(
+                    (one.block.path, one.drift.line, f"block {one.block.label!r}: {why}")
+                )
+            files[blame.path] = plan = plan.without(dropped)
+            if not plan.changing:
+                report.rewritten_at |= plan.places
+                del files[blame.path]
+
+
+def _write(files: Mapping[str, _FilePlan], report: UpdateReport, dry_run: bool) -> None:
+    """Write every planned file, or (when one changed since it was read) none."""
+    for path, plan in sorted(files.items()):
+        report.diffs[path] = _diff(path, plan.data, plan.new_data)
+    if not dry_run:
+        changed = [
+            (path, plan) for path, plan in sorted(files.items()) if not _unchanged(path, plan.data)
+        ]
+        if changed:
+            path, plan = changed[0]
+            report.refused.append(
+                (
+                    path,
+                    plan.planned[0].drift.line,
+                    f"{path} changed since jaxcheck read it; nothing was written, in this file or "
+                    "any other. Run the update again to rewrite it from its current text.",
+                )
+            )
+            report.diffs.clear()
+            return
+    for path, plan in sorted(files.items()):
+        if not dry_run:
+            try:
+                write_atomically(path, plan.new_data, digest(plan.data))
+            except (FileChangedError, OSError) as error:
+                report.refused.append((path, plan.planned[0].drift.line, str(error)))
+                continue
+            report.written.append(path)
+        report.rewritten += len(plan.changing)
+        report.rewritten_at |= plan.places
+
+
+def _unchanged(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read() == data
+    except OSError:
+        return False
 
 
 def _merge(
-    planned: list[_Planned], copies: Mapping[int, list[Block]], report: UpdateReport
+    planned: list[Planned], copies: Mapping[int, list[Block]], report: UpdateReport
 ) -> list[Edit]:
     """One edit per place: identical edits (a file included twice) once; different ones refused.
 
@@ -288,7 +386,7 @@ def _merge(
     edit is written only when every block read from those lines asks for it (every
     document that includes them; every module a docstring there is collected in).
     """
-    by_edit: dict[Edit, list[_Planned]] = {}
+    by_edit: dict[Edit, list[Planned]] = {}
     for plan in planned:
         by_edit.setdefault(plan.edit, []).append(plan)
     edits = sorted(by_edit, key=lambda e: (e.start, e.stop))
@@ -348,7 +446,7 @@ def _who(block: Block, other: Block) -> str:
     return f"block {block.label!r}"
 
 
-def _shown(plan: _Planned) -> str:
+def _shown(plan: Planned) -> str:
     lines = list(plan.output or plan.drift.actual)
     return repr(lines if len(lines) <= 3 else [*lines[:3], "..."])
 
@@ -357,7 +455,7 @@ def _docstrings_read_back(
     source: SourceText,
     edits: list[Edit],
     python: PythonSource,
-    planned: list[_Planned],
+    planned: list[Planned],
     report: UpdateReport,
 ) -> list[Edit]:
     """Keep the edits of the docstrings that, in the file as it would be written, hold exactly
@@ -378,7 +476,7 @@ def plan_edit(
     drift: Drift,
     steps: Steps | None = None,
     literal: Literal | None = None,
-) -> _Planned:
+) -> Planned:
     """The edit of file lines that makes one expectation say what really happens.
 
     Only for drifts :func:`update_sources` found rewritable (no note, no refusal of the block).
@@ -413,7 +511,7 @@ def plan_edit(
     if expectation.kind is ExpectationKind.INLINE:
         ((text, _),) = kept  # one line: a drift of any other length carries a note
         body = (block.body[first][: expectation.comment_column] + "# " + text).rstrip()
-        return _Planned(
+        return Planned(
             block,
             drift,
             Edit(start + first, start + first + 1, ((prefixes[first] + body).rstrip(),)),
@@ -449,7 +547,7 @@ def plan_edit(
     why = None if literal is None else new_lines_problem(new, literal)
     if why is not None:
         raise CannotRewriteError(why)
-    return _Planned(block, drift, edit, first, stop, tuple(body_lines), tuple(output))
+    return Planned(block, drift, edit, first, stop, tuple(body_lines), tuple(output))
 
 
 def doctest_output(block: Block, drift: Drift) -> tuple[str, ...] | None:
@@ -544,12 +642,12 @@ def _fence_closed_at(source: SourceText, index: int) -> int | None:
     return None
 
 
-def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport) -> list[_Planned]:
+def _read_back(source: SourceText, planned: list[Planned], report: UpdateReport) -> list[Planned]:
     """Keep the edits whose block, parsed again, reads the new output as written."""
-    by_block: dict[tuple[str, int], list[_Planned]] = {}
+    by_block: dict[tuple[str, int], list[Planned]] = {}
     for plan in planned:
         by_block.setdefault((plan.block.docname, plan.block.index), []).append(plan)
-    kept: list[_Planned] = []
+    kept: list[Planned] = []
     for plans in by_block.values():
         why = _reads_back_wrongly(source, plans)
         if why is None:
@@ -562,7 +660,7 @@ def _read_back(source: SourceText, planned: list[_Planned], report: UpdateReport
     return kept
 
 
-def _reads_back_wrongly(source: SourceText, plans: list[_Planned]) -> str | None:
+def _reads_back_wrongly(source: SourceText, plans: list[Planned]) -> str | None:
     block = plans[0].block
     body = list(block.body)
     for plan in sorted(plans, key=lambda p: p.body_first, reverse=True):
