@@ -416,6 +416,7 @@ class DocsRun:
     def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
         from .report.records import relative
         from .rewrite.update import describe, update_sources
+        from .sphinx.checking.rereading import reread_of
         from .sphinx.checking.sessions import second_run
         from .sphinx.settings import settings_of
 
@@ -432,6 +433,7 @@ class DocsRun:
             rerun=second_run(self.app),
             root=str(self.app.srcdir),
             allow_outside=settings_of(self.app.config).update_allow_outside,
+            reread=reread_of(self.app),
         )
         self.rewritten |= report.rewritten_at
         self.refused.update({(path, line): why for path, line, why in report.refused})

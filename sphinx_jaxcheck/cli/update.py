@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.colour import colour_diff, use_colour
     from ..report.records import relative
     from ..rewrite.update import describe, update_sources
+    from ..sphinx.checking.rereading import reread_of
     from ..sphinx.checking.sessions import second_run
     from ..sphinx.domain import domain_of
     from ..sphinx.settings import settings_of
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         dry_run=args.dry_run,
         root=str(built.srcdir),
         allow_outside=args.allow_outside or settings_of(app.config).update_allow_outside,
+        reread=reread_of(app),
     )
     for path in sorted(report.diffs):
         diff = report.diffs[path]

@@ -16,6 +16,7 @@ from ..domain import JaxcheckDomain, domain_of
 from ..settings import settings_of
 from .check import CHECK_PRIORITY
 from .read_only import is_read_only
+from .rereading import reread_of
 from .sessions import second_run
 
 logger = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ def _rewrite(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]:
         rerun=second_run(app),
         root=str(app.srcdir),
         allow_outside=settings_of(app.config).update_allow_outside,
+        reread=reread_of(app),
     )
     for path, line, why in report.refused:
         logger.warning(

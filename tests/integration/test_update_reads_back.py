@@ -1,0 +1,339 @@
+"""What ``jaxcheck update`` writes reads back, page by page, as the check reads it.
+
+Each test is one way update used to lose a check or write what a check would
+not accept, run as a user runs it (the real command line, real Sphinx, real
+workers, real files): a fence whose closing line doctest reads as output, an
+``include`` cut by ``:start-after:``, the blank lines and trailing spaces
+doctest compares, one docstring run in two modules. The oracles are the next
+``jaxcheck check`` and, for pages and docstrings, pytest itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from buildkit import jaxcheck, sphinx_build, write_project
+
+REPO = Path(__file__).resolve().parents[2]
+CHECK_EXAMPLES = 'jaxcheck_doctests = "check"\n'
+PLUGIN = "sphinx_jaxcheck.pytest_plugin"
+
+FENCE_READ_AS_OUTPUT = """\
+# A fence
+
+```python
+>>> 1 + 1
+3
+```
+
+```{jaxcheck}
+print(2 + 2)
+# 4
+```
+"""
+
+
+def refusals(stderr: str) -> dict[str, str]:
+    """``FILE:LINE: cannot update: ...`` lines by ``FILE:LINE`` (the file's name only)."""
+    found = {}
+    for line in stderr.splitlines():
+        match = re.match(r"(.+?):(\d+): cannot update: (.*)", line)
+        if match:
+            found[f"{Path(match.group(1)).name}:{match.group(2)}"] = match.group(3)
+    return found
+
+
+def pytest_doctests(root: Path, *pages: str) -> subprocess.CompletedProcess[str]:
+    """``pytest --doctest-glob`` on the pages, as a project's CI runs it."""
+    globs = [f"--doctest-glob={page}" for page in pages]
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *globs, *pages],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_closing_fence_read_as_output_is_refused_naming_it_and_the_page_is_untouched(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path, {"fence.md": FENCE_READ_AS_OUTPUT}, conf=CHECK_EXAMPLES)
+    checked = jaxcheck("check", str(root))
+    assert checked.returncode == 1
+    assert "1 block(s)" in checked.stderr + checked.stdout
+
+    done = jaxcheck("update", str(root))
+    assert done.returncode == 1, done.stderr
+    assert (root / "fence.md").read_text() == FENCE_READ_AS_OUTPUT
+    why = refusals(done.stderr)["fence.md:4"]
+    assert why.startswith("block 'fence.md:4': "), why
+    assert "'```'" in why and "line 6" in why and "line 3" in why, why
+    assert "rewrote 0 expectation(s) in 0 file(s)" in done.stderr
+
+    again = jaxcheck("check", str(root))
+    assert "1 block(s)" in again.stderr + again.stdout  # the block after the fence is still read
+
+
+SNIPPET = """\
+
+.. jaxcheck::
+
+   print(1 + 1)
+
+   # 5
+.. marker
+.. jaxcheck::
+
+   print(1 + 1)
+
+   # 5
+"""
+
+
+def test_an_include_cut_after_a_marker_never_gets_another_blocks_lines_rewritten(
+    tmp_path: Path,
+) -> None:
+    # The page shows the second block only; docutils numbers its lines from the cut, so
+    # they are the first block's numbers, whose text is the same.
+    root = write_project(
+        tmp_path,
+        {
+            "page.rst": "Page\n====\n\n.. include:: snip.txt\n   :start-after: .. marker\n",
+            "snip.txt": SNIPPET,
+        },
+    )
+    done = jaxcheck("update", str(root))
+    shown = SNIPPET.rsplit("# 5", 1)
+    fixed = shown[0] + "# 2" + shown[1]
+    text = (root / "snip.txt").read_text()
+    assert text in (SNIPPET, fixed), text  # the shown block rewritten, or nothing
+    if text == SNIPPET:
+        assert done.returncode == 1, done.stderr
+        (why,) = refusals(done.stderr).values()
+        assert why.startswith("block 'page[1]': "), why
+        assert "as ['5'], not as the new output ['2']" in why, why
+        assert "not the ones the document shows" in why, why
+        assert "rewrote 0 expectation(s)" in done.stderr
+    else:
+        assert done.returncode == 0, done.stderr
+        assert jaxcheck("check", str(root)).returncode == 0
+
+
+def test_sphinx_builds_and_pytest_updating_read_back_as_jaxcheck_update_does(
+    tmp_path: Path,
+) -> None:
+    root = write_project(
+        tmp_path / "docs",
+        {
+            "page.rst": "Page\n====\n\n.. include:: snip.txt\n   :start-after: .. marker\n",
+            "snip.txt": SNIPPET,
+        },
+    )
+    out = tmp_path / "out"
+    built = sphinx_build("-q", "-E", "-b", "html", "-D", "jaxcheck_update=1", root, out)
+    assert (root / "snip.txt").read_text() == SNIPPET
+    assert "snip.txt:6: WARNING: cannot update this expectation: block 'page[1]': read " in (
+        built.stderr
+    )
+    # Installed, the plugin loads through its entry point, as for users.
+    registered = [e.value for e in entry_points(group="pytest11")]
+    plugin = [] if PLUGIN in registered else ["-p", PLUGIN]
+    pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin]
+    tested = subprocess.run(
+        [*pytest, "--jaxcheck", "docs", "--jaxcheck-update"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert tested.returncode == 1, tested.stdout
+    assert (root / "snip.txt").read_text() == SNIPPET
+    assert "cannot update: block 'page[1]': read again as update would write it" in tested.stdout
+
+
+MYST_SNIPPET = """\
+
+```{jaxcheck}
+print(1 + 1)
+
+# 5
+```
+<!-- marker -->
+```{jaxcheck}
+print(1 + 1)
+
+# 5
+```
+"""
+
+
+def test_a_myst_include_cut_after_a_marker_gets_the_block_it_shows_rewritten(
+    tmp_path: Path,
+) -> None:
+    # MyST numbers the lines of the cut as the file does: the shown block is rewritten.
+    root = write_project(
+        tmp_path,
+        {
+            "page.md": "# Page\n\n```{include} snip.md\n:start-after: <!-- marker -->\n```\n",
+            "snip.md": MYST_SNIPPET,
+        },
+        conf='exclude_patterns.append("snip.md")\n',
+    )
+    done = jaxcheck("update", str(root))
+    assert done.returncode == 0, done.stderr
+    shown = MYST_SNIPPET.rsplit("# 5", 1)
+    assert (root / "snip.md").read_text() == shown[0] + "# 2" + shown[1]
+    assert jaxcheck("check", str(root)).returncode == 0
+
+
+BLANK_AND_SPACES = """\
+# Outputs doctest compares exactly
+
+```python
+>>> print("a\\n")
+a
+
+>>> print("b  ")
+b
+
+>>> print("c\\n\\nd")
+c
+d
+
+```
+"""
+
+
+def test_blank_lines_and_trailing_spaces_are_written_as_doctest_compares_them(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path, {"exact.md": BLANK_AND_SPACES}, conf=CHECK_EXAMPLES)
+    assert pytest_doctests(root, "exact.md").returncode == 1
+
+    dry = jaxcheck("update", str(root), "--dry-run")
+    assert dry.returncode == 1, dry.stderr
+    assert "would rewrite 3 expectation(s) in 1 file(s)" in dry.stderr
+
+    done = jaxcheck("update", str(root))
+    assert done.returncode == 0, done.stderr
+    assert (root / "exact.md").read_text() == (
+        BLANK_AND_SPACES.replace("a\n\n>>>", "a\n<BLANKLINE>\n\n>>>")
+        .replace('"b  ")\nb\n', '"b  ")\nb  \n')
+        .replace("c\nd\n", "c\n<BLANKLINE>\nd\n")
+    )
+    assert jaxcheck("check", str(root)).returncode == 0
+    oracle = pytest_doctests(root, "exact.md")
+    assert oracle.returncode == 0, oracle.stdout
+    again = jaxcheck("update", str(root))
+    assert again.returncode == 0 and "rewrote 0 expectation(s)" in again.stderr
+
+
+def sphinx_doctest(root: Path) -> subprocess.CompletedProcess[str]:
+    """``sphinx-build -b doctest``: sphinx.ext.doctest's own verdicts."""
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "doctest", ".", "_build/doctest"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+SPACES_RST = """\
+Spaces
+======
+
+.. doctest::
+
+   >>> print('b  ')
+   a
+
+.. doctest::
+
+   >>> print(1)
+   2
+"""
+
+
+def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
+    tmp_path: Path,
+) -> None:
+    # sphinx.ext.doctest compares a directive's text as docutils reads it, without the spaces
+    # that end its lines (pytest, reading the file itself, would keep them): no text written
+    # there makes the first example pass.
+    conf = CHECK_EXAMPLES + 'extensions.append("sphinx.ext.doctest")\n'
+    root = write_project(tmp_path, {"spaces.rst": SPACES_RST}, conf=conf)
+    done = jaxcheck("update", str(root))
+    assert done.returncode == 1, done.stderr
+    why = refusals(done.stderr)["spaces.rst:6"]
+    assert why.startswith("block 'spaces.rst:6': read again as update would write it"), why
+    assert "as ['b'], which does not accept the output ['b  ']" in why, why
+    assert "rewrote 1 expectation(s) in 1 file(s)" in done.stderr
+    assert (root / "spaces.rst").read_text() == SPACES_RST.replace("   2\n", "   1\n")
+    # The check says what sphinx.ext.doctest says: the first example fails, whatever it holds.
+    (root / "spaces.rst").write_text(SPACES_RST.replace("   a\n", "   b  \n"))
+    assert sphinx_doctest(root).returncode == 1
+    checked = jaxcheck("check", str(root))
+    assert checked.returncode == 1 and "spaces.rst:6: drift" in checked.stdout, checked.stdout
+
+
+WHERE = '''\
+WHERE = "a"
+
+
+def where():
+    """Where the example runs.
+
+    >>> WHERE
+    'b'
+    """
+    return WHERE
+'''
+WRAPPED = """\
+import functools
+
+from pkg.a import where as _where
+
+WHERE = "b"
+
+
+@functools.wraps(_where)
+def where():
+    return _where()
+
+
+where.__module__ = __name__
+"""
+
+
+def test_one_docstring_run_in_two_modules_that_disagree_is_refused_with_both_needs(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "project"
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "a.py").write_text(WHERE)
+    (root / "pkg" / "b.py").write_text(WRAPPED)
+    docs = write_project(
+        root / "docs",
+        {"index.rst": "API\n===\n\nThe docstrings.\n"},
+        conf=CHECK_EXAMPLES + 'jaxcheck_doctest_modules = ["pkg"]\n',
+    )
+    pythonpath = os.pathsep.join([str(root), str(REPO)])
+    env = {**os.environ, "PYTHONPATH": pythonpath, "JAX_PLATFORMS": "cpu", "NO_COLOR": "1"}
+    for _ in range(2):  # it used to write 'a', then 'b', then 'a', ... each exiting 0
+        done = jaxcheck("update", docs, cwd=docs, env=env)
+        assert done.returncode == 1, done.stderr
+        assert (root / "pkg" / "a.py").read_text() == WHERE
+        why = refusals(done.stderr)["a.py:7"]
+        assert "the docstring 'pkg.a.where' needs" in why, why
+        assert "the docstring 'pkg.b.where' reads these lines too and there it needs no" in why, why
+        assert "[\"'a'\"]" in why, why
+        assert "rewrote 0 expectation(s)" in done.stderr
