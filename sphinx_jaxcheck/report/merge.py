@@ -60,6 +60,8 @@ def merge(reports: Sequence[tuple[str, Report]]) -> Report:
                     f"{first_name} and {name} were made from {what}: "
                     f"{first_run.get(key)!r} and {run.get(key)!r}; merge only the shards of one run"
                 )
+    for name, run, _ in runs[1:]:
+        _refuse_different_inputs(first_name, first_run, name, run)
     seen: dict[int, str] = {}
     for name, _run, shard in runs:
         if shard.count != first_shard.count:
@@ -80,6 +82,19 @@ def merge(reports: Sequence[tuple[str, Report]]) -> Report:
                 f"different durations): give every shard the same {DURATIONS_FILE}, or none"
             )
     return _combine([report for _, report in reports], first_run)
+
+
+def _refuse_different_inputs(name: str, run: RunRecord, other: str, theirs: RunRecord) -> None:
+    """Refuse shards whose sessions saw different contents of a file both depended on (a
+    helper module edited between two shards): neither verdict is the full run's then."""
+    mine, others = run.get("depended", {}), theirs.get("depended", {})
+    for path in sorted(mine.keys() & others.keys()):
+        if mine[path] != others[path]:
+            raise ShardError(
+                f"{name} and {other} were made with different contents of {path}, which "
+                "their sessions depended on (it changed between the shards?); merge only the "
+                "shards of one state of the project, or run the shards again"
+            )
 
 
 def _records(report: Report, kind: str) -> list[BlockRecord]:

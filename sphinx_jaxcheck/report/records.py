@@ -64,6 +64,9 @@ class RunRecord(TypedDict, total=False):
     shard: str | None  # "K/N", or None for a full run
     split: str | None  # the digest of the split of sessions over the shards
     doctests_like: str  # whose doctest rules the summary names ("": it names none)
+    # Every file the sessions of this run depended on besides their code, with its digest as
+    # they used it: shards merge only when they saw the same content of the files they share.
+    depended: dict[str, str]
 
 
 class Report(TypedDict):

@@ -386,3 +386,30 @@ def test_merged_shards_say_which_sessions_could_not_be_cached(tmp_path: Path) ->
     merged = json.loads(jaxcheck("merge", *reports, "--format", "json").stdout)
     assert merged["uncached"] == whole["uncached"]
     assert merged["summary"] == whole["summary"] and "not cached" in merged["summary"]
+
+
+HELPER_PAGE = (
+    "# {name}\n\n```{{jaxcheck}}\nimport helper\n\nprint(helper.VALUE)\n\n# {value}\n```\n"
+)
+
+
+def test_merge_refuses_shards_run_on_two_states_of_a_file_their_sessions_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each shard green in its own state of helper.py, the whole project red in either: the
+    merge names the file instead of passing."""
+    pages = {"one.md": HELPER_PAGE.format(name="one", value=1)}
+    pages["two.md"] = HELPER_PAGE.format(name="two", value=2)
+    root = write_project(tmp_path / "docs", pages, conf="jaxcheck_cache = True\n")
+    helper = root / "helper.py"
+    for k in (1, 2):
+        helper.write_text("VALUE = 0\n", "utf-8")  # which page is this shard's?
+        probe = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        (mine,) = [b for b in json.loads(probe.stdout)["blocks"] if b["status"] != "other-shard"]
+        value = 1 if mine["document"] == "one" else 2
+        helper.write_text(f"VALUE = {value}\n" + "#" * k, "utf-8")  # another size: a change
+        done = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        assert done.returncode == 0, done.stdout
+        (tmp_path / f"shard{k}.json").write_text(done.stdout)
+    said = refuse(capsys, tmp_path / "shard1.json", tmp_path / "shard2.json")
+    assert f"were made with different contents of {helper}" in said

@@ -25,4 +25,10 @@ def run_description(app: Sphinx) -> RunRecord:
     )
     # A merged report's summary names the same rules.
     described["doctests_like"] = doctests_named(app)
+    described["depended"] = {
+        path: digest
+        for doc, used in sorted(domain.used().items())
+        if domain.in_scope(doc)
+        for path, digest in sorted(used.files.items())
+    }
     return described
