@@ -155,3 +155,114 @@ def test_a_warm_check_agrees_with_a_check_without_the_cache_after_any_edits(
         now = {FILES[k][0]: (root / FILES[k][0]).read_text() for k in FILES}
         note(f"{edit} of the {kind} ({name}, variant {index}): now {now!r}")
         assert check(root) == check(root, *cold)
+
+
+# A second project, whose edits change what reads what: a page that changes the state of its
+# process appearing before one that prints that state, an include created and deleted, markup
+# read into a directive, a docstring made from a data file; and shards run between the edits.
+PRINTS_STATE = (
+    "# Shows\n\n```{jaxcheck}\nimport jax.numpy as jnp\n\nprint(repr(jnp.ones(1)))\n\n"
+    "# Array([1.], dtype=float32)\n```\n"
+)
+CHANGES_STATE = (
+    "# Patches\n\n```{jaxcheck}\nimport jax.numpy as jnp\n\n"
+    "type(jnp.ones(1)).__repr__ = lambda self: 'PATCHED'\n```\n"
+)
+SNIPPET = ".. jaxcheck::\n\n   print(1)\n\n   # 2\n"
+MADE_DOC = '''"""A module whose docstring is read from a data file when it is imported."""
+
+import os
+
+
+def step(x):
+    return x + 1
+
+
+with open(os.path.join(os.path.dirname(__file__), "doc.txt")) as text:
+    step.__doc__ = text.read()
+'''
+
+
+def _toggle(path: Path, text: str) -> None:
+    if path.exists():
+        path.unlink()
+    else:
+        path.write_text(text, "utf-8")
+
+
+PROJECT_EDITS: dict[str, Callable[[Path], None]] = {
+    "a page changing state": lambda root: _toggle(root / "a_patches.md", CHANGES_STATE),
+    "an include created or deleted": lambda root: _toggle(root / "snip.txt", SNIPPET),
+    "markup read as a directive": lambda root: (root / "markup.rst").write_text(
+        "Markup\n======\n\n"
+        + (
+            "Text.\n"
+            if "include" in (root / "markup.rst").read_text()
+            else "- .. include:: snip2.txt\n"
+        ),
+        "utf-8",
+    ),
+    "a docstring's data file": lambda root: (
+        root.parent / "src" / "madedoc" / "doc.txt"
+    ).write_text(
+        "One more.\n\n>>> step(1)\n"
+        + ("3" if "2" in (root.parent / "src" / "madedoc" / "doc.txt").read_text() else "2")
+        + "\n",
+        "utf-8",
+    ),
+}
+
+
+def merged_shards(root: Path) -> list[tuple[str, str]]:
+    """The blocks of the two shards of a warm check, merged: (name, status)."""
+    reports = []
+    for k in (1, 2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cli.main(["check", str(root), "--shard", f"{k}/2", "--format", "json"])
+        reports.append(root.parent / f"shard{k}.json")
+        reports[-1].write_text(out.getvalue())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli.main(["merge", *map(str, reports), "--format", "json"]) in (0, 1)
+    return [(b["name"], b["status"]) for b in json.loads(out.getvalue())["blocks"]]
+
+
+@pytest.fixture(scope="module")
+def reading_projects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    def fresh() -> Path:
+        base = tmp_path_factory.mktemp("reads")
+        package = base / "src" / "madedoc"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text(MADE_DOC, "utf-8")
+        (package / "doc.txt").write_text("One more.\n\n>>> step(1)\n2\n", "utf-8")
+        conf = (
+            'jaxcheck_cache = True\njaxcheck_workers = 1\njaxcheck_doctest_modules = ["madedoc"]\n'
+            f'jaxcheck_env = {{"JAX_PLATFORMS": "cpu", "PYTHONPATH": {str(base / "src")!r}}}\n'
+            'exclude_patterns += ["snip*"]\n'
+        )
+        pages = {
+            "shows.md": PRINTS_STATE,
+            "includes.rst": "Includes\n========\n\n.. include:: snip.txt\n",
+            "markup.rst": "Markup\n======\n\nText.\n",
+            "snip2.txt": SNIPPET,
+        }
+        return write_project(base / "docs", pages, conf=conf)
+
+    return fresh
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.lists(st.sampled_from(sorted(PROJECT_EDITS)), min_size=1, max_size=3))
+def test_a_warm_check_and_merged_shards_agree_with_a_check_without_the_cache_after_any_edits(
+    reading_projects: Any, edits: list[str]
+) -> None:
+    root = reading_projects()
+    cold = ["--no-cache", "--build-dir", str(root.parent / "cold")]
+    assert check(root) == check(root, *cold)
+    for edit in edits:
+        PROJECT_EDITS[edit](root)
+        note(f"{edit}: {sorted(p.name for p in root.iterdir())}")
+        without_cache = check(root, *cold)
+        assert check(root) == without_cache
+        assert merged_shards(root) == without_cache["blocks"]
