@@ -76,3 +76,14 @@ def test_an_edited_sitecustomize_on_the_workers_path_runs_the_sessions_again(
     stamp = custom.stat().st_mtime + 5  # a later time, as an editor's save would give
     os.utime(custom, (stamp, stamp))
     assert checks(root) == 1
+
+
+def test_a_data_file_a_block_reads_is_an_input(tmp_path: Path) -> None:
+    import numpy as np
+
+    page = "# Page\n\n```{jaxcheck}\nimport numpy as np\n\nprint(np.load('data.npy'))\n"
+    root = write_project(tmp_path / "docs", {"page.md": page + "\n# [1 2]\n```\n"}, conf=CACHED)
+    np.save(root / "data.npy", np.array([1, 2]))
+    assert checks(root) == 0
+    np.save(root / "data.npy", np.array([1, 3]))
+    assert checks(root) == 1
