@@ -52,6 +52,23 @@ def refusals(stderr: str) -> dict[str, str]:
     return found
 
 
+def guide_messages() -> set[str]:
+    """The messages the guide's "What update writes, and what it refuses" shows."""
+    text = (REPO / "demo_docs" / "guide" / "command-line.md").read_text("utf-8")
+    section = text.split("### What update writes, and what it refuses", 1)[1]
+    section = section.split("\n### ", 1)[0]
+    blocks = re.findall(r"^ *```text\n(.*?)\n *```$", section, re.MULTILINE | re.DOTALL)
+    return {line.strip() for block in blocks for line in block.splitlines()}
+
+
+def shown_in_guide(stderr: str, root: Path, shown: str = "/home/me/project/docs") -> None:
+    """Each refusal printed is in the guide, with the project's folder as the guide shows it."""
+    printed = [line for line in stderr.splitlines() if ": cannot update: " in line]
+    assert printed
+    for line in printed:
+        assert line.replace(str(root), shown) in guide_messages(), line
+
+
 def pytest_doctests(root: Path, *pages: str) -> subprocess.CompletedProcess[str]:
     """``pytest --doctest-glob`` on the pages, as a project's CI runs it."""
     globs = [f"--doctest-glob={page}" for page in pages]
@@ -79,6 +96,7 @@ def test_a_closing_fence_read_as_output_is_refused_naming_it_and_the_page_is_unt
     assert why.startswith("block 'fence.md:4': "), why
     assert "'```'" in why and "line 6" in why and "line 3" in why, why
     assert "rewrote 0 expectation(s) in 0 file(s)" in done.stderr
+    shown_in_guide(done.stderr, root)
 
     again = jaxcheck("check", str(root))
     assert "1 block(s)" in again.stderr + again.stdout  # the block after the fence is still read
@@ -123,6 +141,7 @@ def test_an_include_cut_after_a_marker_never_gets_another_blocks_lines_rewritten
         assert why.startswith("block 'page[1]': "), why
         assert "as ['5'], not as the new output ['2']" in why, why
         assert "not the ones the document shows" in why, why
+        shown_in_guide(done.stderr, root)
         assert "rewrote 0 expectation(s)" in done.stderr
     else:
         assert done.returncode == 0, done.stderr
@@ -282,6 +301,7 @@ def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
     why = refusals(done.stderr)["spaces.rst:6"]
     assert why.startswith("block 'spaces.rst:6': read again as update would write it"), why
     assert "as ['b'], which does not accept the output ['b  ']" in why, why
+    shown_in_guide(done.stderr, root)
     assert "rewrote 1 expectation(s) in 1 file(s)" in done.stderr
     assert (root / "spaces.rst").read_text() == SPACES_RST.replace("   2\n", "   1\n")
     # The check says what sphinx.ext.doctest says: the first example fails, whatever it holds.
@@ -345,3 +365,4 @@ def test_one_docstring_run_in_two_modules_that_disagree_is_refused_with_both_nee
         assert "the docstring 'pkg.b.where' reads these lines too and there it needs no" in why, why
         assert "[\"'a'\"]" in why, why
         assert "rewrote 0 expectation(s)" in done.stderr
+        shown_in_guide(done.stderr, root, "/home/me/project")
