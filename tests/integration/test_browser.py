@@ -706,6 +706,8 @@ def test_settings_stay_whole_on_a_desktop_and_a_table_that_scrolls_shows_it(
     assert all(box["shadow"] and box["bar"] != "0px" for box in found["scrolling"]), found
     if page.endswith("performance") and width < 600:
         assert found["scrolling"], "the benchmark table is wider than a phone"
+    # The project's own speed targets are for its developers (benchmarks/results.md).
+    assert "MISSED" not in browser.evaluate("document.body.innerText")
     shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     screenshot = tmp_path / f"{page.replace('/', '-')}-{width}.png"
     screenshot.write_bytes(base64.b64decode(shot["data"]))
