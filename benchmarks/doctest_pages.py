@@ -73,7 +73,6 @@ def main() -> None:
         PYTEST: [],
         f"{PYTEST} -n 2": [],
         "jaxcheck check, cold": [],
-        "jaxcheck check, cold, every page parsed": [],
         "jaxcheck check, warm": [],
         "jaxcheck check, warm, pages re-read": [],
     }
