@@ -17,7 +17,7 @@ import struct
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -601,25 +601,44 @@ MATRIX_NAMES = """Array.from(document.querySelectorAll(
     href: name.querySelector('a').getAttribute('href')}))"""
 
 
-@pytest.fixture(scope="module")
-def guide_site(tmp_path_factory: pytest.TempPathFactory, older_python: Path) -> Path:
-    """demo_docs' troubleshooting, citations and drift pages, as ``tox -e docs`` builds them
-    (the drift page's matrix made first), with the site's configuration and theme."""
+def guide_pages_site(
+    srcdir: Path, pages: tuple[str, ...], prepare: Callable[[Path], None] = lambda _: None
+) -> Path:
+    """Some of demo_docs' guide pages, with the site's configuration and theme, built to HTML
+    (``prepare`` runs on the copy first); the output folder."""
     pytest.importorskip("furo")
-    srcdir = tmp_path_factory.mktemp("guide") / "demo_docs"
     (srcdir / "guide").mkdir(parents=True)
     shutil.copy(DEMO_DOCS / "conf.py", srcdir / "conf.py")
     shutil.copytree(DEMO_DOCS / "_static", srcdir / "_static")
-    for page in GUIDE_PAGES:
+    for page in pages:
         shutil.copy(DEMO_DOCS / f"{page}.md", srcdir / f"{page}.md")
-    pages = "".join(f"{page}\n" for page in GUIDE_PAGES)
-    (srcdir / "index.md").write_text(f"# The guide\n\n```{{toctree}}\n{pages}```\n", "utf-8")
-    matrix = jaxcheck("matrix", srcdir / "guide" / "drift.md", "--python", older_python)
-    assert matrix.returncode == 0, matrix.stderr
+    listed = "".join(f"{page}\n" for page in pages)
+    (srcdir / "index.md").write_text(f"# The guide\n\n```{{toctree}}\n{listed}```\n", "utf-8")
+    prepare(srcdir)
     # The pages link to the rest of the guide, left out here: Sphinx warns of that only.
     result = build(srcdir)
     assert result.status == 0 and "[jaxcheck" not in result.warnings, result.warnings
     return Path(result.app.outdir)
+
+
+def screenshot(browser: DevTools, folder: Path, page: str, width: int) -> None:
+    """The whole page as shown, kept for a person to look at."""
+    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
+    taken = folder / f"{page.replace('/', '-')}-{width}.png"
+    taken.write_bytes(base64.b64decode(shot["data"]))
+    print(f"screenshot: {taken}")
+
+
+@pytest.fixture(scope="module")
+def guide_site(tmp_path_factory: pytest.TempPathFactory, older_python: Path) -> Path:
+    """demo_docs' troubleshooting, citations and drift pages, as ``tox -e docs`` builds them
+    (the drift page's matrix made first)."""
+
+    def matrix(srcdir: Path) -> None:
+        made = jaxcheck("matrix", srcdir / "guide" / "drift.md", "--python", older_python)
+        assert made.returncode == 0, made.stderr
+
+    return guide_pages_site(tmp_path_factory.mktemp("guide") / "demo_docs", GUIDE_PAGES, matrix)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -632,10 +651,7 @@ def test_guide_messages_and_tables_fit_their_column(
     assert any(item["what"] == "table" for item in found) or page.endswith("troubleshooting")
     spilling = [item for item in found if item["hidden"] > 1 or item["past"] > 1]
     assert spilling == [], f"at {width}px on {page}: {spilling}"
-    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-    screenshot = tmp_path / f"{page.replace('/', '-')}-{width}.png"
-    screenshot.write_bytes(base64.b64decode(shot["data"]))
-    print(f"screenshot: {screenshot}")
+    screenshot(browser, tmp_path, page, width)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -677,19 +693,8 @@ SPLIT_AND_SCROLLING = """(() => {
 
 @pytest.fixture(scope="module")
 def reference_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """demo_docs' configuration and performance pages, with the site's configuration."""
-    pytest.importorskip("furo")
-    srcdir = tmp_path_factory.mktemp("reference") / "demo_docs"
-    (srcdir / "guide").mkdir(parents=True)
-    shutil.copy(DEMO_DOCS / "conf.py", srcdir / "conf.py")
-    shutil.copytree(DEMO_DOCS / "_static", srcdir / "_static")
-    for page in REFERENCE_PAGES:
-        shutil.copy(DEMO_DOCS / f"{page}.md", srcdir / f"{page}.md")
-    pages = "".join(f"{page}\n" for page in REFERENCE_PAGES)
-    (srcdir / "index.md").write_text(f"# The guide\n\n```{{toctree}}\n{pages}```\n", "utf-8")
-    result = build(srcdir)
-    assert result.status == 0 and "[jaxcheck" not in result.warnings, result.warnings
-    return Path(result.app.outdir)
+    """demo_docs' configuration and performance pages."""
+    return guide_pages_site(tmp_path_factory.mktemp("reference") / "demo_docs", REFERENCE_PAGES)
 
 
 @pytest.mark.parametrize("width", [1280, 390])
@@ -708,7 +713,4 @@ def test_settings_stay_whole_on_a_desktop_and_a_table_that_scrolls_shows_it(
         assert found["scrolling"], "the benchmark table is wider than a phone"
     # The project's own speed targets are for its developers (benchmarks/results.md).
     assert "MISSED" not in browser.evaluate("document.body.innerText")
-    shot = browser.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)
-    screenshot = tmp_path / f"{page.replace('/', '-')}-{width}.png"
-    screenshot.write_bytes(base64.b64decode(shot["data"]))
-    print(f"screenshot: {screenshot}")
+    screenshot(browser, tmp_path, page, width)
