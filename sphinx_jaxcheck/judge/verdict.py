@@ -49,6 +49,22 @@ def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def _whitespace_diff(want: str, printed: str) -> str:
+    """The diff of two outputs whose lines differ only in the spaces ending them or in
+    blank lines, which doctest compares exactly: each line shown as a Python string, so
+    that what differs can be seen."""
+    lines = difflib.unified_diff(
+        [repr(line) for line in split_lines(want)],
+        [repr(line) for line in split_lines(printed)],
+        "expected",
+        "actual",
+        lineterm="",
+    )
+    return "(only spaces at line ends or blank lines differ; lines shown as Python strings)\n" + (
+        "\n".join(lines)
+    )
+
+
 def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules:
     """The matching rules a block's options ask for (for one expectation of it).
 
@@ -172,7 +188,8 @@ def _drifts(block: Block, outcome: Outcome) -> list[Drift]:
             if expectation.kind is ExpectationKind.DOCTEST or expectation.want:
                 if not _doctest_holds(block, expectation, printed, raised, rules):
                     drift = _drift(block, expectation, actual)
-                    drifts.append(replace(drift, printed=printed, raised=raised))
+                    diff = drift.diff or _whitespace_diff(expectation.want, printed)
+                    drifts.append(replace(drift, diff=diff, printed=printed, raised=raised))
                 continue
         if not texts_match(expectation.expected, actual, rules):
             drifts.append(_drift(block, expectation, actual))

@@ -234,3 +234,20 @@ def test_examples_of_pages_exclude_patterns_leaves_out_are_counted_as_unchecked(
     assert said in report["summary"]
     off = build(root, "dummy", jaxcheck_doctests="off")
     assert "exclude_patterns" not in off.log
+
+
+SPACES_MD = '# P\n\n```python\n>>> print("b  ")\nb\n\n```\n'
+
+
+def test_a_drift_only_in_spaces_ending_a_line_shows_them_as_the_guide_does(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path, {"index.md": SPACES_MD}, conf='jaxcheck_doctests = "check"\n')
+    done = jaxcheck("check", ".", cwd=root)
+    assert done.returncode == 1, done.stderr
+    ending = "(`jaxcheck update` accepts the actual output)"
+    shown = done.stdout.split(ending)[0] + ending
+    assert "\n-'b'\n+'b  '\n" in shown, shown
+    assert shown.startswith("index.md:4: drift: block 'index.md:4': "), done.stdout
+    guide = (Path(__file__).parents[2] / "demo_docs" / "guide" / "adopting.md").read_text()
+    assert "\n".join(f"  {line}".rstrip() for line in shown.splitlines()) in guide

@@ -264,3 +264,17 @@ def test_a_drifted_example_keeps_what_doctest_compares_and_accepts_by_the_checks
     assert stale.printed is None
     assert not accepts(trailing, trailing.expectations[0], stale)
     assert accepts(trailing, replace(trailing.expectations[0], expected=("2",)), stale)
+
+
+def test_an_example_differing_only_in_spaces_at_line_ends_shows_them() -> None:
+    """Doctest compares the spaces ending a line and blank lines exactly; the usual diff
+    drops both, so where only they differ it shows each line as a Python string."""
+    example = replace(block(">>> print('b  ')", "b"), page_example=True)
+    (drift,) = judge(example, Outcome(examples=("b  \n",), example_errors=(None,))).drifts
+    assert drift.diff == (
+        "(only spaces at line ends or blank lines differ; lines shown as Python strings)\n"
+        "--- expected\n+++ actual\n@@ -1,2 +1,2 @@\n-'b'\n+'b  '\n ''"
+    )
+    # Where other text differs too, the usual diff.
+    (other,) = judge(example, Outcome(examples=("c  \n",), example_errors=(None,))).drifts
+    assert other.diff == "--- expected\n+++ actual\n@@ -1 +1 @@\n-b\n+c"
