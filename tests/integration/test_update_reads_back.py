@@ -366,3 +366,13 @@ def test_one_docstring_run_in_two_modules_that_disagree_is_refused_with_both_nee
         assert "[\"'a'\"]" in why, why
         assert "rewrote 0 expectation(s)" in done.stderr
         shown_in_guide(done.stderr, root, "/home/me/project")
+
+
+def test_extensions_given_on_the_command_line_read_back_too(tmp_path: Path) -> None:
+    # Sphinx takes -D extensions=... out of its overrides as it reads them; the reading back
+    # must still parse Markdown with them.
+    root = write_project(tmp_path, {"index.md": "# P\n\n```{jaxcheck}\nprint(1 + 1)\n# 3\n```\n"})
+    (root / "conf.py").write_text('extensions = ["sphinx_jaxcheck"]\n')
+    done = jaxcheck("update", str(root), "-D", "extensions=myst_parser,sphinx_jaxcheck")
+    assert done.returncode == 0, done.stderr
+    assert (root / "index.md").read_text().endswith("print(1 + 1)\n# 2\n```\n")

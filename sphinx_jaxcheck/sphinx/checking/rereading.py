@@ -89,7 +89,8 @@ def _read(
                 Path(scratch, "out"),
                 Path(scratch, "doctrees"),
                 app.builder.name,
-                confoverrides=dict(app.config.overrides),
+                # Sphinx takes ``-D extensions=...`` out of the overrides as it reads it.
+                confoverrides={**app.config.overrides, "extensions": app.config.extensions},
                 status=io.StringIO(),
                 warning=io.StringIO(),
                 freshenv=True,
