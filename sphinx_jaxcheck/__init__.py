@@ -23,12 +23,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
         builder,
         checking,
         include_cycles,
+        include_directive,
         interpreter,
         known_code,
         left_out_pages,
         long_lived,
         matrix_page,
-        missing_includes,
         page_examples,
         read_digests,
         rendering,
@@ -44,7 +44,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     source_files.setup_source_files(app)
     read_digests.setup_read_digests(app)
     include_cycles.setup_include_cycles(app)
-    missing_includes.setup_missing_includes(app)
+    include_directive.setup_include_directive(app)
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
     known_code.setup_known_code(app)

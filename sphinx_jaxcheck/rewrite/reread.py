@@ -225,8 +225,8 @@ def _expectation_difference(
         return (
             f"would still read the expected output of BLOCK as {_shown(new.expected)}, not as "
             f"the new output {written}: the lines update would rewrite ({where}) are not the "
-            "ones the document shows (docutils numbers the lines of an include cut by "
-            ":start-after: or :start-line: from the cut)"
+            "ones the document shows (its reader numbers the lines of an included file "
+            "from elsewhere, as myst-parser 4 does for an include cut by :start-after:)"
         )
     return (
         f"would read the expected output of BLOCK at {where} as {_shown(new.expected)}, which "

@@ -162,8 +162,8 @@ def test_a_block_still_showing_its_old_output_is_refused_and_the_rest_is_written
             "block 'doc[2]': read again as update would write it, document 'doc' would still "
             "read the expected output of block 'doc[2]' as ['5'], not as the new output ['2']: "
             "the lines update would rewrite (doc.md:12) are not the ones the document shows "
-            "(docutils numbers the lines of an include cut by :start-after: or :start-line: "
-            "from the cut); rewrite this expectation by hand",
+            "(its reader numbers the lines of an included file from elsewhere, as myst-parser 4 "
+            "does for an include cut by :start-after:); rewrite this expectation by hand",
         )
     ]
     assert len(calls) == 2  # what is left is read again, on its own
