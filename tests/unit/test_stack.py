@@ -3,11 +3,14 @@ a build outside it gets one message naming the range."""
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 
 import pytest
+import sphinx
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
 from sphinx_jaxcheck.sphinx import compat
@@ -26,6 +29,17 @@ def test_pyproject_declares_the_ranges_a_build_checks() -> None:
     for name, (low, high) in compat.SUPPORTED.items():
         lowest, below = ".".join(map(str, low)), ".".join(map(str, high))
         assert declared[name].specifier == Requirement(f"x>={lowest},<{below}").specifier, name
+
+
+@pytest.mark.stack
+@pytest.mark.skipif(
+    "JAXCHECK_TESTED_SPHINX" not in os.environ,
+    reason="only a tox environment names the Sphinx it tests (tox -e sphinx73 ... sphinx90)",
+)
+def test_the_sphinx_a_tox_environment_names_is_the_one_running() -> None:
+    # pip once replaced an environment's Sphinx while installing the package, so that the
+    # "7.3" environment ran the suite on 9.0.
+    assert sphinx.__version__ in SpecifierSet(os.environ["JAXCHECK_TESTED_SPHINX"])
 
 
 def test_the_jax_extra_keeps_the_ml_dtypes_that_imports_fast_and_the_others_take_it() -> None:
