@@ -15,9 +15,20 @@ from ..cache.outcomes import OutcomeCache
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.example_verdicts import Tally, tally_of
 from ..judge.verdict import judge
-from ..model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict
+from ..model import (
+    Block,
+    FailureKind,
+    Outcome,
+    OutputMode,
+    Program,
+    SessionKey,
+    Status,
+    Verdict,
+    session_name,
+)
 from ..worker.dependencies import Dependencies
-from .pool import Workers, WorkerSettings, run_sessions
+from ..worker.protocol import RunSession
+from .pool import SessionResult, Workers, WorkerSettings, run_sessions
 
 
 @dataclass(frozen=True)
@@ -111,9 +122,9 @@ def check_documents(
             if key in chosen
         )
     outcomes: dict[tuple[str, int], Outcome] = {}
-    to_run: dict[SessionKey, list[Block]] = {}
+    to_run: dict[SessionKey, RunSession] = {}
     keys: dict[SessionKey, str] = {}
-    first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
+    setups = (Program(setup, SETUP_FILENAME),) if setup.strip() else ()
     used: dict[str, Dependencies] = {}
     uncached: dict[str, list[str]] = {}
 
@@ -121,19 +132,15 @@ def check_documents(
         used[docname] = used.get(docname, Dependencies()).merged(found)
 
     for key, blocks in sessions.items():
-        keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
-        cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
+        request = RunSession(session_name(key), setups, tuple(b.program for b in blocks))
+        keys[key] = session_key([*request.setup, *request.items], fingerprint)
+        cached = cache.get(keys[key], len(blocks)) if cache else None
         if cached is not None:
-            outcomes.update(
-                _outcomes_of(
-                    blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None
-                )
-            )
+            outcomes.update(_outcomes_of(blocks, SessionResult((), tuple(cached.outcomes))))
             depended(key[0], cached.used)
         else:
-            to_run[key] = blocks
-    programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
-    running = tally_of(b for blocks in to_run.values() for b in blocks)
+            to_run[key] = request
+    running = tally_of(b for key in to_run for b in sessions[key])
     if announce:
         every = tally_of(
             b for blocks in documents.values() for b in blocks if b.session_key in chosen
@@ -141,27 +148,29 @@ def check_documents(
         in_sessions = tally_of(b for blocks in sessions.values() for b in blocks)
         announce(CheckPlan(running, _minus(in_sessions, running), _minus(every, in_sessions)))
 
-    def keep(key: SessionKey, results: list[Outcome], found: Dependencies) -> None:
+    def keep(key: SessionKey, result: SessionResult) -> None:
         # As first used: a file changed since makes the next build run the session again.
-        depended(key[0], found)
-        if not cache:
+        depended(key[0], result.used)
+        if not cache or result.failed_setup:
             return
-        why = [*found.untracked, *(f"{c} while the session ran" for c in changes(found))]
+        why = [
+            *result.used.untracked,
+            *(f"{c} while the session ran" for c in changes(result.used)),
+        ]
         if why:
             uncached.setdefault(key[0], []).extend(why)
         else:
             # At once, so that sessions that finished stay cached if the build is interrupted.
-            cache.put(keys[key], results, found)
+            cache.put(keys[key], result.items, result.used)
 
-    counted = _counting(progress, to_run, len(first), running.units) if progress else None
+    counted = _counting(progress, sessions, running.units) if progress else None
     ran = (
-        workers.run(programs, counted, keep)
+        workers.run(to_run, counted, keep)
         if workers
-        else run_sessions(programs, settings, counted, keep)
+        else run_sessions(to_run, settings, counted, keep)
     )
-    for key, results in ran.items():
-        blocks = to_run[key]
-        outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
+    for key, result in ran.items():
+        outcomes.update(_outcomes_of(sessions[key], result))
     verdicts = {
         docname: [
             # Another shard's block is that shard's to report, skipped or not.
@@ -203,18 +212,17 @@ def _skip_after_failed_setups(
                 failed[block.session_key] = block
 
 
-def _outcomes_of(
-    blocks: Sequence[Block], results: Sequence[Outcome], setup: Outcome | None
-) -> dict[tuple[str, int], Outcome]:
+def _outcomes_of(blocks: Sequence[Block], result: SessionResult) -> dict[tuple[str, int], Outcome]:
     """Outcomes by block; when the setup failed, each block fails with its reason."""
-    if setup is not None and (setup.failure is not None or setup.exception is not None):
+    failed = result.failed_setup
+    if failed is not None:
         message = (
             "jaxcheck_setup (in conf.py) failed, so this session's blocks did not run; "
-            f"fix the setup code:\n{setup.message or setup.exception}"
+            f"fix the setup code:\n{failed.message or failed.exception}"
         )
-        failed = Outcome(failure=FailureKind.NOT_RUN, message=message)
-        return {(b.docname, b.index): failed for b in blocks}
-    return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
+        lost = Outcome(failure=FailureKind.NOT_RUN, message=message)
+        return {(b.docname, b.index): lost for b in blocks}
+    return {(b.docname, b.index): o for b, o in zip(blocks, result.items, strict=True)}
 
 
 def _minus(whole: Tally, part: Tally) -> Tally:
@@ -224,17 +232,15 @@ def _minus(whole: Tally, part: Tally) -> Tally:
 def _counting(
     progress: Callable[[int, int], None],
     sessions: Mapping[SessionKey, Sequence[Block]],
-    setups: int,
     total: int,
 ) -> Callable[[SessionKey, int], None]:
-    """The pool's "this program ran" as progress in blocks and examples: a block of examples
-    advances by its examples, ``jaxcheck_setup`` (the first program of each session) by none."""
+    """The pool's "this item ran" as progress in blocks and examples: a block of examples
+    advances by its examples."""
     done = 0
 
-    def ran(key: SessionKey, program: int) -> None:
+    def ran(key: SessionKey, item: int) -> None:
         nonlocal done
-        if program >= setups:
-            done += tally_of([sessions[key][program - setups]]).units
-            progress(done, total)
+        done += tally_of([sessions[key][item]]).units
+        progress(done, total)
 
     return ran

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
-from ..worker.protocol import AFTER_IMPORT, CACHE_OPTIONS, ENV_FOLLOWS, encode
+from ..worker.protocol import AFTER_IMPORT, CACHE_OPTIONS, ENV_FOLLOWS, Environment, encode
 
 
 @dataclass
@@ -88,7 +88,7 @@ def take_spare(
     assert spare.process.stdin is not None
     try:
         if spare.fits(python, env):
-            spare.process.stdin.write(encode({"env": dict(env)}))
+            spare.process.stdin.write(encode(Environment(dict(env))))
             spare.process.stdin.flush()
             return spare.process, spare.stderr
     except OSError:  # it ended meanwhile

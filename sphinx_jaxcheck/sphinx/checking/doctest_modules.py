@@ -73,7 +73,12 @@ def _collection(app: Sphinx, settings: Settings) -> dict[str, Any]:
     key = collection_key(fingerprint(app), modules, ignore)
     found = cache.get(key) if cache else None
     if found is None:
-        found = early_workers(app).collect(modules, ignore, settings.timeout)
+        collected = early_workers(app).collect(modules, ignore, settings.timeout)
+        found = (
+            {**collected.result, "problem": collected.problem}
+            if collected.problem
+            else collected.result
+        )
         missing = [
             p["module"]
             for p in found.get("problems", ())
