@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..expect.doctest_flags import example_passes
 from ..model import (
     Block,
     CompareMode,
@@ -28,7 +27,7 @@ from ..model import (
     Verdict,
 )
 from .jaxpr_layout import in_written_layout
-from .matching import MatchRules, normalize, split_lines, texts_match
+from .matching import MatchRules, example_passes, normalize, split_lines, texts_match
 
 FAILURE_SUBTYPES = {
     FailureKind.EXCEPTION: Subtype.ERROR,

@@ -36,9 +36,8 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import JaxcheckError, WorkerStartError
 from ..expect.docstrings import docstring_of
-from ..expect.doctest_flags import example_passes, spoofed_output
 from ..expect.grammar import ParsedBody, parse_body
-from ..judge.matching import texts_match
+from ..judge.matching import example_passes, spoofed_output, texts_match
 from ..judge.verdict import rules_of
 from ..model import Block, Drift, Expectation, ExpectationKind, SessionKey, Verdict
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
