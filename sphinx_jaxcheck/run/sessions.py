@@ -102,6 +102,42 @@ def check_documents(
     ``other-shard``. With ``runtime``, blocks whose limits exclude it are
     skipped with the reason (and left out of their session).
     """
+    selection = select_sessions(documents, select, runtime)
+    setups = (Program(setup, SETUP_FILENAME),) if setup.strip() else ()
+    found = take_cached(selection.sessions, setups, cache, fingerprint)
+    running = tally_of(b for key in found.to_run for b in selection.sessions[key])
+    if announce:
+        announce(_plan(documents, selection, running))
+    counted = _counting(progress, selection.sessions, running.units) if progress else None
+    keep = found.keeper(cache)
+    ran = (
+        workers.run(found.to_run, counted, keep)
+        if workers
+        else run_sessions(found.to_run, settings, counted, keep)
+    )
+    for key, result in ran.items():
+        found.outcomes.update(_outcomes_of(selection.sessions[key], result))
+    verdicts = judge_documents(documents, selection, found.outcomes)
+    discarded = tuple(cache.discarded) if cache else ()
+    return CheckReport(verdicts, discarded, found.used, found.uncached)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The blocks a check runs: by session, those of the sessions checked here (``chosen``),
+    less the blocks skipped for the runtime (``skipped``: why, by document and index)."""
+
+    sessions: dict[SessionKey, list[Block]]
+    chosen: Set[SessionKey]
+    skipped: Mapping[tuple[str, int], str]
+
+
+def select_sessions(
+    documents: Mapping[str, Sequence[Block]],
+    select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None,
+    runtime: Runtime | None,
+) -> Selection:
+    """The sessions checked here (``select``: a shard's) and the blocks the runtime skips."""
     skipped = {
         (b.docname, b.index): why
         for blocks in documents.values()
@@ -114,78 +150,95 @@ def check_documents(
     chosen = set(every_session) if select is None else select(every_session)
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
-        sessions.update(
-            (key, session)
-            for key, session in sessions_of(
-                [b for b in blocks if (b.docname, b.index) not in skipped]
-            ).items()
-            if key in chosen
-        )
-    outcomes: dict[tuple[str, int], Outcome] = {}
-    to_run: dict[SessionKey, RunSession] = {}
-    keys: dict[SessionKey, str] = {}
-    setups = (Program(setup, SETUP_FILENAME),) if setup.strip() else ()
-    used: dict[str, Dependencies] = {}
-    uncached: dict[str, list[str]] = {}
+        runnable = [b for b in blocks if (b.docname, b.index) not in skipped]
+        sessions.update((k, s) for k, s in sessions_of(runnable).items() if k in chosen)
+    return Selection(sessions, chosen, skipped)
 
-    def depended(docname: str, found: Dependencies) -> None:
-        used[docname] = used.get(docname, Dependencies()).merged(found)
 
+@dataclass
+class Lookup:
+    """What the cache gave (outcomes by document and index, what their sessions used) and the
+    sessions left to run, with the cache key of each."""
+
+    outcomes: dict[tuple[str, int], Outcome] = field(default_factory=dict)
+    to_run: dict[SessionKey, RunSession] = field(default_factory=dict)
+    keys: dict[SessionKey, str] = field(default_factory=dict)
+    used: dict[str, Dependencies] = field(default_factory=dict)
+    # By document: why a session that ran could not be cached.
+    uncached: dict[str, list[str]] = field(default_factory=dict)
+
+    def depended(self, docname: str, found: Dependencies) -> None:
+        self.used[docname] = self.used.get(docname, Dependencies()).merged(found)
+
+    def keeper(self, cache: OutcomeCache | None) -> Callable[[SessionKey, SessionResult], None]:
+        """What to do with each session as soon as it ends."""
+
+        def keep(key: SessionKey, result: SessionResult) -> None:
+            # As first used: a file changed since makes the next build run the session again.
+            self.depended(key[0], result.used)
+            if not cache or result.failed_setup:
+                return
+            changed = (f"{c} while the session ran" for c in changes(result.used))
+            why = [*result.used.untracked, *changed]
+            if why:
+                self.uncached.setdefault(key[0], []).extend(why)
+            else:
+                # At once, so that sessions that finished stay cached if the build is stopped.
+                cache.put(self.keys[key], result.items, result.used)
+
+        return keep
+
+
+def take_cached(
+    sessions: Mapping[SessionKey, Sequence[Block]],
+    setups: tuple[Program, ...],
+    cache: OutcomeCache | None,
+    fingerprint: str,
+) -> Lookup:
+    """Each session's outcomes from the cache, or the request to run it."""
+    found = Lookup()
     for key, blocks in sessions.items():
         request = RunSession(session_name(key), setups, tuple(b.program for b in blocks))
-        keys[key] = session_key([*request.setup, *request.items], fingerprint)
-        cached = cache.get(keys[key], len(blocks)) if cache else None
+        found.keys[key] = session_key([*request.setup, *request.items], fingerprint)
+        cached = cache.get(found.keys[key], len(blocks)) if cache else None
         if cached is not None:
-            outcomes.update(_outcomes_of(blocks, SessionResult((), tuple(cached.outcomes))))
-            depended(key[0], cached.used)
+            found.outcomes.update(_outcomes_of(blocks, SessionResult((), tuple(cached.outcomes))))
+            found.depended(key[0], cached.used)
         else:
-            to_run[key] = request
-    running = tally_of(b for key in to_run for b in sessions[key])
-    if announce:
-        every = tally_of(
-            b for blocks in documents.values() for b in blocks if b.session_key in chosen
-        )
-        in_sessions = tally_of(b for blocks in sessions.values() for b in blocks)
-        announce(CheckPlan(running, _minus(in_sessions, running), _minus(every, in_sessions)))
+            found.to_run[key] = request
+    return found
 
-    def keep(key: SessionKey, result: SessionResult) -> None:
-        # As first used: a file changed since makes the next build run the session again.
-        depended(key[0], result.used)
-        if not cache or result.failed_setup:
-            return
-        why = [
-            *result.used.untracked,
-            *(f"{c} while the session ran" for c in changes(result.used)),
-        ]
-        if why:
-            uncached.setdefault(key[0], []).extend(why)
-        else:
-            # At once, so that sessions that finished stay cached if the build is interrupted.
-            cache.put(keys[key], result.items, result.used)
 
-    counted = _counting(progress, sessions, running.units) if progress else None
-    ran = (
-        workers.run(to_run, counted, keep)
-        if workers
-        else run_sessions(to_run, settings, counted, keep)
+def _plan(
+    documents: Mapping[str, Sequence[Block]], selection: Selection, running: Tally
+) -> CheckPlan:
+    every = tally_of(
+        b for blocks in documents.values() for b in blocks if b.session_key in selection.chosen
     )
-    for key, result in ran.items():
-        outcomes.update(_outcomes_of(sessions[key], result))
+    in_sessions = tally_of(b for blocks in selection.sessions.values() for b in blocks)
+    return CheckPlan(running, _minus(in_sessions, running), _minus(every, in_sessions))
+
+
+def judge_documents(
+    documents: Mapping[str, Sequence[Block]],
+    selection: Selection,
+    outcomes: Mapping[tuple[str, int], Outcome],
+) -> dict[str, list[Verdict]]:
+    """Every block's verdict, by document."""
     verdicts = {
         docname: [
             # Another shard's block is that shard's to report, skipped or not.
             Verdict(Status.OTHER_SHARD)
-            if b.session_key not in chosen
-            else Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
-            if (b.docname, b.index) in skipped
+            if b.session_key not in selection.chosen
+            else Verdict(Status.SKIPPED, reason=selection.skipped[b.docname, b.index])
+            if (b.docname, b.index) in selection.skipped
             else judge(b, outcomes.get((b.docname, b.index)))
             for b in blocks
         ]
         for docname, blocks in documents.items()
     }
     _skip_after_failed_setups(documents, verdicts)
-    discarded = tuple(cache.discarded) if cache else ()
-    return CheckReport(verdicts, discarded, used, uncached)
+    return verdicts
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"
