@@ -250,9 +250,9 @@ class Status(enum.Enum):
     """The verdict on one block; the values are the words every report uses."""
 
     VERIFIED = "verified"  # ran, and printed what its comments expect
-    DRIFT = "stale"  # ran, and printed something else than expected
-    ERROR = "failed"  # raised, timed out, crashed, or cannot run as written
-    UNCHECKED = "not compared"  # ran, with nothing to compare (`:output: ignore`, no output)
+    STALE = "stale"  # ran, and printed something else than expected
+    FAILED = "failed"  # raised, timed out, crashed, or cannot run as written
+    NOT_COMPARED = "not compared"  # ran, with nothing to compare (`:output: ignore`, no output)
     SKIPPED = "skipped"  # not run (`:output: skip`)
     OTHER_SHARD = "other-shard"  # its session runs on another shard (``jaxcheck check --shard``)
 

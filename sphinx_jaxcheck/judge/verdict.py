@@ -81,16 +81,16 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     """The verdict on one block, given what happened when it ran (None: not run)."""
     if block.error:
         where = block.file_line(block.error_line)
-        return Verdict(Status.ERROR, problems=(Problem(block.error_subtype, block.error, where),))
+        return Verdict(Status.FAILED, problems=(Problem(block.error_subtype, block.error, where),))
     if block.options.output is OutputMode.SKIP or outcome is None:
         return Verdict(Status.SKIPPED)
     failure = _failure(block, outcome)
     if failure:
-        return Verdict(Status.ERROR, problems=(failure,), seconds=outcome.seconds)
+        return Verdict(Status.FAILED, problems=(failure,), seconds=outcome.seconds)
     printed = bool(normalize(split_lines(outcome.stdout)))
     if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
         # Nothing to compare; output without any expectation is drift (see _drifts).
-        return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
+        return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds)
     if block.expectations and all(e.skip for e in block.expectations):
         return Verdict(Status.SKIPPED, seconds=outcome.seconds)
     drifts = tuple(_drifts(block, outcome))
@@ -101,7 +101,7 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
         if (problem := _uncompilable(block, drift)) is not None
     )
     drifts = tuple(d for d in drifts if d.expectation not in {e for e, _ in failed})
-    status = Status.ERROR if failed else Status.DRIFT if drifts else Status.VERIFIED
+    status = Status.FAILED if failed else Status.STALE if drifts else Status.VERIFIED
     actual = "\n".join("\n".join(d.actual) for d in drifts)
     return Verdict(
         status,

@@ -129,11 +129,11 @@ def summary_line(
     unknown_settings = sum(1 for subtype, _ in kinds if subtype is Subtype.SETTING)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
-        f"{counts[Status.DRIFT]} stale",
-        f"{counts[Status.ERROR]} failed",
+        f"{counts[Status.STALE]} stale",
+        f"{counts[Status.FAILED]} failed",
     ]
-    if counts[Status.UNCHECKED]:
-        parts.append(f"{counts[Status.UNCHECKED]} not compared")
+    if counts[Status.NOT_COMPARED]:
+        parts.append(f"{counts[Status.NOT_COMPARED]} not compared")
     if counts[Status.SKIPPED]:
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if counts[Status.OTHER_SHARD]:

@@ -242,7 +242,7 @@ def judge_documents(
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"
-_FAILED = (Status.ERROR, Status.DRIFT)  # setup code that printed failed too
+_FAILED = (Status.FAILED, Status.STALE)  # setup code that printed failed too
 
 
 def _skip_after_failed_setups(

@@ -25,7 +25,7 @@ from ..rewrite.digests import file_digest
 from .compat import source_info, source_path
 from .domain import domain_of
 from .known_code import compiled_before, note_compiled
-from .lines import file_lines
+from .markup_lines import file_lines
 from .nodes import jaxcheck_block
 from .settings import settings_of
 

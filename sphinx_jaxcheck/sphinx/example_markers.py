@@ -3,7 +3,7 @@
 A test found in the doctree (sphinx.ext.doctest's rules, its directives)
 knows its node. An example group found in a page's or a docstring's text
 (pytest's rules) belongs to the code block or doctest block whose own text,
-found in the same file (:mod:`..expect.placement`), holds the group's first
+found in the same file (:mod:`..expect.node_lines`), holds the group's first
 ``>>>`` line: a Python file's line is compared with a Python file's line, a
 page's with a page's, never with a line counted inside a docstring. A node
 holding examples that will not run is marked with why, never left to look
@@ -21,7 +21,7 @@ from docutils import nodes
 
 from ..expect.docstrings import Docstring
 from ..expect.doctest_directives import Placed
-from ..expect.placement import locate, node_lines
+from ..expect.node_lines import locate, node_lines
 from .compat import first_line
 from .doctree_tests import DOCSTRING_OF, is_test_node, source_of
 from .nodes import jaxcheck_block

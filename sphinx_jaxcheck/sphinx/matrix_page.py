@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 
 MARKS = {
     Status.VERIFIED.value: "✓ verified",
-    Status.DRIFT.value: "⚠ stale",
-    Status.ERROR.value: "✗ failed",
-    Status.UNCHECKED.value: "ran, not compared",
+    Status.STALE.value: "⚠ stale",
+    Status.FAILED.value: "✗ failed",
+    Status.NOT_COMPARED.value: "ran, not compared",
     Status.SKIPPED.value: "skipped",
 }
 

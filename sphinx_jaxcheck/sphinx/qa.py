@@ -28,7 +28,7 @@ from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .compat import source_info
 from .domain import domain_of
-from .lines import own_line
+from .markup_lines import own_line
 from .qa_json_ld import setup_qa_json_ld
 from .qa_nodes import (
     jaxcheck_qa,

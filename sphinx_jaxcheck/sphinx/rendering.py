@@ -74,7 +74,7 @@ class RenderVerdicts(SphinxPostTransform):
                 elif is_html:
                     marker = _html_marker(verdict, version, block)
                 else:
-                    if verdict is not None and status in (Status.DRIFT, Status.ERROR):
+                    if verdict is not None and status in (Status.STALE, Status.FAILED):
                         container.extend(_plain_marker(verdict, version))
                     continue
                 if is_html:
@@ -93,11 +93,11 @@ class RenderVerdictsAsHtml(RenderVerdicts):
 # From best to worst: a node showing several blocks is classed by its worst.
 _RANK = (
     Status.VERIFIED,
-    Status.UNCHECKED,
+    Status.NOT_COMPARED,
     Status.OTHER_SHARD,
     Status.SKIPPED,
-    Status.DRIFT,
-    Status.ERROR,
+    Status.STALE,
+    Status.FAILED,
 )
 
 
@@ -133,12 +133,12 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
             f'title="The output shown was checked against {jax} when these docs were built">'
             f'<span class="jaxcheck-mark">✓ verified</span> · {jax}{unrun}</div>'
         )
-    if verdict.status is Status.UNCHECKED:
+    if verdict.status is Status.NOT_COMPARED:
         return (
             f'<div class="jaxcheck-status jaxcheck-status-not-compared"{named}>'
             f"ran · {jax} · not compared</div>"
         )
-    if verdict.status is Status.DRIFT:
+    if verdict.status is Status.STALE:
         return (
             f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
             f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this block '
@@ -154,7 +154,7 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
 
 
 def _plain_marker(verdict: Verdict, version: str) -> list[nodes.Node]:
-    if verdict.status is Status.DRIFT:
+    if verdict.status is Status.STALE:
         title, text = f"Stale: with jax {version} this block prints:", verdict.actual_text
     else:
         title = f"Failed with jax {version}:"

@@ -21,7 +21,7 @@ from ..report.findings import tally
 from .domain import domain_of
 
 # The status words themselves, with the marks the rendered blocks show.
-MARKS = {Status.VERIFIED: "✓ ", Status.DRIFT: "⚠ ", Status.ERROR: "✗ "}
+MARKS = {Status.VERIFIED: "✓ ", Status.STALE: "⚠ ", Status.FAILED: "✗ "}
 
 
 class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]

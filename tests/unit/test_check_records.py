@@ -72,7 +72,7 @@ def test_a_sessions_duration_adds_its_blocks_and_leaves_skipped_ones_out() -> No
     verdicts = {
         "a": [
             Verdict(Status.VERIFIED, seconds=1.5),
-            Verdict(Status.DRIFT, seconds=0.25),
+            Verdict(Status.STALE, seconds=0.25),
             Verdict(Status.VERIFIED, seconds=2.0),
         ],
         "b": [Verdict(Status.SKIPPED, seconds=9.0), Verdict(Status.VERIFIED, seconds=0.5)],

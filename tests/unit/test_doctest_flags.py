@@ -140,7 +140,7 @@ def test_each_example_gets_pytests_verdict(flags: str, text: str) -> None:
     failed = oracle(flags, text)
     status, drifted = ours(flags, text)
     assert drifted == failed
-    assert (status is Status.DRIFT) == (failed > 0)
+    assert (status is Status.STALE) == (failed > 0)
 
 
 def test_the_cases_pass_and_fail_under_the_oracle() -> None:
@@ -238,7 +238,7 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
         page_example=True,
     )
     outcome = SessionRunner().run(strict.program("<n>"))
-    assert judge(block, outcome).status is Status.DRIFT
+    assert judge(block, outcome).status is Status.STALE
     assert judge(replace(block, expectations=loose.expectations), outcome).status is Status.VERIFIED
 
 
@@ -284,6 +284,6 @@ def test_directives_hold_in_commented_repl_statements_too() -> None:
     ]
     status, examples = block_verdict(body)
     assert examples == ["skipped", "verified", "verified", "stale"]
-    assert status is Status.DRIFT
+    assert status is Status.STALE
     status, examples = block_verdict(body, "NUMBER")
     assert examples == ["skipped", "verified", "verified", "verified"]

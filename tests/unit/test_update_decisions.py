@@ -148,7 +148,7 @@ def test_an_example_that_is_not_python_fails_and_update_leaves_it_alone(tmp_path
     calls: list[Sequence[str]] = []
     block = block_in(path, 2)
     verdict = judge(block, Outcome(examples=("1\n",)))
-    assert verdict.status is Status.ERROR and verdict.drifts == ()
+    assert verdict.status is Status.FAILED and verdict.drifts == ()
     ((problem,),) = [verdict.problems]
     assert (problem.subtype, problem.line) == (Subtype.SYNTAX, 3)
     assert problem.message.startswith("the `>>>` example '%time x' is not valid Python")

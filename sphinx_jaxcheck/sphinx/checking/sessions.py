@@ -82,7 +82,7 @@ def run_documents(
         return {
             doc: [
                 Verdict(
-                    Status.ERROR, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
+                    Status.FAILED, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
                 )
                 for b in blocks
             ]
