@@ -20,21 +20,20 @@ from ..expect.grammar import python_code
 from .checking.read_only import is_read_only
 from .domain import domain_of
 from .settings import cache_directory, settings_of
+from .stages import ConfigInited, EnvUpdated
 
 # Per document: digests of code compiled without error while it was read.
 COMPILED = "compiled"
 # On the config (``_`` names are not pickled): the cache folder, and the record as read.
 _FOLDER = "_jaxcheck_known_code_folder"
 _KNOWN = "_jaxcheck_known_code"
-# After the check (``checking.check``), which creates the cache folder in a first build.
-REMEMBER_PRIORITY = 600
 
 
 def setup_known_code(app: Sphinx) -> None:
     """Find the record once the config is read; keep what compiled once every document is
     read."""
-    app.connect("config-inited", _find_record)
-    app.connect("env-updated", _remember, priority=REMEMBER_PRIORITY)
+    app.connect("config-inited", _find_record, priority=ConfigInited.KNOWN_CODE)
+    app.connect("env-updated", _remember, priority=EnvUpdated.KNOWN_CODE)
 
 
 def _find_record(app: Sphinx, config: Config) -> None:

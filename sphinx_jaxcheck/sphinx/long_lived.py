@@ -12,6 +12,8 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING
 
+from .stages import BuildFinished
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
@@ -29,7 +31,7 @@ def setup_long_lived(app: Sphinx) -> None:
         return
     gc.freeze()
     _frozen = True
-    app.connect("build-finished", _unfreeze)
+    app.connect("build-finished", _unfreeze, priority=BuildFinished.UNFREEZE)
 
 
 def _unfreeze(_app: Sphinx, _exception: BaseException | None) -> None:

@@ -35,6 +35,7 @@ from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
 from .settings import settings_of
+from .stages import BuilderInited, DoctreeRead
 
 UNCHECKED = "unchecked_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
@@ -49,8 +50,8 @@ def setup_page_examples(app: Sphinx) -> None:
     either way their nodes are read the same, so a project switches by
     removing it from ``extensions`` or keeping it.
     """
-    app.connect("doctree-read", _find_examples)
-    app.connect("builder-inited", _follow_autodoc)
+    app.connect("doctree-read", _find_examples, priority=DoctreeRead.PAGE_EXAMPLES)
+    app.connect("builder-inited", _follow_autodoc, priority=BuilderInited.AUTODOC)
     if "sphinx.ext.doctest" not in app.config.extensions:
         from sphinx.ext import doctest as sphinx_doctest
 

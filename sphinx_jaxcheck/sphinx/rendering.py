@@ -20,6 +20,7 @@ from ..report.printable import printable
 from .assets import add_stylesheet
 from .domain import domain_of
 from .nodes import jaxcheck_block
+from .stages import BuilderInited
 
 CSS_FILE = "jaxcheck.css"
 
@@ -27,7 +28,7 @@ CSS_FILE = "jaxcheck.css"
 def setup_rendering(app: Sphinx) -> None:
     """Register the node, the post-transform for the builder's format and the stylesheet."""
     app.add_node(jaxcheck_block)
-    app.connect("builder-inited", _add_renderer)
+    app.connect("builder-inited", _add_renderer, priority=BuilderInited.RENDERERS)
     add_stylesheet(app, CSS_FILE)
 
 

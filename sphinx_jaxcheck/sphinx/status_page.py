@@ -19,6 +19,7 @@ from ..judge.example_verdicts import all_examples, describe_examples
 from ..model import Status
 from ..report.findings import tally
 from .domain import domain_of
+from .stages import EnvUpdated
 
 # The status words themselves, with the marks the rendered blocks show.
 MARKS = {Status.VERIFIED: "✓ ", Status.STALE: "⚠ ", Status.FAILED: "✗ "}
@@ -51,7 +52,7 @@ def setup_project_table(
     def pages_with_tables(app: Sphinx, env: BuildEnvironment) -> list[str]:
         return sorted(domain_of(env).per_document(f"{name}-pages"))
 
-    app.connect("env-updated", pages_with_tables, priority=600)
+    app.connect("env-updated", pages_with_tables, priority=EnvUpdated.STATUS_TABLES)
 
 
 def note_table_page(directive: SphinxDirective, table: object = True) -> None:

@@ -31,7 +31,7 @@ from ...rewrite.digests import file_digest
 from ..domain import JaxcheckDomain, domain_of
 from ..interpreter import fingerprint
 from ..settings import cache_directory, settings_of, stop
-from .check import CHECK_PRIORITY
+from ..stages import EnvUpdated
 from .read_only import is_read_only
 from .workers import early_workers
 
@@ -42,7 +42,7 @@ OWN = "doctest-modules-own"
 
 def setup_doctest_modules(app: Sphinx) -> None:
     """Add the modules' docstrings to what the check runs."""
-    app.connect("env-updated", _add, priority=CHECK_PRIORITY - 100)
+    app.connect("env-updated", _add, priority=EnvUpdated.DOCSTRINGS)
 
 
 def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:

@@ -14,6 +14,7 @@ from ..domain import domain_of
 from ..left_out_pages import excluded_examples
 from ..page_examples import unchecked_examples
 from ..settings import settings_of
+from ..stages import BuildFinished
 from .read_only import is_read_only
 
 logger = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ logger = logging.getLogger(__name__)
 
 def setup_summary(app: Sphinx) -> None:
     """Sum up the build once it finished (after other extensions' handlers)."""
-    app.connect("build-finished", _finish, priority=900)
+    app.connect("build-finished", _finish, priority=BuildFinished.SUMMARY)
 
 
 def summary(app: Sphinx) -> tuple[str, bool]:

@@ -19,6 +19,7 @@ from ...cache.size import compiled_folder
 from ...run.pool import Workers, worker_settings
 from ...run.spare import end_spare
 from ..settings import cache_directory, settings_of
+from ..stages import BuildFinished, EnvBeforeReadDocs
 from .read_only import is_read_only
 
 # Workers started while Sphinx reads, by application (a build at a time per app).
@@ -27,8 +28,8 @@ _EARLY: weakref.WeakKeyDictionary[Sphinx, Workers] = weakref.WeakKeyDictionary()
 
 def setup_workers(app: Sphinx) -> None:
     """Start the workers early for a cold build; close them if no check took them."""
-    app.connect("env-before-read-docs", _start_early)
-    app.connect("build-finished", _close_unused, priority=900)
+    app.connect("env-before-read-docs", _start_early, priority=EnvBeforeReadDocs.WORKERS)
+    app.connect("build-finished", _close_unused, priority=BuildFinished.WORKERS)
 
 
 def workers_of(app: Sphinx) -> Workers:
