@@ -25,7 +25,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
         include_cycles,
         include_directive,
         interpreter,
-        known_code,
         left_out_pages,
         long_lived,
         matrix_page,
@@ -47,7 +46,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     include_directive.setup_include_directive(app)
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
-    known_code.setup_known_code(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)
     setup_pinned_source(app)

@@ -18,7 +18,6 @@ class ConfigInited(enum.IntEnum):
 
     SETTINGS = 100  # the jaxcheck_* settings checked first: every stage after reads them
     INTERPRETER = 500  # the question to the workers' Python starts (answered while pages read)
-    KNOWN_CODE = 510  # where the record of code known to compile is
     PIN = 600  # the pinned JAX source, checked against the installed jax
     PROSE_NAMES = 700  # whether prose names need jax's list of names
 
@@ -59,7 +58,6 @@ class EnvUpdated(enum.IntEnum):
     LEFT_OUT_PAGES = 490  # the examples of pages left out of the build, counted
     CHECK = 500  # every block run (or taken from the cache) and judged
     QA_INDEX = 510  # the documents holding Q&A cards
-    KNOWN_CODE = 590  # code that compiled is recorded (the check made the cache folder)
     UPDATE = 600  # stale expectations rewritten (jaxcheck update)
     STATUS_TABLES = 610  # pages showing the status table, read again
     MATRIX = 650  # drift-history tables checked against their saved matrices
