@@ -26,7 +26,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
         include_directive,
         interpreter,
         left_out_pages,
-        long_lived,
         matrix_page,
         page_examples,
         read_digests,
@@ -53,7 +52,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     status_page.setup_status_page(app)
     builder.setup_builder(app)
     matrix_page.setup_matrix_page(app)
-    long_lived.setup_long_lived(app)  # last: what the other steps created is alive too
     return {
         "version": __version__,
         "env_version": 6,

@@ -68,7 +68,6 @@ class BuildFinished(enum.IntEnum):
     """``build-finished``: the build is done or failed."""
 
     ASSETS = 500  # stylesheets and scripts copied
-    UNFREEZE = 501  # the objects frozen at setup given back to the collector
     # After other extensions' handlers: the workers are stopped and the summary printed last.
     SIGNALS = 900
     WORKERS = 901
