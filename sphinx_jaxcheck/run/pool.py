@@ -40,7 +40,7 @@ from ..worker.protocol import (
     decode,
     encode,
 )
-from .spare import start_spare, take_spare
+from .early_zygote import start_waiting_zygote, take_waiting_zygote
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
@@ -191,9 +191,9 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
 
 
 def start_early_zygote(env: Mapping[str, str] = DEFAULT_ENV) -> None:
-    """Start a zygote for this interpreter before the configuration is known (``run.spare``),
+    """Start a zygote for this interpreter before the configuration is known (``run.early_zygote``),
     with the workers' environment as ``jaxcheck_env = env`` and the other defaults give it."""
-    start_spare(sys.executable, WorkerSettings(env=env).process_env())
+    start_waiting_zygote(sys.executable, WorkerSettings(env=env).process_env())
 
 
 @functools.lru_cache(maxsize=1)
@@ -334,9 +334,9 @@ class ZygoteClient:
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         env = settings.process_env()
-        spare = take_spare(settings.python, env)
-        if spare:
-            self.process, self.stderr = spare
+        waiting = take_waiting_zygote(settings.python, env)
+        if waiting:
+            self.process, self.stderr = waiting
         else:
             self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
             self.process = subprocess.Popen(

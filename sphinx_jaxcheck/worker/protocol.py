@@ -16,7 +16,7 @@ session is over: nothing more will come for it).
 A session's programs are its setup (``jaxcheck_setup``: when it fails, no item runs) and its
 items; events name the session and the program by its :class:`Part` and index in that part.
 
-A spare zygote (started with :data:`ENV_FOLLOWS`, see ``run.spare``) imports jax, then reads
+An early zygote (started with :data:`ENV_FOLLOWS`, see ``run.early_zygote``) imports jax, then reads
 one line, an :class:`Environment`.
 """
 
@@ -32,11 +32,11 @@ from typing import Any
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
 from .dependencies import Dependencies, dependencies_from_wire, dependencies_to_wire
 
-# The command-line flag of a spare zygote: it imports jax, then waits for its environment,
+# The command-line flag of an early zygote: it imports jax, then waits for its environment,
 # which may differ from the one it started with only in AFTER_IMPORT variables.
 ENV_FOLLOWS = "--env-follows"
 # Variables jax reads after its import: XLA_FLAGS when a backend starts (in the forks), this
-# package's own; those of the compilation cache, read as jax is imported, the spare sets as
+# package's own; those of the compilation cache, read as jax is imported, the early zygote sets as
 # the options they stand for (CACHE_OPTIONS), before anything compiles.
 CACHE_OPTIONS: dict[str, tuple[str, type]] = {
     "JAX_COMPILATION_CACHE_DIR": ("jax_compilation_cache_dir", str),
@@ -142,7 +142,7 @@ class Ready:
 
 @dataclass(frozen=True)
 class Environment:
-    """A spare zygote's environment."""
+    """An early zygote's environment."""
 
     env: dict[str, str]
 

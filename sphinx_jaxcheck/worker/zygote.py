@@ -396,14 +396,14 @@ def warm_up() -> None:
 
 
 def take_environment() -> None:
-    """A spare zygote (``run.spare``), jax imported: take the build's environment, which
+    """An early zygote (``run.early_zygote``), jax imported: take the build's environment, which
     differs only in what jax reads later, and set the compilation cache's options it changed,
     as jax would have read them."""
     line = b""
     while not line.endswith(b"\n"):
         byte = os.read(0, 1)  # by the byte: what follows is the server's to read
         if not byte:
-            raise SystemExit(0)  # the build ended without taking this spare
+            raise SystemExit(0)  # the build ended without taking this early zygote
         line += byte
     before = dict(os.environ)
     os.environ.clear()
