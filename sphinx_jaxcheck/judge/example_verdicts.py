@@ -115,7 +115,7 @@ def tally_of(blocks: Iterable[Block]) -> Tally:
             for expectation in block.expectations
             if expectation.kind in (ExpectationKind.DOCTEST, ExpectationKind.REPL)
         )
-        found += Tally(0 if block.page_example else 1, examples)
+        found += Tally(0 if block.doctest_style else 1, examples)
     return found
 
 

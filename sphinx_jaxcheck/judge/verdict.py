@@ -69,7 +69,7 @@ def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules
 
     A page's own examples follow doctest: ``...`` is text unless ELLIPSIS is in force.
     """
-    if block.page_example:
+    if block.doctest_style:
         flags = expectation.optionflags if expectation is not None else 0
         return MatchRules(
             ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags
@@ -228,7 +228,7 @@ def _doctest_holds(
         expectation.want, expectation.exc_msg, printed, raised, expectation.optionflags
     ):
         return True
-    if block.page_example:
+    if block.doctest_style:
         return False
     return texts_match(expectation.expected, split_lines(printed), rules)
 
@@ -255,7 +255,7 @@ def _drift(block: Block, expectation: Expectation, actual: list[str]) -> Drift:
     # A jaxpr compares up to whitespace: the diff shows only what changed in the written layout.
     shown = (
         in_written_layout(expectation.expected, got)
-        if block.options.compare is CompareMode.JAXPR and not block.page_example
+        if block.options.compare is CompareMode.JAXPR and not block.doctest_style
         else got
     )
     return Drift(expectation, tuple(got), unified_diff(expectation.expected, shown), line, note)

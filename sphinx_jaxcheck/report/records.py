@@ -201,8 +201,8 @@ def build_report(
         for finding in findings_of(block, verdict)
     }
     return {
-        "blocks": [_block_record(b, verdict) for b, verdict in checked if not b.page_example],
-        "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.page_example],
+        "blocks": [_block_record(b, verdict) for b, verdict in checked if not b.doctest_style],
+        "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.doctest_style],
         "examples": sorted(
             (_example_record(e) for e in all_examples(checked)),
             key=lambda e: (e["path"], e["line"]),

@@ -18,6 +18,7 @@ from ..judge.verdict import judge
 from ..model import (
     Block,
     FailureKind,
+    GroupCode,
     Outcome,
     OutputMode,
     Program,
@@ -255,13 +256,13 @@ def _skip_after_failed_setups(
         failed: dict[SessionKey, Block] = {}  # session -> its first failed setup
         for number, block in enumerate(blocks):
             setup = failed.get(block.session_key)
-            if setup is not None and block.page_example:
+            if setup is not None and block.doctest_style:
                 judged[number] = Verdict(
                     Status.SKIPPED,
                     reason=f"its group's setup code ({setup.label}) failed, so its tests and "
                     "cleanup do not run",
                 )
-            elif block.group_setup and judged[number].status in _FAILED:
+            elif block.kind == GroupCode(setup=True) and judged[number].status in _FAILED:
                 failed[block.session_key] = block
 
 

@@ -83,7 +83,7 @@ class FillStatusTable(SphinxPostTransform):
 
     def _table(self, here: str) -> list[nodes.Node]:
         checked = list(domain_of(self.env).checked_blocks())
-        blocks = [verdict for block, verdict in checked if not block.page_example]
+        blocks = [verdict for block, verdict in checked if not block.doctest_style]
         counts = tally(blocks)
         summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
         intro = nodes.paragraph(text=f"{len(blocks)} block(s)" + (f": {summary}" if blocks else ""))

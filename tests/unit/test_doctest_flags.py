@@ -19,7 +19,7 @@ from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
 from sphinx_jaxcheck.judge.matching import PytestOutputChecker, adopt_written_precision
 from sphinx_jaxcheck.judge.verdict import judge
-from sphinx_jaxcheck.model import Block, BlockOptions, Status
+from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status
 from sphinx_jaxcheck.worker.runner import SessionRunner
 
 # (flags, doctest text): each case once as written; the cases pass and fail in both ways.
@@ -126,7 +126,7 @@ def ours(flag_names: str, text: str) -> tuple[Status, int]:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<case>"),
-        page_example=True,
+        kind=PageExamples(),
     )
     outcome = SessionRunner().run(parsed.program("<case>"))
     verdict = judge(block, outcome)
@@ -162,7 +162,7 @@ def test_skipped_examples_never_run_and_count_as_skipped() -> None:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<skip>"),
-        page_example=True,
+        kind=PageExamples(),
     )
     assert judge(block, SessionRunner().run(parsed.program("<skip>"))).status is Status.SKIPPED
 
@@ -235,7 +235,7 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
         BlockOptions(),
         strict.expectations,
         strict.program("<n>"),
-        page_example=True,
+        kind=PageExamples(),
     )
     outcome = SessionRunner().run(strict.program("<n>"))
     assert judge(block, outcome).status is Status.STALE

@@ -17,6 +17,7 @@ from sphinx_jaxcheck.model import (
     FailureKind,
     Outcome,
     OutputMode,
+    PageExamples,
     Problem,
     RaisedException,
     Status,
@@ -248,7 +249,7 @@ def test_unified_diff_ignores_trailing_space_and_blank_edges() -> None:
 def test_a_drifted_example_keeps_what_doctest_compares_and_accepts_by_the_checks_rule() -> None:
     """What an example printed, exactly, and what it raised: an expected output read again is
     accepted as the check would accept it (doctest for a page's own examples)."""
-    example = replace(block(">>> print('a')", "a"), page_example=True)
+    example = replace(block(">>> print('a')", "a"), kind=PageExamples())
     verdict = judge(example, Outcome(examples=("a\n\n",), example_errors=(None,)))
     (drift,) = verdict.drifts
     assert (drift.actual, drift.printed, drift.raised) == (("a",), "a\n\n", None)
@@ -269,7 +270,7 @@ def test_a_drifted_example_keeps_what_doctest_compares_and_accepts_by_the_checks
 def test_an_example_differing_only_in_spaces_at_line_ends_shows_them() -> None:
     """Doctest compares the spaces ending a line and blank lines exactly; the usual diff
     drops both, so where only they differ it shows each line as a Python string."""
-    example = replace(block(">>> print('b  ')", "b"), page_example=True)
+    example = replace(block(">>> print('b  ')", "b"), kind=PageExamples())
     (drift,) = judge(example, Outcome(examples=("b  \n",), example_errors=(None,))).drifts
     assert drift.diff == (
         "(only spaces at line ends or blank lines differ; lines shown as Python strings)\n"

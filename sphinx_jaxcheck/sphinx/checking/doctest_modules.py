@@ -25,7 +25,7 @@ from sphinx.environment import BuildEnvironment
 from ...cache.docstrings import CollectionCache, collection_key, path_digests
 from ...config import Settings
 from ...expect.docstrings import Docstring, docstring_blocks
-from ...model import Block, Subtype
+from ...model import Block, DocstringExamples, Subtype
 from ...report.findings import Finding
 from ...rewrite.digests import file_digest
 from ..domain import JaxcheckDomain, domain_of
@@ -107,7 +107,7 @@ def _shown_on_pages(domain: JaxcheckDomain, root: str) -> set[tuple[str, int]]:
     for docname in domain.documents_with_blocks():
         blocks = domain.blocks(docname)
         for block in blocks[: ours[0]] if docname == root and ours else blocks:
-            if block.program.module_globals:
+            if isinstance(block.kind, DocstringExamples):
                 shown.add((os.path.realpath(block.path), block.body_line))
     return shown
 

@@ -31,7 +31,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
     checked = list(domain.checked_blocks())
     failed = any(True for _ in domain.all_findings())
     line = summary_line(
-        [verdict.status for block, verdict in checked if not block.page_example],
+        [verdict.status for block, verdict in checked if not block.doctest_style],
         list(domain.read_findings()),
         domain.data.get("jax_version") or "?",
         all_examples(checked),
