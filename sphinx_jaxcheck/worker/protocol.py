@@ -2,6 +2,9 @@
 record declared here, one JSON line on the wire, written by :func:`encode` and read by
 :func:`decode`.
 
+On the wire a record is ``[name, {field: value}]``: its name beside its fields, so that any
+name is free for a field.
+
 Requests, pool -> zygote: :class:`RunSession` (one session, run in a child forked for it
 alone) and :class:`Collect` (the docstrings of modules, collected in a child).
 
@@ -168,19 +171,22 @@ RECORDS: dict[str, type[Any]] = {
 
 
 def encode(record: Record) -> bytes:
-    """One protocol line."""
-    data = {"kind": type(record).__name__.lower()}
-    for f in fields(record):
-        data[f.name] = _to_wire(getattr(record, f.name))
-    return (json.dumps(data, separators=(",", ":")) + "\n").encode()
+    """One protocol line: the record's name, then its fields (beside them, not among them, so
+    that any name is free for a field)."""
+    data = {f.name: _to_wire(getattr(record, f.name)) for f in fields(record)}
+    return (
+        json.dumps([type(record).__name__.lower(), data], separators=(",", ":")) + "\n"
+    ).encode()
 
 
 def decode(line: bytes | str, *kinds: type[Any]) -> Any:
     """The record on a protocol line, one of ``kinds`` (any when none is given); ValueError
     when the line is anything else (a child's channel is untrusted: a block may write on it)."""
     try:
-        data = json.loads(line)
-        cls = RECORDS[data.pop("kind")]
+        name, data = json.loads(line)
+        cls = RECORDS[name]
+        if not isinstance(data, dict):
+            raise TypeError("the fields are not an object")
         if kinds and cls not in kinds:
             raise ValueError(f"a {cls.__name__} where {kinds} was expected")
         hints = _hints(cls)

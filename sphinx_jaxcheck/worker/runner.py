@@ -483,11 +483,11 @@ def run_session(
     request: RunSession,
     emit: Callable[[Event], None],
     *,
-    skip: frozenset[int] = frozenset(),
+    crashed: frozenset[int] = frozenset(),
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
 ) -> None:
-    """Run a session's setup, then its items but those in ``skip``, in order, in a namespace of
-    its own, reporting each; when the setup fails, no item runs."""
+    """Run a session's setup, then its items but those that killed a child (``crashed``), in
+    order, in a namespace of its own, reporting each; when the setup fails, no item runs."""
     # The project's own modules and files the session uses decide outcomes as much as the code.
     programs = (*request.setup, *request.items)
     recorder = Recorder({p.filename for p in programs})
@@ -516,7 +516,7 @@ def run_session(
     outcomes: dict[Step, Outcome] = {}
     steps = [
         *((Part.SETUP, index) for index in range(len(request.setup))),
-        *((Part.ITEM, index) for index in range(len(request.items)) if index not in skip),
+        *((Part.ITEM, index) for index in range(len(request.items)) if index not in crashed),
     ]
     for step in steps:
         program = request.program(*step)

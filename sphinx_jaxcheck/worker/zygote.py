@@ -179,7 +179,7 @@ class ZygoteServer:
             self._become_child(
                 write_fd,
                 functools.partial(
-                    run_session, job.request, skip=job.crashed, output_limit=self.output_limit
+                    run_session, job.request, crashed=job.crashed, output_limit=self.output_limit
                 ),
             )
         os.close(write_fd)

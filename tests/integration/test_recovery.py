@@ -70,14 +70,17 @@ def test_a_block_that_crashes_when_re_run_leaves_the_rest_not_run(
 
 
 def test_a_block_that_kills_the_zygote_fails_every_block_left_saying_so() -> None:
+    # Only blocks from the killer on: an earlier block's result may still be in the pipe
+    # the killed zygote never read.
     alone = Workers(WorkerSettings(workers=1))
     try:
-        result = run(alone, "print(1)", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")
+        kill = "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"
+        result = run(alone, kill, "print('never')")
     finally:
         alone.close()
-    assert result.items[0].stdout == "1\n"
-    assert result.items[1].failure is FailureKind.CRASH
-    assert "the jaxcheck worker supervisor died" in result.items[1].message
+    for outcome in result.items:
+        assert outcome.failure is FailureKind.CRASH
+        assert "the jaxcheck worker supervisor died" in outcome.message
 
 
 def test_a_module_that_crashes_its_collection_is_named(tmp_path: Path) -> None:

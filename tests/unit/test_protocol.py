@@ -3,6 +3,8 @@ record (a block may write on its child's channel) is refused."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from sphinx_jaxcheck.model import Example, FailureKind, Outcome, Program, RaisedException
@@ -55,20 +57,35 @@ def test_every_record_is_declared_once_and_comes_back_as_it_went() -> None:
     "line",
     [
         b'{"event": "block", "index": 99, "outcome": {}}',  # the format before records
-        b'{"kind": "began", "session": "s", "part": "item", "index": true}',
-        b'{"kind": "began", "session": "s", "part": "cleanup", "index": 0}',
-        b'{"kind": "began", "session": "s", "part": "item"}',
-        b'{"kind": "began", "session": "s", "part": "item", "index": 0, "more": 1}',
-        b'{"kind": "ended", "session": 3}',
-        b'{"kind": "nothing"}',
-        b'["kind"]',
-        b'{"kind": "ran", "session": "s", "part": "item", "index": 0, "outcome": []}',
-        b'{"kind": "ra',
+        b'["began", {"session": "s", "part": "item", "index": true}]',
+        b'["began", {"session": "s", "part": "cleanup", "index": 0}]',
+        b'["began", {"session": "s", "part": "item"}]',
+        b'["began", {"session": "s", "part": "item", "index": 0, "more": 1}]',
+        b'["ended", {"session": 3}]',
+        b'["ended", ["s"]]',
+        b'["nothing", {}]',
+        b'["began"]',
+        b'["ran", {"session": "s", "part": "item", "index": 0, "outcome": []}]',
+        b'["ra',
     ],
 )
 def test_a_line_that_is_no_record_is_refused(line: bytes) -> None:
     with pytest.raises(ValueError, match="not a protocol line"):
         decode(line)
+
+
+def test_a_field_may_bear_any_name_even_the_words_of_the_wire(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    @dataclass(frozen=True)
+    class Probe:
+        kind: str
+        record: str
+        name: str
+
+    monkeypatch.setitem(RECORDS, "probe", Probe)
+    probe = Probe("notebook", "r", "n")
+    assert decode(encode(probe)) == probe  # type: ignore[arg-type]
 
 
 def test_a_record_of_another_kind_than_expected_is_refused() -> None:
