@@ -80,18 +80,18 @@ def sessions_of(blocks: Sequence[Block]) -> dict[SessionKey, list[Block]]:
 
 def check_documents(
     documents: Mapping[str, Sequence[Block]],
-    settings: WorkerSettings,
+    workers: Workers | WorkerSettings,
     *,
     cache: OutcomeCache | None = None,
     fingerprint: str = "",
     progress: Callable[[int, int], None] | None = None,
-    workers: Workers | None = None,
     setup: str = "",
     announce: Callable[[CheckPlan], None] | None = None,
     select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None = None,
     runtime: Runtime | None = None,
 ) -> CheckReport:
-    """Run every session of these documents and judge every block.
+    """Run every session of these documents and judge every block, in ``workers`` (started
+    already, which the caller closes) or in workers started with these settings for the call.
 
     ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
     the session's cache key, and when it fails every block of the session fails.
@@ -113,8 +113,8 @@ def check_documents(
     keep = found.keeper(cache)
     ran = (
         workers.run(found.to_run, counted, keep)
-        if workers
-        else run_sessions(found.to_run, settings, counted, keep)
+        if isinstance(workers, Workers)
+        else run_sessions(found.to_run, workers, counted, keep)
     )
     for key, result in ran.items():
         found.outcomes.update(_outcomes_of(selection.sessions[key], result))
