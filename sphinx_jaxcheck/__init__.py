@@ -25,9 +25,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         include_cycles,
         include_directive,
         interpreter,
-        known_code,
         left_out_pages,
-        long_lived,
         matrix_page,
         page_examples,
         read_digests,
@@ -47,7 +45,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     include_directive.setup_include_directive(app)
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
-    known_code.setup_known_code(app)
     page_examples.setup_page_examples(app)
     checking.setup_checking(app)
     setup_pinned_source(app)
@@ -55,7 +52,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     status_page.setup_status_page(app)
     builder.setup_builder(app)
     matrix_page.setup_matrix_page(app)
-    long_lived.setup_long_lived(app)  # last: what the other steps created is alive too
     return {
         "version": __version__,
         "env_version": 6,

@@ -160,8 +160,37 @@ class Program:
 
 
 @dataclass(frozen=True)
+class Directive:
+    """A ``jaxcheck`` block: its options and comments say what to expect."""
+
+
+@dataclass(frozen=True)
+class PageExamples:
+    """``>>>`` examples a page already holds, or a ``sphinx.ext.doctest`` test, judged as
+    doctest judges them."""
+
+
+@dataclass(frozen=True)
+class GroupCode:
+    """A ``sphinx.ext.doctest`` group's setup or cleanup code: it must print nothing, and
+    when the setup fails the rest of its group does not run."""
+
+    setup: bool
+
+
+@dataclass(frozen=True)
+class DocstringExamples:
+    """A docstring's ``>>>`` examples, run in a copy of its module's globals as
+    ``pytest --doctest-modules`` runs them."""
+
+
+# What a block is: code asks its type (``match block.kind``), not flags.
+BlockKind = Directive | PageExamples | GroupCode | DocstringExamples
+
+
+@dataclass(frozen=True)
 class Block:
-    """One ``jaxcheck`` block as written in a document."""
+    """One block of code a document holds, of one :data:`BlockKind`."""
 
     docname: str
     index: int  # position among the document's blocks
@@ -175,21 +204,24 @@ class Block:
     file_digest: str = ""  # sha256 of the file when it was read (for update)
     error_line: int = 1  # block line ``error`` points at (<= 0: the directive line above the body)
     error_subtype: Subtype = Subtype.SYNTAX  # the kind of ``error``
-    page_example: bool = False  # a page's own ``>>>`` examples (or doctest directive), not a block
+    kind: BlockKind = Directive()
     update_refusal: str = ""  # why ``jaxcheck update`` must not rewrite this block, if so
     # False: the body is not written at ``path`` as it runs (a directive made it, or its
     # docstring was not found in its file); everything is reported at ``body_line``.
     placed: bool = True
-    # A doctest group's setup code: when it fails, the page examples after it in its session
-    # do not run (sphinx.ext.doctest skips the rest of a group whose setup failed).
-    group_setup: bool = False
 
     @property
     def label(self) -> str:
         """How reports name the block (a page's own examples: by the line they start at)."""
-        if self.page_example:
+        if self.doctest_style:
             return self.options.name or f"{os.path.basename(self.path)}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"
+
+    @property
+    def doctest_style(self) -> bool:
+        """Whether its examples are judged as doctest judges them (every kind but a
+        ``jaxcheck`` block); then it is counted by its examples, not as a block."""
+        return not isinstance(self.kind, Directive)
 
     @property
     def session_key(self) -> SessionKey:
@@ -250,9 +282,9 @@ class Status(enum.Enum):
     """The verdict on one block; the values are the words every report uses."""
 
     VERIFIED = "verified"  # ran, and printed what its comments expect
-    DRIFT = "stale"  # ran, and printed something else than expected
-    ERROR = "failed"  # raised, timed out, crashed, or cannot run as written
-    UNCHECKED = "not compared"  # ran, with nothing to compare (`:output: ignore`, no output)
+    STALE = "stale"  # ran, and printed something else than expected
+    FAILED = "failed"  # raised, timed out, crashed, or cannot run as written
+    NOT_COMPARED = "not compared"  # ran, with nothing to compare (`:output: ignore`, no output)
     SKIPPED = "skipped"  # not run (`:output: skip`)
     OTHER_SHARD = "other-shard"  # its session runs on another shard (``jaxcheck check --shard``)
 

@@ -16,6 +16,7 @@ import time
 
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.pool import WorkerSettings, ZygoteClient
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 JAX_CODE = "import jax.numpy as jnp\nprint(jnp.ones(2).sum())"
 
@@ -29,10 +30,12 @@ def main(count: int) -> None:
     ):
         ready = time.perf_counter()
         for code, timed in (("print(1)", True), (JAX_CODE, False), (JAX_CODE, True)):
-            sessions = {n: [Program(code, f"<s{n}>")] for n in range(count)}
+            sessions = {
+                n: RunSession(str(n), (), (Program(code, f"<s{n}>"),)) for n in range(count)
+            }
             began = time.perf_counter()
-            outcomes = zygote.run(sessions, None)
-            assert not any(o.failure for r in outcomes.values() for o in r), outcomes
+            results = zygote.run(sessions, None)
+            assert not any(o.failure for r in results.values() for o in r.items), results
             if timed:
                 print((time.perf_counter() - began) / count * 1000)
     print(ready - started)

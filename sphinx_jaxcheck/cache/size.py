@@ -26,8 +26,6 @@ from ..model import DURATIONS_FILE
 XLA_FOLDER = "xla"
 # What the workers' interpreters answered, kept while nothing they depend on changed.
 INTERPRETERS_FOLDER = "interpreters"
-# The digests of block code each interpreter build compiled without error (see .syntax).
-SYNTAX_FOLDER = "syntax"
 # A write in progress is younger than this; an older temporary file is debris.
 STALE_TEMPORARY_SECONDS = 3600.0
 
@@ -152,8 +150,8 @@ def prune(
 
 
 def clear(directory: str | os.PathLike[str]) -> int:
-    """Delete every outcome, compiled program, interpreter answer, record of code known to
-    compile and remembered session duration; the bytes freed (answers and records uncounted).
+    """Delete every outcome, compiled program, interpreter answer, and
+    remembered session duration; the bytes freed (answers and records uncounted).
 
     The folder and its .gitignore stay.
     """
@@ -163,7 +161,6 @@ def clear(directory: str | os.PathLike[str]) -> int:
             item.path.unlink()
     shutil.rmtree(Path(directory) / XLA_FOLDER, ignore_errors=True)
     shutil.rmtree(Path(directory) / INTERPRETERS_FOLDER, ignore_errors=True)
-    shutil.rmtree(Path(directory) / SYNTAX_FOLDER, ignore_errors=True)
     durations = Path(directory) / DURATIONS_FILE
     freed = found.size() + (durations.stat().st_size if durations.is_file() else 0)
     durations.unlink(missing_ok=True)

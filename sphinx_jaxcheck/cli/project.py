@@ -124,8 +124,8 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     Raises :class:`UsageError` when the paths name no project, and
     :class:`~sphinx_jaxcheck.errors.ConfigurationError` when its build cannot start.
     """
+    from ..run.early_zygote import end_waiting_zygote
     from ..run.pool import start_early_zygote
-    from ..run.spare import end_spare
     from ..sphinx.build_folder import kept_build
 
     target = find_target(args.paths or ["."], args.argv)
@@ -146,7 +146,7 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
             pages=target.pages,
         )
     finally:
-        end_spare()
+        end_waiting_zygote()
     print(other_warnings(warnings), end="", file=sys.stderr)
     return Built(app, srcdir, sourcedir)
 

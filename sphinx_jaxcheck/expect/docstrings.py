@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..model import Block
+from ..model import Block, DocstringExamples
 from .page_examples import find_regions, region_block
 
 
@@ -72,6 +72,7 @@ def docstring_blocks(
                     else "",
                 ),
                 program=replace(block.program, module_globals=doc.module),
+                kind=DocstringExamples(),
                 placed=not doc.unplaced,
                 update_refusal=_refusal(doc),
             )

@@ -22,14 +22,23 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ..model import Block, BlockOptions, Example, Expectation, ExpectationKind, Program
+from ..model import (
+    Block,
+    BlockOptions,
+    Example,
+    Expectation,
+    ExpectationKind,
+    GroupCode,
+    PageExamples,
+    Program,
+)
 from .doctest_flags import apply_directives
 from .grammar import parse_body
 
 DEFAULT_GROUP = "default"
 ALL_GROUPS = "*"
-# Where a block goes among the page's blocks: setup first, cleanup last.
-FIRST, IN_PLACE, LAST = 0, 1, 2
+# When a block runs among the page's blocks: setup first, cleanup last.
+FIRST, AT_ITS_LINE, LAST = 0, 1, 2
 _EXCEPTION = re.compile(
     r"^Traceback \((?:most recent call last|innermost last)\):\s*$.*?^(?P<msg>\w+.*)",
     re.MULTILINE | re.DOTALL,
@@ -67,11 +76,12 @@ class TestItem:
 
 
 @dataclass(frozen=True)
-class Placed:
-    """A block to add to the page, and where it goes (FIRST, IN_PLACE or LAST)."""
+class Scheduled:
+    """A block to add to the page, and when it runs among the page's blocks (FIRST, AT_ITS_LINE
+    or LAST)."""
 
     block: Block
-    place: int
+    when: int
     shown: TestItem | None = None  # the test whose node carries its marker
     order: float | None = None  # its position among the page's lines, when not its own first line
 
@@ -120,7 +130,7 @@ def blocks_of(
     groups: Sequence[str] = (DEFAULT_GROUP,),
     global_setup: TestItem | None = None,
     global_cleanup: TestItem | None = None,
-) -> list[Placed]:
+) -> list[Scheduled]:
     """The blocks the tests of one page stand for, as sphinx.ext.doctest groups them.
 
     A group exists once a test names it, or when it is in ``groups``; a test
@@ -143,13 +153,13 @@ def blocks_of(
             group.add(global_setup, prepend=True)
         if global_cleanup is not None:
             group.add(global_cleanup)
-    placed: list[Placed] = []
+    scheduled: list[Scheduled] = []
     for name, group in gathered.items():
         made = [(item, FIRST) for item in group.setup]
         made += [(item, LAST) for item in group.cleanup]
-        for item, place in made:
-            placed.append(
-                _finish(_setup_or_cleanup(item, name, docname, path, timeout), item, digest, place)
+        for item, when in made:
+            scheduled.append(
+                _finish(_setup_or_cleanup(item, name, docname, path, timeout), item, digest, when)
             )
         at_end = {id(item) for item in everywhere}
         for test in group.tests:
@@ -165,11 +175,11 @@ def blocks_of(
                 block = replace(block, placed=False)
             # As sphinx.ext.doctest runs them: the tests of ``*`` after the group's own.
             order = math.inf if id(code) in at_end else code.order
-            placed.append(replace(_finish(block, code, digest, IN_PLACE), order=order))
-    return placed
+            scheduled.append(replace(_finish(block, code, digest, AT_ITS_LINE), order=order))
+    return scheduled
 
 
-def _finish(block: Block, item: TestItem, digest: str, place: int) -> Placed:
+def _finish(block: Block, item: TestItem, digest: str, when: int) -> Scheduled:
     refusal = item.refusal or block.update_refusal
     if not item.placed:
         refusal = item.refusal or (
@@ -184,7 +194,7 @@ def _finish(block: Block, item: TestItem, digest: str, place: int) -> Placed:
         update_refusal=refusal,
         options=replace(block.options, name=item.name or None),
     )
-    return Placed(block, place, item, item.order)
+    return Scheduled(block, when, item, item.order)
 
 
 def _setup_or_cleanup(item: TestItem, group: str, docname: str, path: str, timeout: float) -> Block:
@@ -202,9 +212,8 @@ def _setup_or_cleanup(item: TestItem, group: str, docname: str, path: str, timeo
         options,
         (silent,),
         Program(code, f"<{docname}:{item.first}>", timeout=timeout),
-        page_example=True,
+        kind=GroupCode(setup=item.kind == "testsetup"),
         update_refusal=f"{item.kind} code must print nothing; remove what it prints by hand",
-        group_setup=item.kind == "testsetup",
     )
 
 
@@ -227,7 +236,7 @@ def _doctest(
         parsed.program(f"<{docname}:{item.first}>", options),
         error=parsed.error,
         error_line=parsed.error_line,
-        page_example=True,
+        kind=PageExamples(),
     )
 
 
@@ -301,6 +310,6 @@ def _testcode(
         options,
         (expectation,),
         program if not expectation.skip else Program("", program.filename, timeout=timeout),
-        page_example=True,
+        kind=PageExamples(),
         update_refusal=refusal,
     )

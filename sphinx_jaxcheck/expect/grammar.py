@@ -94,15 +94,12 @@ def parse_body(
     *,
     doctest_flags: int = 0,
     doctest_only: bool = False,
-    compiles: bool = False,
 ) -> ParsedBody:
     """Find every expectation in ``body`` (the block's lines, dedented).
 
     ``doctest_flags`` are the option flags of a doctest body's examples before
     each example's own ``# doctest:`` directives; ``doctest_only`` reads the
     body as a doctest whatever its first line (a page's own examples).
-    ``compiles``: this interpreter compiled exactly this :func:`python_code` without
-    error before, so it is not compiled again to look for syntax errors.
     """
     try:
         if doctest_only or is_doctest(body):
@@ -110,7 +107,7 @@ def parse_body(
             code = ""
         else:
             code = python_code(body)
-            expectations, examples, inline = _parse_python(body, code, doctest_flags, compiles)
+            expectations, examples, inline = _parse_python(body, code, doctest_flags)
     except BodyError as err:
         # A doctest that cannot run still lists its examples (each reported as failed).
         unrun = tuple(
@@ -126,31 +123,28 @@ def parse_body(
 
 
 def _parse_python(
-    body: Sequence[str], code: str, flags: int, compiles: bool = False
+    body: Sequence[str], code: str, flags: int
 ) -> tuple[list[Expectation], tuple[Example, ...], tuple[tuple[int, int], ...]]:
     comments = _comment_tokens(code)
     # The syntax tree is only read for inline prints; building it costs twice
     # the compiling, which parses the same way and raises the same errors.
     needs_tree = _has_comment_after_code(body, comments)
     tree = None
-    if needs_tree or not compiles:  # code known to compile needs neither (nor the filter)
-        try:
-            with warnings.catch_warnings():
-                # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
-                warnings.simplefilter("ignore")
-                tree = ast.parse(code) if needs_tree else None
-                # The compiler finds what the parser lets through: `return`, `yield`
-                # or `await` outside a function, `break` outside a loop, ...
-                if not compiles:
-                    compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
-        except SyntaxError as err:
-            # A body that fails to compile has a line (an empty one compiles): clamp into it.
-            line = min(max(err.lineno or 1, 1), len(body))
-            raise BodyError(
-                f"line {line} of the block is not valid Python: {err.msg}: "
-                f"{body[line - 1].strip()!r}",
-                line,
-            ) from None
+    try:
+        with warnings.catch_warnings():
+            # "invalid escape sequence" and the like are the worker's to show, not Sphinx's.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code) if needs_tree else None
+            # The compiler finds what the parser lets through: `return`, `yield`
+            # or `await` outside a function, `break` outside a loop, ...
+            compile(code if tree is None else tree, "<block>", "exec", dont_inherit=True)
+    except SyntaxError as err:
+        # A body that fails to compile has a line (an empty one compiles): clamp into it.
+        line = min(max(err.lineno or 1, 1), len(body))
+        raise BodyError(
+            f"line {line} of the block is not valid Python: {err.msg}: {body[line - 1].strip()!r}",
+            line,
+        ) from None
     start = _trailing_start(body, comments)
     expectations, examples = _split_trailing(body, start, flags)
     inline = () if tree is None else _inline_prints(tree, comments)

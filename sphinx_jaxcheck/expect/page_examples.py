@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..model import Block, BlockOptions, Subtype
+from ..model import Block, BlockOptions, PageExamples, Subtype
 from .conditions import limits_from_comments
 from .grammar import parse_body, prompt_span
 
@@ -141,7 +141,7 @@ def region_block(
         file_digest=digest,
         error_line=error_line,
         error_subtype=error_subtype,
-        page_example=True,
+        kind=PageExamples(),
     )
 
 

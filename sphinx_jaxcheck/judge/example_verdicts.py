@@ -16,8 +16,8 @@ from ..model import Block, ExpectationKind, Status, Verdict
 
 STATUSES = (
     Status.VERIFIED.value,
-    Status.DRIFT.value,
-    Status.ERROR.value,
+    Status.STALE.value,
+    Status.FAILED.value,
     Status.SKIPPED.value,
     Status.OTHER_SHARD.value,
 )
@@ -45,11 +45,11 @@ def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdi
         elif verdict.status is Status.OTHER_SHARD:
             status = Status.OTHER_SHARD  # its shard's report has it
         elif expectation in verdict.failed_examples:
-            status = Status.ERROR
-        elif verdict.status is Status.ERROR and not verdict.failed_examples:
-            status = Status.ERROR  # the whole block failed
+            status = Status.FAILED
+        elif verdict.status is Status.FAILED and not verdict.failed_examples:
+            status = Status.FAILED  # the whole block failed
         elif expectation in drifted:
-            status = Status.DRIFT
+            status = Status.STALE
         else:
             status = Status.VERIFIED
         found.append(
@@ -115,7 +115,7 @@ def tally_of(blocks: Iterable[Block]) -> Tally:
             for expectation in block.expectations
             if expectation.kind in (ExpectationKind.DOCTEST, ExpectationKind.REPL)
         )
-        found += Tally(0 if block.page_example else 1, examples)
+        found += Tally(0 if block.doctest_style else 1, examples)
     return found
 
 

@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..expect.doctest_flags import example_passes
 from ..model import (
     Block,
     CompareMode,
@@ -28,7 +27,7 @@ from ..model import (
     Verdict,
 )
 from .jaxpr_layout import in_written_layout
-from .matching import MatchRules, normalize, split_lines, texts_match
+from .matching import MatchRules, example_passes, normalize, split_lines, texts_match
 
 FAILURE_SUBTYPES = {
     FailureKind.EXCEPTION: Subtype.ERROR,
@@ -70,7 +69,7 @@ def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules
 
     A page's own examples follow doctest: ``...`` is text unless ELLIPSIS is in force.
     """
-    if block.page_example:
+    if block.doctest_style:
         flags = expectation.optionflags if expectation is not None else 0
         return MatchRules(
             ellipsis=bool(flags & doctest.ELLIPSIS), addresses=False, optionflags=flags
@@ -82,16 +81,16 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     """The verdict on one block, given what happened when it ran (None: not run)."""
     if block.error:
         where = block.file_line(block.error_line)
-        return Verdict(Status.ERROR, problems=(Problem(block.error_subtype, block.error, where),))
+        return Verdict(Status.FAILED, problems=(Problem(block.error_subtype, block.error, where),))
     if block.options.output is OutputMode.SKIP or outcome is None:
         return Verdict(Status.SKIPPED)
     failure = _failure(block, outcome)
     if failure:
-        return Verdict(Status.ERROR, problems=(failure,), seconds=outcome.seconds)
+        return Verdict(Status.FAILED, problems=(failure,), seconds=outcome.seconds)
     printed = bool(normalize(split_lines(outcome.stdout)))
     if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
         # Nothing to compare; output without any expectation is drift (see _drifts).
-        return Verdict(Status.UNCHECKED, seconds=outcome.seconds)
+        return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds)
     if block.expectations and all(e.skip for e in block.expectations):
         return Verdict(Status.SKIPPED, seconds=outcome.seconds)
     drifts = tuple(_drifts(block, outcome))
@@ -102,7 +101,7 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
         if (problem := _uncompilable(block, drift)) is not None
     )
     drifts = tuple(d for d in drifts if d.expectation not in {e for e, _ in failed})
-    status = Status.ERROR if failed else Status.DRIFT if drifts else Status.VERIFIED
+    status = Status.FAILED if failed else Status.STALE if drifts else Status.VERIFIED
     actual = "\n".join("\n".join(d.actual) for d in drifts)
     return Verdict(
         status,
@@ -229,7 +228,7 @@ def _doctest_holds(
         expectation.want, expectation.exc_msg, printed, raised, expectation.optionflags
     ):
         return True
-    if block.page_example:
+    if block.doctest_style:
         return False
     return texts_match(expectation.expected, split_lines(printed), rules)
 
@@ -256,7 +255,7 @@ def _drift(block: Block, expectation: Expectation, actual: list[str]) -> Drift:
     # A jaxpr compares up to whitespace: the diff shows only what changed in the written layout.
     shown = (
         in_written_layout(expectation.expected, got)
-        if block.options.compare is CompareMode.JAXPR and not block.page_example
+        if block.options.compare is CompareMode.JAXPR and not block.doctest_style
         else got
     )
     return Drift(expectation, tuple(got), unified_diff(expectation.expected, shown), line, note)

@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 from ..atomic import replace_file
 from ..model import Block, Status, Verdict
 
-FAILING = (Status.DRIFT.value, Status.ERROR.value)
+FAILING = (Status.STALE.value, Status.FAILED.value)
 
 
 @dataclass(frozen=True)

@@ -129,11 +129,11 @@ def summary_line(
     unknown_settings = sum(1 for subtype, _ in kinds if subtype is Subtype.SETTING)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
-        f"{counts[Status.DRIFT]} stale",
-        f"{counts[Status.ERROR]} failed",
+        f"{counts[Status.STALE]} stale",
+        f"{counts[Status.FAILED]} failed",
     ]
-    if counts[Status.UNCHECKED]:
-        parts.append(f"{counts[Status.UNCHECKED]} not compared")
+    if counts[Status.NOT_COMPARED]:
+        parts.append(f"{counts[Status.NOT_COMPARED]} not compared")
     if counts[Status.SKIPPED]:
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if counts[Status.OTHER_SHARD]:
@@ -201,8 +201,8 @@ def build_report(
         for finding in findings_of(block, verdict)
     }
     return {
-        "blocks": [_block_record(b, verdict) for b, verdict in checked if not b.page_example],
-        "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.page_example],
+        "blocks": [_block_record(b, verdict) for b, verdict in checked if not b.doctest_style],
+        "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.doctest_style],
         "examples": sorted(
             (_example_record(e) for e in all_examples(checked)),
             key=lambda e: (e["path"], e["line"]),

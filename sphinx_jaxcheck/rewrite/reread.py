@@ -187,9 +187,9 @@ def _block_difference(before: Block, after: Block, planning: _Planning) -> str |
             f"as {read!r}, not {wanted!r} as update would write it; rewrite this expectation "
             "by hand"
         )
-    if (after.options, after.page_example, after.placed, after.error) != (
+    if (after.options, after.kind, after.placed, after.error) != (
         before.options,
-        before.page_example,
+        before.kind,
         before.placed,
         before.error,
     ):

@@ -36,9 +36,8 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import JaxcheckError, WorkerStartError
 from ..expect.docstrings import docstring_of
-from ..expect.doctest_flags import example_passes, spoofed_output
 from ..expect.grammar import ParsedBody, parse_body
-from ..judge.matching import texts_match
+from ..judge.matching import example_passes, spoofed_output, texts_match
 from ..judge.verdict import rules_of
 from ..model import Block, Drift, Expectation, ExpectationKind, SessionKey, Verdict
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
@@ -556,7 +555,7 @@ def doctest_output(block: Block, drift: Drift) -> tuple[str, ...] | None:
     nothing; else None (the drift's lines are written)."""
     expectation = drift.expectation
     if (
-        not block.page_example
+        not block.doctest_style
         or expectation.kind is not ExpectationKind.DOCTEST
         or drift.printed is None
         or drift.raised is not None
@@ -700,7 +699,7 @@ def _reads_back_wrongly(source: SourceText, plans: list[Planned]) -> str | None:
 
 
 def _parsed(block: Block, body: Sequence[str]) -> ParsedBody:
-    return parse_body(body, doctest_only=block.page_example)
+    return parse_body(body, doctest_only=block.doctest_style)
 
 
 def _read(block: Block, body: Sequence[str]) -> list[tuple[ExpectationKind, str, tuple[str, ...]]]:

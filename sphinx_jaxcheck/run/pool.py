@@ -9,7 +9,6 @@ import atexit
 import contextlib
 import fnmatch
 import functools
-import json
 import os
 import re
 import selectors
@@ -22,14 +21,26 @@ import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, Any, TypeVar
+from typing import IO, TypeVar
 
 from ..config import Settings
 from ..errors import JaxUnavailableError, WorkerStartError
-from ..model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
-from ..worker.dependencies import Dependencies, dependencies_from_wire
-from ..worker.protocol import encode, outcome_from_wire, program_to_wire
-from .spare import start_spare, take_spare
+from ..model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome
+from ..worker.dependencies import Dependencies
+from ..worker.protocol import (
+    Collect,
+    Collected,
+    Ended,
+    Event,
+    Part,
+    Ran,
+    Ready,
+    RunSession,
+    Used,
+    decode,
+    encode,
+)
+from .early_zygote import start_waiting_zygote, take_waiting_zygote
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
@@ -180,9 +191,9 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
 
 
 def start_early_zygote(env: Mapping[str, str] = DEFAULT_ENV) -> None:
-    """Start a zygote for this interpreter before the configuration is known (``run.spare``),
+    """Start a zygote for this interpreter before the configuration is known (``run.early_zygote``),
     with the workers' environment as ``jaxcheck_env = env`` and the other defaults give it."""
-    start_spare(sys.executable, WorkerSettings(env=env).process_env())
+    start_waiting_zygote(sys.executable, WorkerSettings(env=env).process_env())
 
 
 @functools.lru_cache(maxsize=1)
@@ -214,20 +225,34 @@ def _package_link(package: str) -> str:
     return folder
 
 
-# Called once for each program of a session that ran: the session, and the program's place in it.
+@dataclass(frozen=True)
+class SessionResult:
+    """What running a session gave: an outcome per program of its setup that ran, one per
+    item, and what it used besides its code, as it first used it."""
+
+    setup: tuple[Outcome, ...]
+    items: tuple[Outcome, ...]
+    used: Dependencies = field(default_factory=Dependencies)
+
+    @property
+    def failed_setup(self) -> Outcome | None:
+        """The outcome of the setup program that failed, if one did."""
+        return next((o for o in self.setup if o.failure or o.exception), None)
+
+
+# Called once for each item of a session that ran: the session, and the item's place in it.
 Progress = Callable[[Key, int], None]
-# Called with each session as soon as it ends, e.g. to cache it before an interruption:
-# its outcomes, and what it depended on besides its code, as it first used it.
-Finished = Callable[[Key, list[Outcome], Dependencies], None]
+# Called with each session as soon as it ends, e.g. to cache it before an interruption.
+Finished = Callable[[Key, SessionResult], None]
 
 
 def run_sessions(
-    sessions: Mapping[Key, Sequence[Program]],
+    sessions: Mapping[Key, RunSession],
     settings: WorkerSettings,
     progress: Progress[Key] | None = None,
     finished: Finished[Key] | None = None,
-) -> dict[Key, list[Outcome]]:
-    """Run each session in a fresh worker; return one outcome per program."""
+) -> dict[Key, SessionResult]:
+    """Run each session in a fresh worker."""
     workers = Workers(settings)
     try:
         return workers.run(sessions, progress, finished)
@@ -259,11 +284,11 @@ class Workers:
 
     def run(
         self,
-        sessions: Mapping[Key, Sequence[Program]],
+        sessions: Mapping[Key, RunSession],
         progress: Progress[Key] | None = None,
         finished: Finished[Key] | None = None,
-    ) -> dict[Key, list[Outcome]]:
-        """Run each session in a fresh worker; return one outcome per program.
+    ) -> dict[Key, SessionResult]:
+        """Run each session in a fresh worker.
 
         May be called again (the pytest plugin runs a document at a time) until :meth:`close`.
         """
@@ -278,9 +303,7 @@ class Workers:
             )
         return zygote.run(sessions, progress, finished)
 
-    def collect(
-        self, modules: Sequence[str], ignore: Sequence[str], timeout: float
-    ) -> dict[str, Any]:
+    def collect(self, modules: Sequence[str], ignore: Sequence[str], timeout: float) -> Collected:
         """The docstrings of these modules, as a worker collects them (see
         :meth:`ZygoteClient.collect`)."""
         return self._ready().collect(modules, ignore, timeout)
@@ -305,21 +328,15 @@ class Workers:
             self.scratch = None
 
 
-def _complete(outcomes: Mapping[int, Outcome], count: int) -> list[Outcome]:
-    """One outcome per block of a session; a crash for any block that never reported."""
-    lost = Outcome(failure=FailureKind.CRASH, message="the worker ended without running this block")
-    return [outcomes.get(index) or lost for index in range(count)]
-
-
 class ZygoteClient:
     """The Sphinx side's handle on a running zygote process (``sphinx_jaxcheck.worker.zygote``)."""
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
         env = settings.process_env()
-        spare = take_spare(settings.python, env)
-        if spare:
-            self.process, self.stderr = spare
+        waiting = take_waiting_zygote(settings.python, env)
+        if waiting:
+            self.process, self.stderr = waiting
         else:
             self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
             self.process = subprocess.Popen(
@@ -339,12 +356,12 @@ class ZygoteClient:
 
     def __enter__(self) -> ZygoteClient:
         ready = self._next_event(time.monotonic() + READY_SECONDS)
-        if ready is None or ready.get("event") != "ready":
+        if not isinstance(ready, Ready):
             raise WorkerStartError(
                 f"the jaxcheck worker ({self.settings.python}) did not start: {self._stderr_tail()}"
             )
-        self.preload_problem = ready.get("problem", "")
-        self.preloaded = list(ready.get("preloaded", []))
+        self.preload_problem = ready.problem
+        self.preloaded = list(ready.preloaded)
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -372,102 +389,82 @@ class ZygoteClient:
 
     def run(
         self,
-        sessions: Mapping[Key, Sequence[Program]],
+        sessions: Mapping[Key, RunSession],
         progress: Progress[Key] | None,
         finished: Finished[Key] | None = None,
-    ) -> dict[Key, list[Outcome]]:
+    ) -> dict[Key, SessionResult]:
         """Send each session to a child of its own, at most ``workers`` at a time; gather
         every outcome."""
-        outcomes: dict[Key, dict[int, Outcome]] = {key: {} for key in sessions}
-        used = dict.fromkeys(sessions, Dependencies())  # what each session used, as it first did
-        requests = {str(n): key for n, key in enumerate(sessions)}
+        keys = {request.session: key for key, request in sessions.items()}
+        if len(keys) != len(sessions):
+            raise ValueError("two sessions of one run have one name")
+        gathered = {name: _Gathered(sessions[key]) for name, key in keys.items()}
         # Longest sessions first, so that no worker is left with a long one at the end.
-        waiting = sorted(requests, key=lambda sid: -len(sessions[requests[sid]]))
+        waiting = sorted(keys, key=lambda name: -len(sessions[keys[name]].items))
         running: set[str] = set()
+        results: dict[Key, SessionResult] = {}
         self.idle = False
         while waiting or running:
             while waiting and len(running) < max(1, self.settings.workers):
-                sid = waiting.pop(0)
-                programs = [program_to_wire(p) for p in sessions[requests[sid]]]
-                self.stdin.write(encode({"op": "run", "id": sid, "programs": programs}))
+                name = waiting.pop(0)
+                self.stdin.write(encode(sessions[keys[name]]))
                 self.stdin.flush()
-                running.add(sid)
+                running.add(name)
             event = self._next_event(None)
             if event is None:
-                self._lose([requests[sid] for sid in running], outcomes, sessions)
+                lost = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
+                for name in running:
+                    results[keys[name]] = gathered[name].result(lost)
                 running.clear()
                 continue
-            sid = str(event.get("id"))
-            if sid not in running:
+            name = getattr(event, "session", "")
+            if name not in running:
                 continue
-            key = requests[sid]
-            if event.get("event") == "block":
-                index = int(event["index"])
-                if index not in outcomes[key] and progress:  # not reported again (late output)
-                    progress(key, index)
-                outcomes[key][index] = outcome_from_wire(event["outcome"])
-            elif event.get("event") == "dependencies":
-                used[key] = used[key].merged(dependencies_from_wire(event["found"]))
-            elif event.get("event") == "end":
-                running.discard(sid)
+            if isinstance(event, Ran):
+                if gathered[name].take(event) and progress and event.part is Part.ITEM:
+                    progress(keys[name], event.index)
+            elif isinstance(event, Used):
+                gathered[name].used = gathered[name].used.merged(event.found)
+            elif isinstance(event, Ended):
+                running.discard(name)
+                results[keys[name]] = gathered[name].result()
                 if finished:  # at once: kept, in case the build is stopped
-                    finished(key, _complete(outcomes[key], len(sessions[key])), used[key])
+                    finished(keys[name], results[keys[name]])
         self.idle = True
-        return {key: _complete(outcomes[key], len(sessions[key])) for key in sessions}
+        return {key: results[key] for key in sessions}
 
-    def collect(
-        self, modules: Sequence[str], ignore: Sequence[str], timeout: float
-    ) -> dict[str, Any]:
+    def collect(self, modules: Sequence[str], ignore: Sequence[str], timeout: float) -> Collected:
         """The docstrings of these modules, collected in a worker (see
         ``worker.doctest_modules``); with ``problem`` when the worker gave none."""
-        request = {
-            "op": "collect",
-            "id": "collect",
-            "modules": list(modules),
-            "ignore": list(ignore),
-            "timeout": timeout,
-        }
+        request = Collect("collect", tuple(modules), tuple(ignore), timeout)
         self.idle = False
         self.stdin.write(encode(request))
         self.stdin.flush()
-        found: dict[str, Any] = {"problem": "the worker ended without collecting"}
+        found = Collected(request.session, {}, "the worker ended without collecting")
         while True:
             event = self._next_event(None)
             if event is None:
-                found = {"problem": f"the jaxcheck worker supervisor died: {self._stderr_tail()}"}
+                problem = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
+                found = Collected(request.session, {}, problem)
                 break
-            if event.get("id") != "collect":
-                continue
-            if event.get("event") == "docstrings":
+            if isinstance(event, Collected) and event.session == request.session:
                 found = event
-            elif event.get("event") == "end":
+            elif isinstance(event, Ended) and event.session == request.session:
                 break
         self.idle = True
         return found
 
-    def _lose(
-        self,
-        lost: Sequence[Key],
-        outcomes: dict[Key, dict[int, Outcome]],
-        sessions: Mapping[Key, Sequence[Program]],
-    ) -> None:
-        message = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
-        for key in lost:
-            for index in range(len(sessions[key])):
-                outcomes[key].setdefault(index, Outcome(failure=FailureKind.CRASH, message=message))
-
-    def _next_event(self, deadline: float | None) -> dict[str, Any] | None:
-        """The next protocol line, or None when the zygote is gone (or too slow to start)."""
+    def _next_event(self, deadline: float | None) -> Event | None:
+        """The next event, or None when the zygote is gone (or too slow to start)."""
         fd = self.stdout.fileno()
         while True:
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
                 try:
-                    event = json.loads(line)
-                except json.JSONDecodeError:
+                    event: Event = decode(line)
+                except ValueError:
                     continue
-                if isinstance(event, dict):
-                    return event
+                return event
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())
             with selectors.DefaultSelector() as selector:
                 selector.register(fd, selectors.EVENT_READ)
@@ -487,3 +484,29 @@ class ZygoteClient:
         if self.process.poll() is not None:
             text = f"(exit status {self.process.returncode}) {text}"
         return text[-2000:] or "no message"
+
+
+@dataclass
+class _Gathered:
+    """The outcomes of one session as they come."""
+
+    request: RunSession
+    setup: dict[int, Outcome] = field(default_factory=dict)
+    items: dict[int, Outcome] = field(default_factory=dict)
+    used: Dependencies = field(default_factory=Dependencies)
+
+    def take(self, event: Ran) -> bool:
+        """Keep an outcome; whether it is the program's first (not a later report of a thread
+        it left running)."""
+        kept = self.setup if event.part is Part.SETUP else self.items
+        first = event.index not in kept
+        kept[event.index] = event.outcome
+        return first
+
+    def result(self, lost: str = "the worker ended without running this block") -> SessionResult:
+        """Every outcome: a crash for each item that never reported, unless a failed setup
+        explains it."""
+        setup = tuple(self.setup[i] for i in sorted(self.setup))
+        missing = Outcome(failure=FailureKind.CRASH, message=lost)
+        items = tuple(self.items.get(i, missing) for i in range(len(self.request.items)))
+        return SessionResult(setup, items, self.used)

@@ -15,9 +15,21 @@ from ..cache.outcomes import OutcomeCache
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.example_verdicts import Tally, tally_of
 from ..judge.verdict import judge
-from ..model import Block, FailureKind, Outcome, OutputMode, Program, SessionKey, Status, Verdict
+from ..model import (
+    Block,
+    FailureKind,
+    GroupCode,
+    Outcome,
+    OutputMode,
+    Program,
+    SessionKey,
+    Status,
+    Verdict,
+    session_name,
+)
 from ..worker.dependencies import Dependencies
-from .pool import Workers, WorkerSettings, run_sessions
+from ..worker.protocol import RunSession
+from .pool import SessionResult, Workers, WorkerSettings, run_sessions
 
 
 @dataclass(frozen=True)
@@ -68,18 +80,18 @@ def sessions_of(blocks: Sequence[Block]) -> dict[SessionKey, list[Block]]:
 
 def check_documents(
     documents: Mapping[str, Sequence[Block]],
-    settings: WorkerSettings,
+    workers: Workers | WorkerSettings,
     *,
     cache: OutcomeCache | None = None,
     fingerprint: str = "",
     progress: Callable[[int, int], None] | None = None,
-    workers: Workers | None = None,
     setup: str = "",
     announce: Callable[[CheckPlan], None] | None = None,
     select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None = None,
     runtime: Runtime | None = None,
 ) -> CheckReport:
-    """Run every session of these documents and judge every block.
+    """Run every session of these documents and judge every block, in ``workers`` (started
+    already, which the caller closes) or in workers started with these settings for the call.
 
     ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
     the session's cache key, and when it fails every block of the session fails.
@@ -91,6 +103,42 @@ def check_documents(
     ``other-shard``. With ``runtime``, blocks whose limits exclude it are
     skipped with the reason (and left out of their session).
     """
+    selection = select_sessions(documents, select, runtime)
+    setups = (Program(setup, SETUP_FILENAME),) if setup.strip() else ()
+    found = take_cached(selection.sessions, setups, cache, fingerprint)
+    running = tally_of(b for key in found.to_run for b in selection.sessions[key])
+    if announce:
+        announce(_plan(documents, selection, running))
+    counted = _counting(progress, selection.sessions, running.units) if progress else None
+    keep = found.keeper(cache)
+    ran = (
+        workers.run(found.to_run, counted, keep)
+        if isinstance(workers, Workers)
+        else run_sessions(found.to_run, workers, counted, keep)
+    )
+    for key, result in ran.items():
+        found.outcomes.update(_outcomes_of(selection.sessions[key], result))
+    verdicts = judge_documents(documents, selection, found.outcomes)
+    discarded = tuple(cache.discarded) if cache else ()
+    return CheckReport(verdicts, discarded, found.used, found.uncached)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The blocks a check runs: by session, those of the sessions checked here (``chosen``),
+    less the blocks skipped for the runtime (``skipped``: why, by document and index)."""
+
+    sessions: dict[SessionKey, list[Block]]
+    chosen: Set[SessionKey]
+    skipped: Mapping[tuple[str, int], str]
+
+
+def select_sessions(
+    documents: Mapping[str, Sequence[Block]],
+    select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None,
+    runtime: Runtime | None,
+) -> Selection:
+    """The sessions checked here (``select``: a shard's) and the blocks the runtime skips."""
     skipped = {
         (b.docname, b.index): why
         for blocks in documents.values()
@@ -103,84 +151,99 @@ def check_documents(
     chosen = set(every_session) if select is None else select(every_session)
     sessions: dict[SessionKey, list[Block]] = {}
     for blocks in documents.values():
-        sessions.update(
-            (key, session)
-            for key, session in sessions_of(
-                [b for b in blocks if (b.docname, b.index) not in skipped]
-            ).items()
-            if key in chosen
-        )
-    outcomes: dict[tuple[str, int], Outcome] = {}
-    to_run: dict[SessionKey, list[Block]] = {}
-    keys: dict[SessionKey, str] = {}
-    first = [Program(setup, SETUP_FILENAME)] if setup.strip() else []
-    used: dict[str, Dependencies] = {}
-    uncached: dict[str, list[str]] = {}
+        runnable = [b for b in blocks if (b.docname, b.index) not in skipped]
+        sessions.update((k, s) for k, s in sessions_of(runnable).items() if k in chosen)
+    return Selection(sessions, chosen, skipped)
 
-    def depended(docname: str, found: Dependencies) -> None:
-        used[docname] = used.get(docname, Dependencies()).merged(found)
 
+@dataclass
+class Lookup:
+    """What the cache gave (outcomes by document and index, what their sessions used) and the
+    sessions left to run, with the cache key of each."""
+
+    outcomes: dict[tuple[str, int], Outcome] = field(default_factory=dict)
+    to_run: dict[SessionKey, RunSession] = field(default_factory=dict)
+    keys: dict[SessionKey, str] = field(default_factory=dict)
+    used: dict[str, Dependencies] = field(default_factory=dict)
+    # By document: why a session that ran could not be cached.
+    uncached: dict[str, list[str]] = field(default_factory=dict)
+
+    def depended(self, docname: str, found: Dependencies) -> None:
+        self.used[docname] = self.used.get(docname, Dependencies()).merged(found)
+
+    def keeper(self, cache: OutcomeCache | None) -> Callable[[SessionKey, SessionResult], None]:
+        """What to do with each session as soon as it ends."""
+
+        def keep(key: SessionKey, result: SessionResult) -> None:
+            # As first used: a file changed since makes the next build run the session again.
+            self.depended(key[0], result.used)
+            if not cache or result.failed_setup:
+                return
+            changed = (f"{c} while the session ran" for c in changes(result.used))
+            why = [*result.used.untracked, *changed]
+            if why:
+                self.uncached.setdefault(key[0], []).extend(why)
+            else:
+                # At once, so that sessions that finished stay cached if the build is stopped.
+                cache.put(self.keys[key], result.items, result.used)
+
+        return keep
+
+
+def take_cached(
+    sessions: Mapping[SessionKey, Sequence[Block]],
+    setups: tuple[Program, ...],
+    cache: OutcomeCache | None,
+    fingerprint: str,
+) -> Lookup:
+    """Each session's outcomes from the cache, or the request to run it."""
+    found = Lookup()
     for key, blocks in sessions.items():
-        keys[key] = session_key([*first, *(b.program for b in blocks)], fingerprint)
-        cached = cache.get(keys[key], len(first) + len(blocks)) if cache else None
+        request = RunSession(session_name(key), setups, tuple(b.program for b in blocks))
+        found.keys[key] = session_key([*request.setup, *request.items], fingerprint)
+        cached = cache.get(found.keys[key], len(blocks)) if cache else None
         if cached is not None:
-            outcomes.update(
-                _outcomes_of(
-                    blocks, cached.outcomes[len(first) :], cached.outcomes[0] if first else None
-                )
-            )
-            depended(key[0], cached.used)
+            found.outcomes.update(_outcomes_of(blocks, SessionResult((), tuple(cached.outcomes))))
+            found.depended(key[0], cached.used)
         else:
-            to_run[key] = blocks
-    programs = {key: [*first, *(b.program for b in blocks)] for key, blocks in to_run.items()}
-    running = tally_of(b for blocks in to_run.values() for b in blocks)
-    if announce:
-        every = tally_of(
-            b for blocks in documents.values() for b in blocks if b.session_key in chosen
-        )
-        in_sessions = tally_of(b for blocks in sessions.values() for b in blocks)
-        announce(CheckPlan(running, _minus(in_sessions, running), _minus(every, in_sessions)))
+            found.to_run[key] = request
+    return found
 
-    def keep(key: SessionKey, results: list[Outcome], found: Dependencies) -> None:
-        # As first used: a file changed since makes the next build run the session again.
-        depended(key[0], found)
-        if not cache:
-            return
-        why = [*found.untracked, *(f"{c} while the session ran" for c in changes(found))]
-        if why:
-            uncached.setdefault(key[0], []).extend(why)
-        else:
-            # At once, so that sessions that finished stay cached if the build is interrupted.
-            cache.put(keys[key], results, found)
 
-    counted = _counting(progress, to_run, len(first), running.units) if progress else None
-    ran = (
-        workers.run(programs, counted, keep)
-        if workers
-        else run_sessions(programs, settings, counted, keep)
+def _plan(
+    documents: Mapping[str, Sequence[Block]], selection: Selection, running: Tally
+) -> CheckPlan:
+    every = tally_of(
+        b for blocks in documents.values() for b in blocks if b.session_key in selection.chosen
     )
-    for key, results in ran.items():
-        blocks = to_run[key]
-        outcomes.update(_outcomes_of(blocks, results[len(first) :], results[0] if first else None))
+    in_sessions = tally_of(b for blocks in selection.sessions.values() for b in blocks)
+    return CheckPlan(running, _minus(in_sessions, running), _minus(every, in_sessions))
+
+
+def judge_documents(
+    documents: Mapping[str, Sequence[Block]],
+    selection: Selection,
+    outcomes: Mapping[tuple[str, int], Outcome],
+) -> dict[str, list[Verdict]]:
+    """Every block's verdict, by document."""
     verdicts = {
         docname: [
             # Another shard's block is that shard's to report, skipped or not.
             Verdict(Status.OTHER_SHARD)
-            if b.session_key not in chosen
-            else Verdict(Status.SKIPPED, reason=skipped[b.docname, b.index])
-            if (b.docname, b.index) in skipped
+            if b.session_key not in selection.chosen
+            else Verdict(Status.SKIPPED, reason=selection.skipped[b.docname, b.index])
+            if (b.docname, b.index) in selection.skipped
             else judge(b, outcomes.get((b.docname, b.index)))
             for b in blocks
         ]
         for docname, blocks in documents.items()
     }
     _skip_after_failed_setups(documents, verdicts)
-    discarded = tuple(cache.discarded) if cache else ()
-    return CheckReport(verdicts, discarded, used, uncached)
+    return verdicts
 
 
 SETUP_FILENAME = "<jaxcheck_setup>"
-_FAILED = (Status.ERROR, Status.DRIFT)  # setup code that printed failed too
+_FAILED = (Status.FAILED, Status.STALE)  # setup code that printed failed too
 
 
 def _skip_after_failed_setups(
@@ -193,28 +256,27 @@ def _skip_after_failed_setups(
         failed: dict[SessionKey, Block] = {}  # session -> its first failed setup
         for number, block in enumerate(blocks):
             setup = failed.get(block.session_key)
-            if setup is not None and block.page_example:
+            if setup is not None and block.doctest_style:
                 judged[number] = Verdict(
                     Status.SKIPPED,
                     reason=f"its group's setup code ({setup.label}) failed, so its tests and "
                     "cleanup do not run",
                 )
-            elif block.group_setup and judged[number].status in _FAILED:
+            elif block.kind == GroupCode(setup=True) and judged[number].status in _FAILED:
                 failed[block.session_key] = block
 
 
-def _outcomes_of(
-    blocks: Sequence[Block], results: Sequence[Outcome], setup: Outcome | None
-) -> dict[tuple[str, int], Outcome]:
+def _outcomes_of(blocks: Sequence[Block], result: SessionResult) -> dict[tuple[str, int], Outcome]:
     """Outcomes by block; when the setup failed, each block fails with its reason."""
-    if setup is not None and (setup.failure is not None or setup.exception is not None):
+    failed = result.failed_setup
+    if failed is not None:
         message = (
             "jaxcheck_setup (in conf.py) failed, so this session's blocks did not run; "
-            f"fix the setup code:\n{setup.message or setup.exception}"
+            f"fix the setup code:\n{failed.message or failed.exception}"
         )
-        failed = Outcome(failure=FailureKind.NOT_RUN, message=message)
-        return {(b.docname, b.index): failed for b in blocks}
-    return {(b.docname, b.index): o for b, o in zip(blocks, results, strict=True)}
+        lost = Outcome(failure=FailureKind.NOT_RUN, message=message)
+        return {(b.docname, b.index): lost for b in blocks}
+    return {(b.docname, b.index): o for b, o in zip(blocks, result.items, strict=True)}
 
 
 def _minus(whole: Tally, part: Tally) -> Tally:
@@ -224,17 +286,15 @@ def _minus(whole: Tally, part: Tally) -> Tally:
 def _counting(
     progress: Callable[[int, int], None],
     sessions: Mapping[SessionKey, Sequence[Block]],
-    setups: int,
     total: int,
 ) -> Callable[[SessionKey, int], None]:
-    """The pool's "this program ran" as progress in blocks and examples: a block of examples
-    advances by its examples, ``jaxcheck_setup`` (the first program of each session) by none."""
+    """The pool's "this item ran" as progress in blocks and examples: a block of examples
+    advances by its examples."""
     done = 0
 
-    def ran(key: SessionKey, program: int) -> None:
+    def ran(key: SessionKey, item: int) -> None:
         nonlocal done
-        if program >= setups:
-            done += tally_of([sessions[key][program - setups]]).units
-            progress(done, total)
+        done += tally_of([sessions[key][item]]).units
+        progress(done, total)
 
     return ran

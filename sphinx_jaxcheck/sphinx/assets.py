@@ -10,6 +10,8 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from .stages import BuilderInited, BuildFinished, HtmlPageContext
+
 STATIC = Path(__file__).parent.parent / "static"
 
 
@@ -20,7 +22,7 @@ def add_stylesheet(app: Sphinx, filename: str) -> None:
         if app.builder.format == "html":
             app.add_css_file(filename)
 
-    app.connect("builder-inited", link)
+    app.connect("builder-inited", link, priority=BuilderInited.ASSETS)
     _copy_at_end(app, filename)
 
 
@@ -38,7 +40,7 @@ def add_page_script(app: Sphinx, filename: str, wanted: Callable[[nodes.document
             # Added during html-page-context, a script belongs to this page only.
             app.add_js_file(filename, loading_method="defer")
 
-    app.connect("html-page-context", link)
+    app.connect("html-page-context", link, priority=HtmlPageContext.ASSETS)
     _copy_at_end(app, filename)
 
 
@@ -56,4 +58,4 @@ def _copy_at_end(app: Sphinx, filename: str) -> None:
             static.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(STATIC / filename, static / filename)
 
-    app.connect("build-finished", copy)
+    app.connect("build-finished", copy, priority=BuildFinished.ASSETS)

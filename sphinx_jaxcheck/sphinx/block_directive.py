@@ -24,8 +24,7 @@ from ..report.findings import Finding
 from ..rewrite.digests import file_digest
 from .compat import source_info, source_path
 from .domain import domain_of
-from .known_code import compiled_before, note_compiled
-from .lines import file_lines
+from .markup_lines import file_lines
 from .nodes import jaxcheck_block
 from .settings import settings_of
 
@@ -89,13 +88,8 @@ class JaxcheckDirective(SphinxDirective):
         body = tuple(content.data if isinstance(content, StringList) else content)
         settings = settings_of(self.config)
         filename = f"<{options.name}>" if options.name else f"<{docname}[{index + 1}]>"
-        compiled, digest = compiled_before(self.env, body)
         # In a block ``...`` always matches any text (the block's own rule).
-        parsed = parse_body(
-            body, doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags, compiles=compiled
-        )
-        if digest and not compiled and parsed.error is None and parsed.code:
-            note_compiled(self.env, docname, digest)  # an error is found again next time
+        parsed = parse_body(body, doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags)
         error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
         unclosed = self._unclosed_fence(path, body_line, body)
         if unclosed:

@@ -22,7 +22,7 @@ from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_info, source_path
 from .domain import domain_of
-from .lines import own_line
+from .markup_lines import own_line
 from .pin import pin_of, source_index_of
 
 if TYPE_CHECKING:

@@ -19,13 +19,14 @@ from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_path
 from .domain import domain_of
+from .stages import DoctreeRead
 
 _UNREAD = re.compile(r"\s*(:{3,})\{(jaxcheck[\w-]*)\}")
 
 
 def setup_colon_fences(app: Sphinx) -> None:
     """Look for unread fences in every document read."""
-    app.connect("doctree-read", _report_unread_fences)
+    app.connect("doctree-read", _report_unread_fences, priority=DoctreeRead.COLON_FENCES)
 
 
 def _report_unread_fences(app: Sphinx, doctree: nodes.document) -> None:

@@ -7,7 +7,7 @@ paragraph, in a page or a docstring autodoc brought in) unless
 ``doctest_test_doctest_blocks`` is empty; ``::`` literal blocks and code
 blocks are shown, not tested. Each test is read from its node's own text, then
 found in the file that holds it (the page, an included file, the docstring's
-Python file; see :mod:`..expect.placement`), so what runs is what the builder
+Python file; see :mod:`..expect.node_lines`), so what runs is what the builder
 runs and a finding points at the line written. A test whose text is written
 nowhere still runs, reported at the page line that shows it.
 """
@@ -24,7 +24,7 @@ from sphinx.application import Sphinx
 
 from ..expect.docstrings import Docstring
 from ..expect.doctest_directives import TestItem
-from ..expect.placement import locate, node_lines
+from ..expect.node_lines import locate, node_lines
 from ..model import Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest

@@ -3,7 +3,7 @@
 A test found in the doctree (sphinx.ext.doctest's rules, its directives)
 knows its node. An example group found in a page's or a docstring's text
 (pytest's rules) belongs to the code block or doctest block whose own text,
-found in the same file (:mod:`..expect.placement`), holds the group's first
+found in the same file (:mod:`..expect.node_lines`), holds the group's first
 ``>>>`` line: a Python file's line is compared with a Python file's line, a
 page's with a page's, never with a line counted inside a docstring. A node
 holding examples that will not run is marked with why, never left to look
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from docutils import nodes
 
 from ..expect.docstrings import Docstring
-from ..expect.doctest_directives import Placed
-from ..expect.placement import locate, node_lines
+from ..expect.doctest_directives import Scheduled
+from ..expect.node_lines import locate, node_lines
 from .compat import first_line
 from .doctree_tests import DOCSTRING_OF, is_test_node, source_of
 from .nodes import jaxcheck_block
@@ -41,7 +41,7 @@ class TextExamples:
 def mark_nodes(
     doctree: nodes.document,
     docname: str,
-    placed: Sequence[Placed],
+    scheduled: Sequence[Scheduled],
     shown: dict[int, nodes.Element],
     not_run: Sequence[tuple[nodes.Element, str]],
     text: TextExamples | None,
@@ -55,7 +55,7 @@ def mark_nodes(
     page = str(doctree.get("source") or "")
     spans = _spans(doctree, text, page) if text is not None else []
     blocks_of_node: dict[int, tuple[nodes.Element, list[int]]] = {}
-    for item in placed:
+    for item in scheduled:
         node = shown.get(id(item.shown)) if item.shown is not None else _holding(spans, item)
         if node is None or isinstance(node, nodes.comment):
             continue  # not shown (setup code, a hidden test, a comment): nothing to mark
@@ -124,7 +124,7 @@ def _may_show_examples(node: nodes.Node) -> bool:
     return True
 
 
-def _holding(spans: list[tuple[nodes.Element, Span]], item: Placed) -> nodes.Element | None:
+def _holding(spans: list[tuple[nodes.Element, Span]], item: Scheduled) -> nodes.Element | None:
     """The node whose text holds the first line of this group of examples."""
     block = item.block
     where = os.path.abspath(block.path)

@@ -23,6 +23,7 @@ from sphinx.environment import BuildEnvironment
 
 from .compat import source_path
 from .settings import stop
+from .stages import EnvBeforeReadDocs
 
 MARKDOWN = (".md", ".markdown")
 # An rST include with a parser option (``:parser: myst_parser.sphinx_`` renders Markdown).
@@ -40,7 +41,11 @@ def setup_include_cycles(app: Sphinx) -> None:
     # Before reading, in this process (parallel readers would turn the stop into a crash
     # report): Markdown documents, and the Markdown files rST documents include
     # (``:parser: myst_parser.sphinx_``).
-    app.connect("env-before-read-docs", _refuse_cycles_of_documents)
+    app.connect(
+        "env-before-read-docs",
+        _refuse_cycles_of_documents,
+        priority=EnvBeforeReadDocs.INCLUDE_CYCLES,
+    )
     # And what those files lead to while a document is read (an rST file included by another).
     app.connect("include-read", _refuse_cycles_of_included)
 

@@ -21,11 +21,12 @@ from ..run.interpreter import (
 )
 from ..run.pool import WorkerSettings, worker_settings
 from .settings import cache_directory, remember_settings, settings_of, stop
+from .stages import ConfigInited
 
 
 def setup_interpreter(app: Sphinx) -> None:
     """Resolve ``jaxcheck_python`` after validation, before the pin check needs its jax."""
-    app.connect("config-inited", _resolve, priority=500)
+    app.connect("config-inited", _resolve, priority=ConfigInited.INTERPRETER)
 
 
 def _resolve(app: Sphinx, config: Config) -> None:

@@ -33,6 +33,7 @@ from ..expect.page_examples import find_regions
 from .compat import source_path
 from .domain import domain_of
 from .settings import cache_directory, settings_of, stop
+from .stages import BuilderInited, EnvUpdated
 
 # pytest's default norecursedirs, and Sphinx's usual build folder.
 NEVER_ENTERED = ("*.egg", ".*", "_darcs", "build", "_build", "CVS", "dist", "node_modules", "venv")
@@ -43,8 +44,10 @@ _BLOCK_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{jaxcheck\}", re.MU
 
 def setup_left_out_pages(app: Sphinx) -> None:
     """Refuse Markdown pages no parser reads; count the examples of excluded pages."""
-    app.connect("builder-inited", _refuse_unparsed_markdown)
-    app.connect("env-updated", _count_excluded_examples)
+    app.connect(
+        "builder-inited", _refuse_unparsed_markdown, priority=BuilderInited.UNPARSED_MARKDOWN
+    )
+    app.connect("env-updated", _count_excluded_examples, priority=EnvUpdated.LEFT_OUT_PAGES)
 
 
 def _refuse_unparsed_markdown(app: Sphinx) -> None:

@@ -27,6 +27,7 @@ from ..report.findings import Finding
 from .compat import source_info, source_path
 from .domain import FINDINGS_OF_TABLES as FINDINGS
 from .domain import JaxcheckDomain, domain_of
+from .stages import EnvUpdated
 from .status_page import link_to_block, note_table_page, setup_project_table
 
 if TYPE_CHECKING:
@@ -36,9 +37,9 @@ if TYPE_CHECKING:
 
 MARKS = {
     Status.VERIFIED.value: "✓ verified",
-    Status.DRIFT.value: "⚠ stale",
-    Status.ERROR.value: "✗ failed",
-    Status.UNCHECKED.value: "ran, not compared",
+    Status.STALE.value: "⚠ stale",
+    Status.FAILED.value: "✗ failed",
+    Status.NOT_COMPARED.value: "ran, not compared",
     Status.SKIPPED.value: "skipped",
 }
 
@@ -53,7 +54,7 @@ def setup_matrix_page(app: Sphinx) -> None:
     setup_project_table(
         app, "jaxcheck-matrix", MatrixDirective, jaxcheck_matrix_table, FillMatrixTable
     )
-    app.connect("env-updated", _find_problems, priority=650)
+    app.connect("env-updated", _find_problems, priority=EnvUpdated.MATRIX)
 
 
 class MatrixDirective(SphinxDirective):

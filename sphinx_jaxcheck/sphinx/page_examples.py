@@ -24,7 +24,14 @@ from sphinx.application import Sphinx
 
 from ..config import Settings
 from ..expect.docstrings import Docstring, docstring_blocks
-from ..expect.doctest_directives import DEFAULT_GROUP, FIRST, IN_PLACE, LAST, Placed, blocks_of
+from ..expect.doctest_directives import (
+    AT_ITS_LINE,
+    DEFAULT_GROUP,
+    FIRST,
+    LAST,
+    Scheduled,
+    blocks_of,
+)
 from ..expect.page_examples import Region, find_regions, region_block
 from ..judge.example_verdicts import example_verdicts
 from ..model import Block
@@ -35,6 +42,7 @@ from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
 from .settings import settings_of
+from .stages import BuilderInited, DoctreeRead
 
 UNCHECKED = "unchecked_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
@@ -49,8 +57,8 @@ def setup_page_examples(app: Sphinx) -> None:
     either way their nodes are read the same, so a project switches by
     removing it from ``extensions`` or keeping it.
     """
-    app.connect("doctree-read", _find_examples)
-    app.connect("builder-inited", _follow_autodoc)
+    app.connect("doctree-read", _find_examples, priority=DoctreeRead.PAGE_EXAMPLES)
+    app.connect("builder-inited", _follow_autodoc, priority=BuilderInited.AUTODOC)
     if "sphinx.ext.doctest" not in app.config.extensions:
         from sphinx.ext import doctest as sphinx_doctest
 
@@ -107,7 +115,7 @@ def _docstring_blocks(
     noted: dict[str, Docstring],
     settings: Settings,
     docname: str,
-) -> list[Placed]:
+) -> list[Scheduled]:
     """Blocks for the examples of the docstrings autodoc put into this page.
 
     Each docstring is a session of its own, as pytest runs it, checked where
@@ -116,7 +124,7 @@ def _docstring_blocks(
     (an unplaced docstring's, by :func:`placed_on_page`, at the page's).
     """
     where, last_line = _shown_after(doctree, path)
-    placed = []
+    scheduled = []
     for name, doc in noted.items():
         blocks = docstring_blocks(
             doc,
@@ -126,8 +134,8 @@ def _docstring_blocks(
             digest=file_digest(doc.path),
         )
         order = where.get(name, last_line) + 0.5
-        placed += [Placed(block, IN_PLACE, order=order) for block in blocks]
-    return placed
+        scheduled += [Scheduled(block, AT_ITS_LINE, order=order) for block in blocks]
+    return scheduled
 
 
 def _shown_after(doctree: nodes.document, path: str) -> tuple[dict[str, int], int]:
@@ -199,12 +207,14 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     if not regions and not items and not noted and not found.not_run:
         return
     digest = file_digest(path)
-    placed = [
-        Placed(_block(docname, path, region, settings, digest, lines[: region.first - 1]), IN_PLACE)
+    scheduled = [
+        Scheduled(
+            _block(docname, path, region, settings, digest, lines[: region.first - 1]), AT_ITS_LINE
+        )
         for region in regions
     ]
-    placed += _docstring_blocks(doctree, path, noted, settings, docname)
-    placed += blocks_of(
+    scheduled += _docstring_blocks(doctree, path, noted, settings, docname)
+    scheduled += blocks_of(
         [item for item, _ in items],
         docname=docname,
         path=path,
@@ -217,10 +227,10 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     )
     if settings.doctests == "report":  # the examples checking would run, counted
         domain.per_document(UNCHECKED)[docname] = [
-            sum(len(example_verdicts(p.block, None)) for p in placed)
+            sum(len(example_verdicts(p.block, None)) for p in scheduled)
         ]
         return
-    merged = _merge(domain, docname, path, placed)
+    merged = _merge(domain, docname, path, scheduled)
     mark_nodes(
         doctree,
         docname,
@@ -257,7 +267,9 @@ def _block(
     )
 
 
-def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed]) -> list[Placed]:
+def _merge(
+    domain: JaxcheckDomain, docname: str, path: str, added: list[Scheduled]
+) -> list[Scheduled]:
     """Put the new blocks among the document's blocks in the order they run.
 
     Setup blocks first, cleanup blocks last, the rest in page order. Blocks
@@ -266,13 +278,13 @@ def _merge(domain: JaxcheckDomain, docname: str, path: str, added: list[Placed])
     """
     blocks = domain.blocks(docname)
     number = len(blocks)
-    numbered: list[Placed] = []
+    numbered: list[Scheduled] = []
     for item in added:
         numbered.append(replace(item, block=replace(item.block, index=number)))
         number += 1
-    front = [p.block for p in numbered if p.place == FIRST]
-    back = [p.block for p in numbered if p.place == LAST]
-    pending = sorted((p for p in numbered if p.place == IN_PLACE), key=lambda p: p.position)
+    front = [p.block for p in numbered if p.when == FIRST]
+    back = [p.block for p in numbered if p.when == LAST]
+    pending = sorted((p for p in numbered if p.when == AT_ITS_LINE), key=lambda p: p.position)
     merged: list[Block] = list(front)
     for block in blocks:
         while pending and block.path == path and pending[0].position < block.body_line:

@@ -13,6 +13,7 @@ from ..cite.pin import Installed, Pin, resolve_pin
 from ..errors import PinMismatchError
 from .interpreter import interpreter_of
 from .settings import settings_of, stop
+from .stages import ConfigInited
 
 if TYPE_CHECKING:
     from ..cite.jax_source import SourceIndex
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 def setup_pin(app: Sphinx) -> None:
     """Check the pin once the config is read (after the settings are validated)."""
-    app.connect("config-inited", _check_pin, priority=600)
+    app.connect("config-inited", _check_pin, priority=ConfigInited.PIN)
 
 
 def _check_pin(app: Sphinx, config: Config) -> None:

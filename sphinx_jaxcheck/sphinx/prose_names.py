@@ -24,9 +24,10 @@ from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_info, source_path
 from .domain import domain_of
-from .lines import own_line
+from .markup_lines import own_line
 from .pin import pin_of, source_index_of
 from .settings import settings_of, stop
+from .stages import ConfigInited, DoctreeRead
 
 if TYPE_CHECKING:
     from ..cite.jax_source import SourceIndex
@@ -48,8 +49,8 @@ REMOVED_CLASS = "jaxcheck-removed"
 def setup_prose_names(app: Sphinx) -> None:
     """Register the check (after reading each document) and the ``jaxremoved`` role."""
     app.add_role("jaxremoved", JaxRemovedRole())
-    app.connect("config-inited", _needs_jax, priority=700)
-    app.connect("doctree-read", _check_document)
+    app.connect("config-inited", _needs_jax, priority=ConfigInited.PROSE_NAMES)
+    app.connect("doctree-read", _check_document, priority=DoctreeRead.PROSE_NAMES)
 
 
 def _needs_jax(app: Sphinx, config: Config) -> None:

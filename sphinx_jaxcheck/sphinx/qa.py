@@ -28,7 +28,7 @@ from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .compat import source_info
 from .domain import domain_of
-from .lines import own_line
+from .markup_lines import own_line
 from .qa_json_ld import setup_qa_json_ld
 from .qa_nodes import (
     jaxcheck_qa,
@@ -37,6 +37,7 @@ from .qa_nodes import (
     jaxcheck_qa_sources,
     setup_qa_nodes,
 )
+from .stages import EnvUpdated
 
 CSS_FILE = "jaxcheck-qa.css"
 JS_FILE = "jaxcheck-qa.js"  # opens the card a link points to
@@ -68,7 +69,7 @@ def setup_qa(app: Sphinx) -> None:
     app.add_directive("jaxcheck-qa", QACardDirective)
     app.add_directive("jaxcheck-qa-index", QAIndexDirective)
     app.add_post_transform(ResolveQAIndex)
-    app.connect("env-updated", _documents_with_index)
+    app.connect("env-updated", _documents_with_index, priority=EnvUpdated.QA_INDEX)
     setup_qa_json_ld(app)
     add_stylesheet(app, CSS_FILE)
     add_page_script(app, JS_FILE, _shows_cards)

@@ -16,6 +16,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .qa_nodes import jaxcheck_qa, jaxcheck_qa_answer, jaxcheck_qa_question, renders_details
+from .stages import HtmlPageContext
 
 _LEFT_OUT = (
     nodes.raw,
@@ -37,7 +38,7 @@ _TAGS: dict[type[nodes.Node], str] = {
 
 def setup_qa_json_ld(app: Sphinx) -> None:
     """Add the JSON-LD to every HTML page that shows cards."""
-    app.connect("html-page-context", _add_faq_json_ld)
+    app.connect("html-page-context", _add_faq_json_ld, priority=HtmlPageContext.FAQ_JSON_LD)
 
 
 def answer_html(node: nodes.Node) -> str:

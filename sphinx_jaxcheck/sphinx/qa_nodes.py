@@ -15,6 +15,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.writers.html5 import HTML5Translator
 
+from .stages import BuilderInited
+
 
 class jaxcheck_qa(nodes.General, nodes.Element):  # type: ignore[misc]  # docutils is untyped
     """A card: ``ids`` holds its anchor, ``open`` whether it starts expanded."""
@@ -38,7 +40,7 @@ def setup_qa_nodes(app: Sphinx) -> None:
     app.add_node(jaxcheck_qa_question, html=(_visit_question, _depart_question))
     app.add_node(jaxcheck_qa_answer, html=(_visit_answer, _depart_answer))
     app.add_node(jaxcheck_qa_sources, html=(_visit_sources, _depart_sources))
-    app.connect("builder-inited", _add_plain_cards)
+    app.connect("builder-inited", _add_plain_cards, priority=BuilderInited.PLAIN_CARDS)
 
 
 def _add_plain_cards(app: Sphinx) -> None:

@@ -29,6 +29,7 @@ from ..cache.dependencies import file_digests
 from ..worker.dependencies import SETTLED_NS
 from .compat import source_path
 from .domain import domain_of
+from .stages import DoctreeRead, SourceRead
 
 # A stamp that matches no digest: the file changed while its document was read (or so
 # shortly before that its times cannot tell: SETTLED_NS).
@@ -44,9 +45,9 @@ _READING: weakref.WeakKeyDictionary[BuildEnvironment, dict[str, tuple[str, int]]
 def setup_read_digests(app: Sphinx) -> None:
     """Stamp every document with what it was read from."""
     # First among source-read handlers: the text as it is in the file.
-    app.connect("source-read", _note_text, priority=1)
+    app.connect("source-read", _note_text, priority=SourceRead.READ_DIGESTS)
     # After Sphinx's own collector has gathered the document's dependencies.
-    app.connect("doctree-read", _stamp, priority=900)
+    app.connect("doctree-read", _stamp, priority=DoctreeRead.READ_DIGESTS)
 
 
 def text_digest(text: str) -> str:

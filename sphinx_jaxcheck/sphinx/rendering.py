@@ -20,6 +20,7 @@ from ..report.printable import printable
 from .assets import add_stylesheet
 from .domain import domain_of
 from .nodes import jaxcheck_block
+from .stages import BuilderInited
 
 CSS_FILE = "jaxcheck.css"
 
@@ -27,7 +28,7 @@ CSS_FILE = "jaxcheck.css"
 def setup_rendering(app: Sphinx) -> None:
     """Register the node, the post-transform for the builder's format and the stylesheet."""
     app.add_node(jaxcheck_block)
-    app.connect("builder-inited", _add_renderer)
+    app.connect("builder-inited", _add_renderer, priority=BuilderInited.RENDERERS)
     add_stylesheet(app, CSS_FILE)
 
 
@@ -74,7 +75,7 @@ class RenderVerdicts(SphinxPostTransform):
                 elif is_html:
                     marker = _html_marker(verdict, version, block)
                 else:
-                    if verdict is not None and status in (Status.DRIFT, Status.ERROR):
+                    if verdict is not None and status in (Status.STALE, Status.FAILED):
                         container.extend(_plain_marker(verdict, version))
                     continue
                 if is_html:
@@ -93,11 +94,11 @@ class RenderVerdictsAsHtml(RenderVerdicts):
 # From best to worst: a node showing several blocks is classed by its worst.
 _RANK = (
     Status.VERIFIED,
-    Status.UNCHECKED,
+    Status.NOT_COMPARED,
     Status.OTHER_SHARD,
     Status.SKIPPED,
-    Status.DRIFT,
-    Status.ERROR,
+    Status.STALE,
+    Status.FAILED,
 )
 
 
@@ -133,12 +134,12 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
             f'title="The output shown was checked against {jax} when these docs were built">'
             f'<span class="jaxcheck-mark">✓ verified</span> · {jax}{unrun}</div>'
         )
-    if verdict.status is Status.UNCHECKED:
+    if verdict.status is Status.NOT_COMPARED:
         return (
             f'<div class="jaxcheck-status jaxcheck-status-not-compared"{named}>'
             f"ran · {jax} · not compared</div>"
         )
-    if verdict.status is Status.DRIFT:
+    if verdict.status is Status.STALE:
         return (
             f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
             f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this block '
@@ -154,7 +155,7 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
 
 
 def _plain_marker(verdict: Verdict, version: str) -> list[nodes.Node]:
-    if verdict.status is Status.DRIFT:
+    if verdict.status is Status.STALE:
         title, text = f"Stale: with jax {version} this block prints:", verdict.actual_text
     else:
         title = f"Failed with jax {version}:"

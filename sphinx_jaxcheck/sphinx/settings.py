@@ -21,6 +21,7 @@ from ..expect.doctest_flags import names_of_flags
 from ..model import Subtype
 from ..report.findings import Finding
 from .compat import add_setting, unsupported_stack
+from .stages import ConfigInited
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def setup_settings(app: Sphinx) -> None:
     for value in VALUES:
         default = None if isinstance(value.default, (bool, int, float)) else value.default
         add_setting(app, value.name, default, value.help)
-    app.connect("config-inited", _validate, priority=100)
+    app.connect("config-inited", _validate, priority=ConfigInited.SETTINGS)
     # Before Sphinx creates the output folder, which it would answer with a crash report.
     for what, folder in (("output folder", app.outdir), ("doctree folder", app.doctreedir)):
         ensure_writable(

@@ -16,11 +16,14 @@ from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_path
 from .domain import domain_of
+from .stages import EnvBeforeReadDocs
 
 
 def setup_source_files(app: Sphinx) -> None:
     """Check that documents decode before Sphinx reads them."""
-    app.connect("env-before-read-docs", _leave_out_undecodable)
+    app.connect(
+        "env-before-read-docs", _leave_out_undecodable, priority=EnvBeforeReadDocs.UNDECODABLE
+    )
 
 
 def decoding_problem(data: bytes, encoding: str) -> tuple[int, str] | None:

@@ -19,9 +19,10 @@ from ..judge.example_verdicts import all_examples, describe_examples
 from ..model import Status
 from ..report.findings import tally
 from .domain import domain_of
+from .stages import EnvUpdated
 
 # The status words themselves, with the marks the rendered blocks show.
-MARKS = {Status.VERIFIED: "✓ ", Status.DRIFT: "⚠ ", Status.ERROR: "✗ "}
+MARKS = {Status.VERIFIED: "✓ ", Status.STALE: "⚠ ", Status.FAILED: "✗ "}
 
 
 class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
@@ -51,7 +52,7 @@ def setup_project_table(
     def pages_with_tables(app: Sphinx, env: BuildEnvironment) -> list[str]:
         return sorted(domain_of(env).per_document(f"{name}-pages"))
 
-    app.connect("env-updated", pages_with_tables, priority=600)
+    app.connect("env-updated", pages_with_tables, priority=EnvUpdated.STATUS_TABLES)
 
 
 def note_table_page(directive: SphinxDirective, table: object = True) -> None:
@@ -82,7 +83,7 @@ class FillStatusTable(SphinxPostTransform):
 
     def _table(self, here: str) -> list[nodes.Node]:
         checked = list(domain_of(self.env).checked_blocks())
-        blocks = [verdict for block, verdict in checked if not block.page_example]
+        blocks = [verdict for block, verdict in checked if not block.doctest_style]
         counts = tally(blocks)
         summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
         intro = nodes.paragraph(text=f"{len(blocks)} block(s)" + (f": {summary}" if blocks else ""))

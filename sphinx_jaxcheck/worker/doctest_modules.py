@@ -21,7 +21,6 @@ import importlib.util
 import inspect
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
@@ -260,12 +259,3 @@ def _definition(obj: Any, module: ModuleType) -> Place:
         if path:
             return Place(os.path.abspath(path), max(line, 1))
     return Place(os.path.abspath(getattr(module, "__file__", "") or module.__name__), 1)
-
-
-def main(
-    modules: Sequence[str], ignore: Sequence[str], emit: Callable[[dict[str, Any]], None]
-) -> None:
-    """Collect in this process, reporting each module as it starts, then the result."""
-    started = time.monotonic()
-    result = collect(modules, ignore, lambda name: emit({"event": "collecting", "module": name}))
-    emit({"event": "docstrings", "seconds": time.monotonic() - started, **result})

@@ -1,48 +1,45 @@
-"""The JSON-lines protocol between the pool, the zygote and its children.
+"""The protocol between the pool, the zygote and its children: every request and event is a
+record declared here, one JSON line on the wire, written by :func:`encode` and read by
+:func:`decode`.
 
-Requests (pool -> zygote), one JSON object a line::
+On the wire a record is ``[name, {field: value}]``: its name beside its fields, so that any
+name is free for a field.
 
-    {"op": "run", "id": ID, "programs": [PROGRAM, ...], "starts": [I, ...]}
-    {"op": "collect", "id": ID, "modules": [NAME, ...], "ignore": [NAME, ...],
-     "timeout": SECONDS}
+Requests, pool -> zygote: :class:`RunSession` (one session, run in a child forked for it
+alone) and :class:`Collect` (the docstrings of modules, collected in a child).
 
-Events (zygote -> pool)::
+Events, child -> zygote -> pool: :class:`Began` (a program starts: the zygote times it; not
+relayed), :class:`Ran` (its outcome; sent again when a thread it left running misbehaves
+later), :class:`Used` (what the session used that it had not reported: sent after each
+program, so that what a child reported stays when a later program kills it),
+:class:`Importing` (a collection imports a module: the zygote times it; not relayed) and
+:class:`Collected`. The zygote adds :class:`Ready` (jax imported) and :class:`Ended` (the
+session is over: nothing more will come for it).
 
-    {"id": ID, "event": "block", "index": I, "outcome": OUTCOME}
-    {"id": ID, "event": "dependencies", "found": DEPENDENCIES}
-    {"id": ID, "event": "docstrings", "docstrings": [...], ...}  (or "problem": "...")
-    {"id": ID, "event": "end"}
-    {"event": "ready", "preloaded": [...], "problem": "..."}
+A session's programs are its setup (``jaxcheck_setup``: when it fails, no item runs) and its
+items; events name the session and the program by its :class:`Part` and index in that part.
 
-A spare zygote (started with :data:`ENV_FOLLOWS`, see ``run.spare``) imports jax,
-then reads one line, ``{"env": {NAME: VALUE, ...}}``, its environment.
-
-A ``run`` request is one session, or several when ``starts`` says where
-further ones begin (each gets a namespace of its own, in one process). A
-child reports ``{"event": "start", "index": I}`` before each block so the
-zygote can time it, then ``{"event": "block", ...}`` when it is done, and
-``{"event": "dependencies", ...}`` when the block used files of the project
-or searched for modules it had not before (see ``dependencies``; each report
-holds only what is new, so what a child reported stays when a later block
-kills it). A ``collect`` request gets one ``docstrings`` event (see
-``doctest_modules``; its child reports ``{"event": "collecting", "module":
-NAME}`` before each import, which the zygote times).
+An early zygote (started with :data:`ENV_FOLLOWS`, see ``run.early_zygote``) imports jax, then reads
+one line, an :class:`Environment`.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import re
-from dataclasses import fields
+import typing
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..model import Example, FailureKind, Outcome, Program, RaisedException
+from .dependencies import Dependencies, dependencies_from_wire, dependencies_to_wire
 
-# The command-line flag of a spare zygote: it imports jax, then waits for its environment,
+# The command-line flag of an early zygote: it imports jax, then waits for its environment,
 # which may differ from the one it started with only in AFTER_IMPORT variables.
 ENV_FOLLOWS = "--env-follows"
 # Variables jax reads after its import: XLA_FLAGS when a backend starts (in the forks), this
-# package's own; those of the compilation cache, read as jax is imported, the spare sets as
+# package's own; those of the compilation cache, read as jax is imported, the early zygote sets as
 # the options they stand for (CACHE_OPTIONS), before anything compiles.
 CACHE_OPTIONS: dict[str, tuple[str, type]] = {
     "JAX_COMPILATION_CACHE_DIR": ("jax_compilation_cache_dir", str),
@@ -55,9 +52,198 @@ CACHE_OPTIONS: dict[str, tuple[str, type]] = {
 AFTER_IMPORT = re.compile("|".join(["XLA_FLAGS$", "JAXCHECK_", *(f"{n}$" for n in CACHE_OPTIONS)]))
 
 
-def encode(message: dict[str, Any]) -> bytes:
-    """One protocol line."""
-    return (json.dumps(message, separators=(",", ":")) + "\n").encode()
+class Part(enum.Enum):
+    """Where a program sits in its session."""
+
+    SETUP = "setup"
+    ITEM = "item"
+
+
+@dataclass(frozen=True)
+class RunSession:
+    """Run a session's setup, then its items, in order, in one namespace."""
+
+    session: str
+    setup: tuple[Program, ...]
+    items: tuple[Program, ...]
+
+    def program(self, part: Part, index: int) -> Program | None:
+        """The program at ``part``/``index``; None when the session has none there."""
+        programs = self.setup if part is Part.SETUP else self.items
+        return programs[index] if 0 <= index < len(programs) else None
+
+
+@dataclass(frozen=True)
+class Collect:
+    """Import these modules (each within ``timeout`` seconds) and collect their docstrings."""
+
+    session: str
+    modules: tuple[str, ...]
+    ignore: tuple[str, ...]
+    timeout: float
+
+
+@dataclass(frozen=True)
+class Began:
+    """A program starts."""
+
+    session: str
+    part: Part
+    index: int
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A program's outcome."""
+
+    session: str
+    part: Part
+    index: int
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class Used:
+    """What the session used since its last report, besides its code."""
+
+    session: str
+    found: Dependencies
+
+
+@dataclass(frozen=True)
+class Importing:
+    """A collection imports a module."""
+
+    session: str
+    module: str
+
+
+@dataclass(frozen=True)
+class Collected:
+    """The docstrings collected (see ``doctest_modules.collect`` for ``result``), or, in
+    ``problem``, why there are none."""
+
+    session: str
+    result: dict[str, Any]
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """Nothing more comes for this session."""
+
+    session: str
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The zygote is ready: the modules it imported, and what failed to import."""
+
+    preloaded: tuple[str, ...]
+    problem: str
+
+
+@dataclass(frozen=True)
+class Environment:
+    """An early zygote's environment."""
+
+    env: dict[str, str]
+
+
+Request = RunSession | Collect
+Event = Began | Ran | Used | Importing | Collected | Ended | Ready
+Record = Request | Event | Environment
+RECORDS: dict[str, type[Any]] = {
+    cls.__name__.lower(): cls
+    for cls in (
+        RunSession,
+        Collect,
+        Began,
+        Ran,
+        Used,
+        Importing,
+        Collected,
+        Ended,
+        Ready,
+        Environment,
+    )
+}
+
+
+def encode(record: Record) -> bytes:
+    """One protocol line: the record's name, then its fields (beside them, not among them, so
+    that any name is free for a field)."""
+    data = {f.name: _to_wire(getattr(record, f.name)) for f in fields(record)}
+    return (
+        json.dumps([type(record).__name__.lower(), data], separators=(",", ":")) + "\n"
+    ).encode()
+
+
+def decode(line: bytes | str, *kinds: type[Any]) -> Any:
+    """The record on a protocol line, one of ``kinds`` (any when none is given); ValueError
+    when the line is anything else (a child's channel is untrusted: a block may write on it)."""
+    try:
+        name, data = json.loads(line)
+        cls = RECORDS[name]
+        if not isinstance(data, dict):
+            raise TypeError("the fields are not an object")
+        if kinds and cls not in kinds:
+            raise ValueError(f"a {cls.__name__} where {kinds} was expected")
+        hints = _hints(cls)
+        if set(data) != set(hints):
+            raise ValueError(f"the fields of {cls.__name__} are {sorted(hints)}")
+        return cls(**{name: _from_wire(hints[name], value) for name, value in data.items()})
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise ValueError(f"not a protocol line: {error}") from error
+
+
+def _to_wire(value: Any) -> Any:
+    if isinstance(value, Program):
+        return program_to_wire(value)
+    if isinstance(value, Outcome):
+        return outcome_to_wire(value)
+    if isinstance(value, Dependencies):
+        return dependencies_to_wire(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_to_wire(item) for item in value]
+    return value
+
+
+_PLAIN: dict[Any, type | tuple[type, ...]] = {str: str, int: int, float: (int, float), dict: dict}
+
+
+def _from_wire(hint: Any, value: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if hint is Program:
+        return program_from_wire(value)
+    if hint is Outcome:
+        return outcome_from_wire(value)
+    if hint is Dependencies:
+        return dependencies_from_wire(value)
+    if hint is Part:
+        return Part(value)
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise TypeError("not a list")
+        item = typing.get_args(hint)[0]
+        return tuple(_from_wire(item, v) for v in value)
+    plain = _PLAIN[origin or hint]
+    if not isinstance(value, plain) or isinstance(value, bool):
+        raise TypeError(f"{value!r} is not a {hint}")
+    return value
+
+
+_hints_of: dict[type[Any], dict[str, Any]] = {}
+
+
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    """The fields of a record and their types (resolved once)."""
+    if cls not in _hints_of:
+        hints = typing.get_type_hints(cls)
+        _hints_of[cls] = {f.name: hints[f.name] for f in fields(cls)}
+    return _hints_of[cls]
 
 
 def _fields_of(item: Any) -> dict[str, Any]:

@@ -26,9 +26,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program, RaisedException
-from .dependencies import dependencies_to_wire
 from .frames import hide_worker_frames
+from .protocol import Began, Event, Part, Ran, RunSession, Used
 from .recorder import Recorder
+
+Step = tuple[Part, int]  # a program of the session: its part, its index there
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
@@ -156,10 +158,10 @@ class SessionRunner:
         )
         self.output_limit = output_limit
         self.user_builtins: dict[str, Any] | None = None  # as the last block left them
-        # Threads still alive when the block that started them ended: thread id -> block
-        # index; what they print later is theirs (``late``), not the running block's.
-        self.thread_owner: dict[int, int] = {}
-        self.late: dict[int, list[str]] = {}
+        # Threads still alive when the program that started them ended: thread id -> its step;
+        # what they print later is theirs (``late``), not the running program's.
+        self.thread_owner: dict[int, Step] = {}
+        self.late: dict[Step, list[str]] = {}
 
     def _divert(self, text: str) -> bool:
         owner = self.thread_owner.get(threading.get_ident())
@@ -172,7 +174,7 @@ class SessionRunner:
             kept.append(text)
         return True
 
-    def wait_for_threads(self, timeout_of: Callable[[int], float]) -> dict[int, float]:
+    def wait_for_threads(self, timeout_of: Callable[[Step], float]) -> dict[Step, float]:
         """At the end of a session, wait for the threads blocks left running, as Python does
         when a script ends.
 
@@ -191,7 +193,7 @@ class SessionRunner:
                 hook()
         saved = sys.stdout
         sys.stdout = Capture(self.output_limit, self._divert)
-        stuck: dict[int, float] = {}
+        stuck: dict[Step, float] = {}
         started = time.monotonic()
         try:
             for thread in threading.enumerate():
@@ -205,18 +207,18 @@ class SessionRunner:
             sys.stdout = saved
         return stuck
 
-    def adopt_threads(self, before: set[threading.Thread], index: int) -> None:
-        """Threads started by block ``index`` that outlive it: their later output is theirs."""
+    def adopt_threads(self, before: set[threading.Thread], step: Step) -> None:
+        """Threads started by the program at ``step`` that outlive it: their later output is
+        theirs."""
         for thread in threading.enumerate():
             if thread not in before and thread.ident is not None:
-                self.thread_owner.setdefault(thread.ident, index)
+                self.thread_owner.setdefault(thread.ident, step)
 
-    def take_late(self) -> dict[int, str]:
-        """Output printed by threads after their block ended, by block index, since the last
-        call."""
-        late = {index: "".join(parts) for index, parts in list(self.late.items()) if parts}
-        for index in late:
-            self.late[index] = []
+    def take_late(self) -> dict[Step, str]:
+        """Output printed by threads after their program ended, by step, since the last call."""
+        late = {step: "".join(parts) for step, parts in list(self.late.items()) if parts}
+        for step in late:
+            self.late[step] = []
         return late
 
     def run(self, program: Program) -> Outcome:
@@ -478,43 +480,23 @@ def enter_folder(folder: str, previous: str | None) -> None:
 
 
 def run_session(
-    programs: list[Program],
-    emit: Callable[[dict[str, Any]], None],
+    request: RunSession,
+    emit: Callable[[Event], None],
     *,
-    quiet_before: int = 0,
-    skip: frozenset[int] = frozenset(),
+    crashed: frozenset[int] = frozenset(),
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
 ) -> None:
-    """Run a session's programs in order in a namespace of its own; report each one from
-    ``quiet_before`` on.
-
-    Blocks before ``quiet_before`` are re-run to rebuild the namespace after an
-    earlier child crashed; ``skip`` holds the blocks that crashed it.
-    """
+    """Run a session's setup, then its items but those that killed a child (``crashed``), in
+    order, in a namespace of its own, reporting each; when the setup fails, no item runs."""
     # The project's own modules and files the session uses decide outcomes as much as the code.
+    programs = (*request.setup, *request.items)
     recorder = Recorder({p.filename for p in programs})
     recorder.install()
-    _run_one_session(programs, emit, quiet_before, skip, output_limit, recorder)
-
-
-def _run_one_session(
-    programs: list[Program],
-    emit: Callable[[dict[str, Any]], None],
-    quiet_before: int,
-    skip: frozenset[int],
-    output_limit: int,
-    recorder: Recorder,
-) -> None:
-    """Run the programs of the session in a namespace of its own."""
-    from .protocol import outcome_to_wire
-
-    indices = range(len(programs))
-    folder: str | None = None
+    session = request.session
     # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
-    first = next((p.cwd for p in programs if p.cwd), None)
-    if first:
-        enter_folder(first, folder)
-        folder = first
+    folder = next((p.cwd for p in programs if p.cwd), None)
+    if folder:
+        enter_folder(folder, None)
     module = next((p.module_globals for p in programs if p.module_globals), "")
     try:
         namespace = module_namespace(module) if module else None
@@ -526,36 +508,39 @@ def _run_one_session(
                 f"from (as pytest runs them), failed:\n{exception_summary(error)}"
             ),
         )
-        for index in indices:
-            if index >= quiet_before and index not in skip:
-                emit({"event": "block", "index": index, "outcome": outcome_to_wire(lost)})
-        _report_dependencies(recorder, emit)  # the files the failed import read
+        for index in range(len(request.items)):
+            emit(Ran(session, Part.ITEM, index, lost))
+        _report_dependencies(session, recorder, emit)  # the files the failed import read
         return
     runner = SessionRunner(output_limit, namespace)
-    outcomes: dict[int, Outcome] = {}
-    for index in indices:
-        program = programs[index]
-        if index in skip:
-            continue
+    outcomes: dict[Step, Outcome] = {}
+    steps = [
+        *((Part.SETUP, index) for index in range(len(request.setup))),
+        *((Part.ITEM, index) for index in range(len(request.items)) if index not in crashed),
+    ]
+    for step in steps:
+        program = request.program(*step)
+        assert program is not None
         if program.cwd and program.cwd != folder:
             enter_folder(program.cwd, folder)
             folder = program.cwd
-        emit({"event": "start", "index": index})
+        emit(Began(session, *step))
         before = set(threading.enumerate())
         outcome = runner.run(program)
-        runner.adopt_threads(before, index)
-        outcomes[index] = outcome
-        if index >= quiet_before:
-            emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcome)})
-        _report_late_output(runner, outcomes, index, quiet_before, emit)
-        _report_dependencies(recorder, emit)  # now: a later block may crash the process
-    stuck = runner.wait_for_threads(lambda index: programs[index].timeout)
-    _report_late_output(runner, outcomes, None, quiet_before, emit)
-    for index, seconds in sorted(stuck.items()):
+        runner.adopt_threads(before, step)
+        outcomes[step] = outcome
+        emit(Ran(session, *step, outcome))
+        _report_late_output(session, runner, outcomes, step, emit)
+        _report_dependencies(session, recorder, emit)  # now: a later block may crash the process
+        if step[0] is Part.SETUP and (outcome.failure or outcome.exception):
+            break
+    stuck = runner.wait_for_threads(lambda step: request.program(*step).timeout)  # type: ignore[union-attr]
+    _report_late_output(session, runner, outcomes, None, emit)
+    for step, seconds in sorted(stuck.items(), key=lambda item: _order(item[0])):
         _report_thread_problem(
+            session,
             outcomes,
-            index,
-            quiet_before,
+            step,
             emit,
             (
                 f"a thread this block started was still running {seconds:g} s after the last "
@@ -565,14 +550,19 @@ def _run_one_session(
                 "be cut off"
             ),
         )
-    _report_dependencies(recorder, emit)  # what the threads used meanwhile
+    _report_dependencies(session, recorder, emit)  # what the threads used meanwhile
 
 
-def _report_dependencies(recorder: Recorder, emit: Callable[[dict[str, Any]], None]) -> None:
+def _order(step: Step) -> tuple[bool, int]:
+    """Steps in the order they run: the setup first."""
+    return (step[0] is Part.ITEM, step[1])
+
+
+def _report_dependencies(session: str, recorder: Recorder, emit: Callable[[Event], None]) -> None:
     """Send what the session used since the last report, if anything."""
     found = recorder.take()
     if found.files or found.lookups or found.untracked:
-        emit({"event": "dependencies", "found": dependencies_to_wire(found)})
+        emit(Used(session, found))
 
 
 def module_namespace(name: str) -> dict[str, Any]:
@@ -581,26 +571,30 @@ def module_namespace(name: str) -> dict[str, Any]:
 
 
 def _report_late_output(
+    session: str,
     runner: SessionRunner,
-    outcomes: dict[int, Outcome],
-    running: int | None,
-    quiet_before: int,
-    emit: Callable[[dict[str, Any]], None],
+    outcomes: dict[Step, Outcome],
+    running: Step | None,
+    emit: Callable[[Event], None],
 ) -> None:
     """Report again, as failed, each block whose threads printed after it ended.
 
     ``running`` is the block that ran meanwhile; None: the session had ended.
     """
-    for index, text in runner.take_late().items():
+    for step, text in sorted(runner.take_late().items(), key=lambda item: _order(item[0])):
         if running is None:
             when = "after the last block of its session ended"
+        elif running == step:
+            when = "after it ended"
+        elif running[0] is Part.SETUP:
+            when = "while the session's setup ran"
         else:
-            when = f"while block {running + 1} ran" if running != index else "after it ended"
+            when = f"while block {running[1] + 1} ran"
         shown = repr(text) if _len(text) <= 200 else repr(text[:200]) + " ..."
         _report_thread_problem(
+            session,
             outcomes,
-            index,
-            quiet_before,
+            step,
             emit,
             (
                 f"a thread this block started printed {shown} {when}; that output belongs to no "
@@ -610,21 +604,17 @@ def _report_late_output(
 
 
 def _report_thread_problem(
-    outcomes: dict[int, Outcome],
-    index: int,
-    quiet_before: int,
-    emit: Callable[[dict[str, Any]], None],
+    session: str,
+    outcomes: dict[Step, Outcome],
+    step: Step,
+    emit: Callable[[Event], None],
     message: str,
 ) -> None:
-    """Report block ``index`` again, failed for what a thread it left running did."""
-    from .protocol import outcome_to_wire
-
-    if index < quiet_before:
-        return
-    previous = outcomes[index]
+    """Report ``step`` again, failed for what a thread it left running did."""
+    previous = outcomes[step]
     if previous.failure is FailureKind.THREAD_OUTPUT:
         message = previous.message + "\n" + message
     elif previous.failure is not None:
         return  # already failed for a reason of its own
-    outcomes[index] = replace(previous, failure=FailureKind.THREAD_OUTPUT, message=message)
-    emit({"event": "block", "index": index, "outcome": outcome_to_wire(outcomes[index])})
+    outcomes[step] = replace(previous, failure=FailureKind.THREAD_OUTPUT, message=message)
+    emit(Ran(session, *step, outcomes[step]))

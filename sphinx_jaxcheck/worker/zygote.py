@@ -17,64 +17,60 @@ import contextlib
 import functools
 import gc
 import importlib
-import json
 import os
 import selectors
 import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import NoReturn
 
-from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome, Program
-from .dependencies import dependencies_from_wire
+from ..model import DEFAULT_OUTPUT_LIMIT
+from .cursors import CollectionCursor, SessionCursor
+from .deaths import EXIT_LOST, End
 from .frames import hide_worker_frames
 from .portability import adopt_orphans, children_of, die_with_parent, limit_memory
 from .protocol import (
     CACHE_OPTIONS,
     ENV_FOLLOWS,
+    Began,
+    Collect,
+    Collected,
+    Ended,
+    Environment,
+    Event,
+    Importing,
+    Ran,
+    Ready,
+    RunSession,
+    Used,
+    decode,
     encode,
-    outcome_from_wire,
-    outcome_to_wire,
-    program_from_wire,
 )
 from .runner import run_session
 
-# Exit status of a child whose own code failed, e.g. because the block closed the
-# pipe it reports on: the result is lost.
-EXIT_LOST = 70
-# Exit status of glibc's fatal errors ("cannot allocate memory for thread-local
-# data: ABORT" when a thread cannot be started): under a memory cap, the cap.
-EXIT_GLIBC_FATAL = 127
-# How a child dies when memory runs out and nothing raises: XLA aborts or
-# faults, the kernel's out-of-memory killer kills.
-CRASH_SIGNALS = frozenset({signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS})
 POLL_SECONDS = 0.05
 
 
 @dataclass
 class Child:
-    """One forked child running (part of) a session."""
+    """One forked child, serving a session (or part of one) or a collection."""
 
-    request: str
     pid: int
     fd: int
-    programs: list[Program]
-    quiet_before: int
-    skip: frozenset[int]
-    # A collection of docstrings (``op: collect``) instead of a session: its request.
-    collecting: dict[str, Any] | None = None
-    collected: bool = False  # its result came
-    collecting_module: str = ""  # the module it imports now
+    job: SessionCursor | CollectionCursor
     buffer: bytes = b""
-    current: int | None = None
     deadline: float = float("inf")
-    started: float = 0.0
-    reported: set[int] = field(default_factory=set)
+    started: float = 0.0  # when what it runs now started
     timed_out: bool = False
     status: int | None = None  # wait status, once reaped
     garbled: str = ""  # what, not being an event of ours, came on the result channel
+
+    @property
+    def busy(self) -> bool:
+        """Whether it runs something with a deadline now."""
+        return isinstance(self.job, CollectionCursor) or self.job.running is not None
 
 
 class ZygoteServer:
@@ -89,10 +85,10 @@ class ZygoteServer:
         self.stdin_buffer = b""
         self.stdin_open = True
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, event: Event) -> None:
         if not self.stdin_open:
             return  # nobody to report to
-        data = encode(message)
+        data = encode(event)
         try:
             while data:
                 data = data[os.write(self.out_fd, data) :]
@@ -152,7 +148,9 @@ class ZygoteServer:
                 child.status = status
                 os.set_blocking(child.fd, False)
                 self._read_child(child, until_empty=True)
-                if child.fd in self.children:
+                # Not finished yet (its pipe is still open); a child forked to resume its
+                # session may have been given the same descriptor number already.
+                if self.children.get(child.fd) is child:
                     self._finish(child)
 
     def _read_requests(self) -> None:
@@ -163,50 +161,36 @@ class ZygoteServer:
         self.stdin_buffer += chunk
         while b"\n" in self.stdin_buffer:
             line, self.stdin_buffer = self.stdin_buffer.split(b"\n", 1)
-            request = json.loads(line)
-            if request.get("op") == "run":
-                programs = [program_from_wire(p) for p in request["programs"]]
-                self._fork(request["id"], programs, 0, frozenset())
-            elif request.get("op") == "collect":
-                self._fork(request["id"], [], 0, frozenset(), collecting=request)
+            request = decode(line, RunSession, Collect)
+            if isinstance(request, RunSession):
+                self._fork(SessionCursor(request))
+            else:
+                self._fork(CollectionCursor(request))
 
     # -- children ---------------------------------------------------------------
 
-    def _fork(
-        self,
-        request: str,
-        programs: list[Program],
-        quiet_before: int,
-        skip: frozenset[int],
-        collecting: dict[str, Any] | None = None,
-    ) -> None:
+    def _fork(self, job: SessionCursor | CollectionCursor) -> None:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
             os.close(read_fd)
-            if collecting is not None:
-                self._become_child(write_fd, functools.partial(_collect, collecting))
+            if isinstance(job, CollectionCursor):
+                self._become_child(write_fd, functools.partial(_collect, job.request))
             self._become_child(
                 write_fd,
                 functools.partial(
-                    run_session,
-                    programs,
-                    quiet_before=quiet_before,
-                    skip=skip,
-                    output_limit=self.output_limit,
+                    run_session, job.request, crashed=job.crashed, output_limit=self.output_limit
                 ),
             )
         os.close(write_fd)
-        child = Child(request, pid, read_fd, programs, quiet_before, skip, collecting)
-        if collecting is not None:
+        child = Child(pid, read_fd, job)
+        if isinstance(job, CollectionCursor):
             child.started = time.monotonic()
-            child.deadline = child.started + float(collecting["timeout"])
+            child.deadline = child.started + job.request.timeout
         self.children[read_fd] = child
         self.selector.register(read_fd, selectors.EVENT_READ, None)
 
-    def _become_child(
-        self, fd: int, work: Callable[[Callable[[dict[str, Any]], None]], None]
-    ) -> None:
+    def _become_child(self, fd: int, work: Callable[[Callable[[Event], None]], None]) -> NoReturn:
         status = 0
         try:
             os.setpgid(0, 0)
@@ -223,12 +207,12 @@ class ZygoteServer:
             signal.signal(signal.SIGINT, signal.default_int_handler)
             owner = os.getpid()
 
-            def emit(message: dict[str, Any]) -> None:
+            def emit(event: Event) -> None:
                 if os.getpid() != owner:
                     # A copy forked by a block came back into our code: it has no
                     # say on the channel, and must not run the rest of the session.
                     os._exit(0)
-                data = encode(message)
+                data = encode(event)
                 while data:
                     data = data[os.write(fd, data) :]
 
@@ -260,59 +244,55 @@ class ZygoteServer:
         while b"\n" in child.buffer and not child.garbled:
             line, child.buffer = child.buffer.split(b"\n", 1)
             try:
-                event = _checked_event(line, len(child.programs), child.collecting is not None)
-            except (ValueError, KeyError, TypeError):
+                self._take_event(child, line)
+            except ValueError:
                 self._garble(child, line)
                 return
-            if event["event"] == "collecting" and child.collecting is not None:
+
+    def _take_event(self, child: Child, line: bytes) -> None:
+        """Act on one event of a child, relaying what the pool hears; ValueError when the line
+        is none the child may send."""
+        job = child.job
+        if isinstance(job, CollectionCursor):
+            event = decode(line, Importing, Collected)
+            if isinstance(event, Importing):
                 # The next module: each gets the timeout to be imported in.
-                child.collecting_module = str(event["module"])
-                child.deadline = time.monotonic() + float(child.collecting["timeout"])
-                continue
-            if event["event"] == "docstrings":
-                child.collected = True
-                self.send({**event, "id": child.request})
-                continue
-            if event["event"] == "dependencies":
-                self.send({"id": child.request, "event": "dependencies", "found": event["found"]})
-                continue
-            index = event["index"]
-            if event["event"] == "start":
-                child.current = index
-                child.started = time.monotonic()
-                child.deadline = child.started + child.programs[index].timeout
+                job.importing(event.module)
+                child.deadline = time.monotonic() + job.request.timeout
             else:
-                if index == child.current:
-                    child.current, child.deadline = None, float("inf")
-                child.reported.add(index)
-                self.send(
-                    {
-                        "id": child.request,
-                        "event": "block",
-                        "index": index,
-                        "outcome": event["outcome"],
-                    }
-                )
+                self.send(job.result(event))
+            return
+        event = decode(line, Began, Ran, Used)
+        if isinstance(event, Used):
+            if event.session != job.request.session:
+                raise ValueError("another session's dependencies")
+            self.send(event)
+        elif isinstance(event, Began):
+            program = job.began(event)
+            child.started = time.monotonic()
+            child.deadline = child.started + program.timeout
+        else:
+            if (event.part, event.index) == job.running:
+                child.deadline = float("inf")
+            relayed = job.ran(event)
+            if relayed is not None:
+                self.send(relayed)
 
     def _garble(self, child: Child, data: bytes) -> None:
-        """Something not ours on the result channel: stop the child, blame the block it ran."""
+        """Something not ours on the result channel: stop the child, blame what it ran."""
         child.garbled = data[:120].decode("utf-8", "replace") or "(an incomplete line)"
-        if child.current is None and child.collecting is None:
-            waiting = [
-                i
-                for i in range(child.quiet_before, len(child.programs))
-                if i not in child.reported and i not in child.skip
-            ]
-            if not waiting:
+        if isinstance(child.job, SessionCursor):
+            running = child.job.running
+            if not child.job.blame_next():
                 return
-            child.current, child.started = waiting[0], time.monotonic()
+            if running is None:
+                child.started = time.monotonic()
         self._kill(child)
 
     def _enforce_deadlines(self) -> None:
         now = time.monotonic()
         for child in list(self.children.values()):
-            running = child.current is not None or child.collecting is not None
-            if running and now > child.deadline and not child.timed_out:
+            if child.busy and now > child.deadline and not child.timed_out:
                 child.timed_out = True
                 self._kill(child)
 
@@ -333,173 +313,49 @@ class ZygoteServer:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child.pid, signal.SIGKILL)  # whatever the block forked
         self.kill_strays()  # ... also in a session of its own
-        failed = child.current
-        if child.collecting is not None and not child.collected:
-            self.send(
-                {
-                    "id": child.request,
-                    "event": "docstrings",
-                    "problem": self._collection_death(child, status),
-                }
-            )
-        elif failed is not None and self.stdin_open:
-            if failed < child.quiet_before:
-                # Re-running the earlier blocks failed: the rest of the session cannot run.
-                for index in range(child.quiet_before, len(child.programs)):
-                    if index not in child.skip:
-                        lost = Outcome(
-                            failure=FailureKind.NOT_RUN,
-                            message=(
-                                "not run: re-running the earlier blocks of its session "
-                                f"failed at block {failed + 1}"
-                            ),
-                        )
-                        self.send(
-                            {
-                                "id": child.request,
-                                "event": "block",
-                                "index": index,
-                                "outcome": outcome_to_wire(lost),
-                            }
-                        )
-            else:
-                outcome = self._death(child, status, child.programs[failed])
-                self.send(
-                    {
-                        "id": child.request,
-                        "event": "block",
-                        "index": failed,
-                        "outcome": outcome_to_wire(outcome),
-                    }
-                )
-                if any(i not in child.skip for i in range(failed + 1, len(child.programs))):
-                    self._fork(child.request, child.programs, failed + 1, child.skip | {failed})
-                    return
-        self.send({"id": child.request, "event": "end"})
-
-    def _death(self, child: Child, status: int, program: Program) -> Outcome:
-        seconds = time.monotonic() - child.started
-        if child.garbled:
-            return Outcome(
-                failure=FailureKind.CRASH,
-                message=(
-                    "the worker received something other than a result from this block "
-                    f"on its result channel ({child.garbled!r}), so it was stopped: "
-                    "a process the block forked, or a write to a file descriptor the block did not "
-                    "open? End forked children with os._exit()"
-                ),
-                seconds=seconds,
-            )
-        if child.timed_out:
-            return Outcome(
-                failure=FailureKind.TIMEOUT,
-                message=(
-                    "the block ran longer than its timeout of "
-                    f"{program.timeout:g} s and was stopped"
-                ),
-                seconds=seconds,
-            )
-        if os.WIFSIGNALED(status):
-            number = os.WTERMSIG(status)
-            name = (
-                signal.Signals(number).name
-                if number in signal.Signals.__members__.values()
-                else str(number)
-            )
-            hint = " (out of memory?)" if number == signal.SIGKILL else ""
-            if self.memory_limit and number in CRASH_SIGNALS:
-                hint = under_the_cap(self.memory_limit)
-            what = f"the worker process was killed by signal {name}{hint}"
-        elif os.WEXITSTATUS(status) == EXIT_LOST:
-            message = (
-                "the worker process lost its connection to jaxcheck while running this block, "
-                "so its result is lost (did the block close file descriptors it did not open, "
-                "e.g. os.closerange?)"
-            )
-            return Outcome(failure=FailureKind.CRASH, message=message, seconds=seconds)
-        else:
-            code = os.WEXITSTATUS(status)
-            hint = (
-                under_the_cap(self.memory_limit)
-                if self.memory_limit and code == EXIT_GLIBC_FATAL
-                else " (os._exit?)"
-            )
-            what = f"the worker process exited with status {code}{hint}"
-        return Outcome(
-            failure=FailureKind.CRASH, message=f"{what} while running this block", seconds=seconds
+        end = End(
+            status,
+            child.timed_out,
+            child.garbled,
+            time.monotonic() - child.started,
+            self.memory_limit,
         )
-
-    def _collection_death(self, child: Child, status: int) -> str:
-        """Why a collection of docstrings gave no result."""
-        module = child.collecting_module or "the modules"
-        if child.garbled:
-            return (
-                f"importing {module} wrote something other than a result on the worker's "
-                f"result channel ({child.garbled!r}), so it was stopped"
-            )
-        if child.timed_out:
-            timeout = float(child.collecting["timeout"]) if child.collecting else 0.0
-            return (
-                f"importing {module} took longer than {timeout:g} s (jaxcheck_timeout) "
-                "and was stopped"
-            )
-        if os.WIFSIGNALED(status):
-            how = f"was killed by signal {os.WTERMSIG(status)}"
+        job = child.job
+        if isinstance(job, CollectionCursor):
+            problem = job.died(end)
+            if problem is not None:
+                self.send(problem)
+            self.send(Ended(job.request.session))
+            return
+        if not self.stdin_open:
+            return
+        recovery = job.died(end)
+        for report in recovery.reports:
+            self.send(report)
+        if recovery.resume:
+            self._fork(job)
         else:
-            how = f"exited with status {os.WEXITSTATUS(status)}"
-        return f"the worker process {how} while importing {module}"
+            self.send(Ended(job.request.session))
 
 
-def _collect(request: dict[str, Any], emit: Callable[[dict[str, Any]], None]) -> None:
+def _collect(request: Collect, emit: Callable[[Event], None]) -> None:
     """Collect docstrings in this child, as the request asks, with every file the imports
     read outside the installed packages (a docstring made from another module, a data file)."""
-    from .doctest_modules import main as collect_docstrings
+    from .doctest_modules import collect
     from .recorder import Recorder
 
     recorder = Recorder(())
     recorder.install()  # also loads the project's modules from their source, as sessions do
 
-    def with_what_was_read(event: dict[str, Any]) -> None:
-        if event.get("event") == "docstrings":
-            read = recorder.take()
-            event = {**event, "files": sorted({*event["files"], *read.files})}
-            if read.untracked:
-                event["untracked"] = list(read.untracked)
-        emit(event)
+    def importing(module: str) -> None:
+        emit(Importing(request.session, module))
 
-    collect_docstrings(list(request["modules"]), list(request["ignore"]), with_what_was_read)
-
-
-def under_the_cap(limit: int) -> str:
-    """Why a child that died under a memory cap of ``limit`` bytes probably did."""
-    return (
-        f" (out of memory? each worker may use at most {limit // (1024 * 1024)} MB, "
-        "jaxcheck_memory_limit_mb, and XLA may crash rather than raise when it is too small)"
-    )
-
-
-def _checked_event(line: bytes, count: int, collecting: bool = False) -> dict[str, Any]:
-    """A child's event, or ValueError/KeyError/TypeError when the line is not one."""
-    event = json.loads(line)
-    if not isinstance(event, dict):
-        raise TypeError("not an object")
-    if collecting:
-        if event["event"] == "collecting" and isinstance(event["module"], str):
-            return event
-        if event["event"] == "docstrings" and isinstance(event["docstrings"], list):
-            return event
-        raise ValueError("not an event of a collection")
-    if event["event"] == "dependencies":
-        dependencies_from_wire(event["found"])
-        return event
-    index = event["index"]
-    if type(index) is not int or not 0 <= index < count:
-        raise ValueError("no block of the session")
-    if event["event"] == "block":
-        outcome_from_wire(event["outcome"])
-    elif event["event"] != "start":
-        raise ValueError("unknown event")
-    return event
+    result = collect(request.modules, request.ignore, importing)
+    read = recorder.take()
+    result["files"] = sorted({*result["files"], *read.files})
+    if read.untracked:
+        result["untracked"] = list(read.untracked)
+    emit(Collected(request.session, result))
 
 
 def preload() -> tuple[list[str], str]:
@@ -540,18 +396,18 @@ def warm_up() -> None:
 
 
 def take_environment() -> None:
-    """A spare zygote (``run.spare``), jax imported: take the build's environment, which
+    """An early zygote (``run.early_zygote``), jax imported: take the build's environment, which
     differs only in what jax reads later, and set the compilation cache's options it changed,
     as jax would have read them."""
     line = b""
     while not line.endswith(b"\n"):
         byte = os.read(0, 1)  # by the byte: what follows is the server's to read
         if not byte:
-            raise SystemExit(0)  # the build ended without taking this spare
+            raise SystemExit(0)  # the build ended without taking this early zygote
         line += byte
     before = dict(os.environ)
     os.environ.clear()
-    os.environ.update(json.loads(line)["env"])
+    os.environ.update(decode(line, Environment).env)
     changed = {n: v for n, v in os.environ.items() if n in CACHE_OPTIONS and before.get(n) != v}
     jax = sys.modules.get("jax")  # None when it failed to import: the sessions say why
     if jax is not None:
@@ -580,7 +436,7 @@ def main() -> None:
     output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(DEFAULT_OUTPUT_LIMIT)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
     zygote = ZygoteServer(out_fd, output_limit, int(memory) if memory else None)
-    zygote.send({"event": "ready", "preloaded": loaded, "problem": problem})
+    zygote.send(Ready(tuple(loaded), problem))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         zygote.serve()

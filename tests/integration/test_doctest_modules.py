@@ -30,6 +30,7 @@ from packages import JAX_PACKAGE, PLAIN_PACKAGE, write_package
 
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.pool import Workers, WorkerSettings
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALLED = Path(jax.__file__).parent  # site-packages/jax, as pip installed it
@@ -376,7 +377,7 @@ def test_a_docstring_that_kills_its_worker_fails_alone_and_the_others_keep_their
         code = f"open({str(runs / name)!r}, 'a').write('x')\nmine = {name!r}"
         return Program(code, f"<{name}>", module_globals="json")
 
-    sessions = {
+    programs = {
         "first": [note("first"), Program("print(mine, dumps(1))", "<a>", module_globals="json")],
         "dies": [note("dies"), Program("import os\nos._exit(3)", "<b>", module_globals="json")],
         "after": [note("dies-after"), Program("print(mine)", "<c>", module_globals="json")],
@@ -384,9 +385,10 @@ def test_a_docstring_that_kills_its_worker_fails_alone_and_the_others_keep_their
     }
     workers = Workers(WorkerSettings(workers=1))
     try:
-        outcomes = workers.run(sessions)
+        results = workers.run({k: RunSession(k, (), tuple(p)) for k, p in programs.items()})
     finally:
         workers.close()
+    outcomes = {key: result.items for key, result in results.items()}
     assert outcomes["first"][1].stdout == "first 1\n"  # json's globals (dumps), then its own
     assert "exited with status 3" in outcomes["dies"][1].message
     assert outcomes["after"][1].stdout == "dies-after\n"

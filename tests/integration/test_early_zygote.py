@@ -17,8 +17,9 @@ from processes import alive, zygotes_left_by_this_process
 from sphinx_jaxcheck.cli import main
 from sphinx_jaxcheck.cli.project import literal_env
 from sphinx_jaxcheck.model import DEFAULT_ENV, Program
-from sphinx_jaxcheck.run import spare
+from sphinx_jaxcheck.run import early_zygote
 from sphinx_jaxcheck.run.pool import WorkerSettings, ZygoteClient, start_early_zygote
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 # A variable jax reads as it is imported, one it reads when a backend starts, and a block
 # showing what it got.
@@ -30,20 +31,21 @@ SHOW = (
 )
 
 
-def _spare_pid(env: dict[str, str] = DEFAULT_ENV) -> int:
+def _waiting_pid(env: dict[str, str] = DEFAULT_ENV) -> int:
     start_early_zygote(env)
-    return spare._SPARE[0].process.pid
+    return early_zygote._WAITING[0].process.pid
 
 
 def _shown(client: ZygoteClient) -> str:
     with client:
-        return client.run({"s": [Program(SHOW, "<show>")]}, None)["s"][0].stdout
+        request = RunSession("s", (), (Program(SHOW, "<show>"),))
+        return client.run({"s": request}, None)["s"].items[0].stdout
 
 
 def test_workers_take_the_early_zygote_when_only_what_jax_reads_after_its_import_differs(
     tmp_path: Path,
 ) -> None:
-    pid = _spare_pid(X64)
+    pid = _waiting_pid(X64)
     taken = ZygoteClient(WorkerSettings(env=JAX_ENV, workers=2, xla_cache_dir=str(tmp_path / "a")))
     assert taken.process.pid == pid
     assert _shown(taken) == "float64 3 1\n"  # XLA_FLAGS given after the import took effect
@@ -56,7 +58,7 @@ def test_workers_take_the_early_zygote_when_only_what_jax_reads_after_its_import
     assert _shown(fresh) == "float64 3 1\n"
     kept = [sorted(p.name.rsplit("-", 2)[0] for p in (tmp_path / f).iterdir()) for f in "ab"]
     assert kept[0] and kept[0] == kept[1]
-    assert not spare._SPARE
+    assert not early_zygote._WAITING
 
 
 @pytest.mark.parametrize(
@@ -75,7 +77,7 @@ def test_workers_take_the_early_zygote_when_only_what_jax_reads_after_its_import
 def test_an_environment_jax_may_read_differently_gets_a_zygote_of_its_own(
     started: dict[str, str], settings: WorkerSettings
 ) -> None:
-    pid = _spare_pid(started)
+    pid = _waiting_pid(started)
     own = ZygoteClient(settings)
     assert own.process.pid != pid and not alive(pid)
     own.close()
@@ -103,7 +105,7 @@ def test_the_command_guesses_the_workers_environment_from_a_literal_in_conf_py(
 def test_another_interpreter_gets_a_zygote_of_its_own(tmp_path: Path) -> None:
     other = tmp_path / "python"
     other.symlink_to(sys.executable)  # another path: another environment (no venv there)
-    pid = _spare_pid()
+    pid = _waiting_pid()
     own = ZygoteClient(WorkerSettings(python=str(other)))
     assert own.process.pid != pid and not alive(pid)
     own.close()
@@ -126,23 +128,23 @@ def test_a_build_that_takes_no_worker_ends_the_early_zygote(
     project = write_project(tmp_path / "docs", {"page.md": "# Nothing to run\n"})
     assert main(["check", str(project)]) == 0
     capsys.readouterr()
-    assert not spare._SPARE
+    assert not early_zygote._WAITING
     assert zygotes_left_by_this_process() == []
 
 
 def test_a_build_whose_cache_holds_results_ends_the_early_zygote_before_reading(
     tmp_path: Path,
 ) -> None:
-    """The cache is elsewhere than the command looked: the build itself ends the spare."""
+    """The cache is elsewhere than the command looked: the build itself ends the early zygote."""
     project = write_project(
         tmp_path / "docs",
         {"page.md": "```{jaxcheck}\nprint(2)\n\n# 2\n```\n"},
         conf=f"jaxcheck_cache = True\njaxcheck_cache_dir = {str(tmp_path / 'kept')!r}\n",
     )
     assert build(project, fresh=True).status == 0  # fills the cache
-    pid = _spare_pid()
+    pid = _waiting_pid()
     assert build(project, fresh=True).status == 0  # every session from the cache
-    assert not spare._SPARE and not alive(pid)
+    assert not early_zygote._WAITING and not alive(pid)
 
 
 def test_the_command_starts_the_early_zygote_before_it_loads_sphinx(tmp_path: Path) -> None:
@@ -151,11 +153,11 @@ def test_the_command_starts_the_early_zygote_before_it_loads_sphinx(tmp_path: Pa
     spy = (
         "import sys\n"
         "from sphinx_jaxcheck.run import pool\n"
-        "start = pool.start_spare\n"
+        "start = pool.start_waiting_zygote\n"
         "def started(*args):\n"
         "    print('Sphinx loaded:', 'sphinx.application' in sys.modules, file=sys.stderr)\n"
         "    start(*args)\n"
-        "pool.start_spare = started\n"
+        "pool.start_waiting_zygote = started\n"
         "from sphinx_jaxcheck.cli import command\n"
         "sys.exit(command())\n"
     )

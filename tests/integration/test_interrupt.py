@@ -36,6 +36,7 @@ from sphinx_jaxcheck.cache.outcomes import OutcomeCache
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.interrupt import message
 from sphinx_jaxcheck.run.pool import WorkerSettings, ZygoteClient
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 QUICK = (
     "# Quick {n}\n"
@@ -560,6 +561,7 @@ def test_a_zygote_blocked_writing_an_unread_result_stops_on_its_own_when_closed(
         assert "pipe_write" in wchan.read_text(), "the zygote never blocked writing"
         raise KeyboardInterrupt
 
+    session = {"page": RunSession("page", (), (big, big))}
     with pytest.raises(KeyboardInterrupt), client:
-        client.run({"page": [big, big]}, stop_once_the_zygote_waits_on_the_pipe)
+        client.run(session, stop_once_the_zygote_waits_on_the_pipe)
     assert client.process.returncode == 0  # not -SIGKILL

@@ -20,6 +20,7 @@ from processes import alive
 
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run import pool
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 CONF = """\
 extensions = ["myst_parser", "sphinx_jaxcheck"]
@@ -185,16 +186,17 @@ def test_another_jax_runs_each_session_in_a_process_of_its_own(older_python: Pat
     child."""
     change = "jnp.zeros = jnp.ones"
     show = "import os, jax.numpy as jnp\nprint(os.getpid(), jnp.zeros(1).dtype, jnp.zeros(1)[0])"
+    first_code = f"import jax, jax.numpy as jnp\n{change}\n" + show
     sessions = {
-        "first": [Program(f"import jax, jax.numpy as jnp\n{change}\n" + show, "<first>")],
-        "second": [Program(show, "<second>")],
+        "first": RunSession("first", (), (Program(first_code, "<first>"),)),
+        "second": RunSession("second", (), (Program(show, "<second>"),)),
     }
     workers = pool.Workers(pool.WorkerSettings(python=str(older_python)))
     try:
         outcomes = workers.run(sessions)
     finally:
         workers.close()
-    first, second = (outcomes[key][0].stdout.split() for key in ("first", "second"))
+    first, second = (outcomes[key].items[0].stdout.split() for key in ("first", "second"))
     assert first[1:] == ["float32", "1.0"] and second[1:] == ["float32", "0.0"], outcomes
     assert first[0] != second[0]
 

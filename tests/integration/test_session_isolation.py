@@ -22,6 +22,7 @@ from buildkit import jaxcheck, write_project
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.pool import Workers, WorkerSettings
 from sphinx_jaxcheck.worker.dependencies import Dependencies
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 PID = "import os\nprint(os.getpid())"
 
@@ -211,17 +212,26 @@ def pair(
 ) -> tuple[list[str], list[str], dict[str, Dependencies]]:
     """Run two sessions one after the other on one worker: what each printed, and what each
     depended on."""
-    sessions = {"first": first, "second": second}
+    sessions = {
+        name: RunSession(name, (), tuple(s)) for name, s in [("first", first), ("second", second)]
+    }
     used: dict[str, Dependencies] = {}
-    outcomes = workers.run(sessions, finished=lambda key, _, found: used.__setitem__(key, found))
-    for outcome in outcomes["first"] + outcomes["second"]:
+    results = workers.run(sessions, finished=lambda key, result: used.__setitem__(key, result.used))
+    for outcome in results["first"].items + results["second"].items:
         assert outcome.failure is None, outcome.message
-    return [o.stdout for o in outcomes["first"]], [o.stdout for o in outcomes["second"]], used
+    return (
+        [o.stdout for o in results["first"].items],
+        [o.stdout for o in results["second"].items],
+        used,
+    )
 
 
 def alone(workers: Workers, session: list[Program]) -> list[str]:
     """What a session prints in a fresh child."""
-    return [o.stdout for o in workers.run({"alone": session})["alone"]]
+    return [
+        o.stdout
+        for o in workers.run({"alone": RunSession("alone", (), tuple(session))})["alone"].items
+    ]
 
 
 def second_session(show: str) -> list[Program]:

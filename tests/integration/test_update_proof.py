@@ -22,6 +22,7 @@ from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import update_sources
 from sphinx_jaxcheck.run.pool import WorkerSettings, run_sessions
 from sphinx_jaxcheck.run.sessions import check_documents
+from sphinx_jaxcheck.worker.protocol import RunSession
 
 WORKERS = WorkerSettings(workers=2)
 FENCE = "```{jaxcheck}"
@@ -154,6 +155,6 @@ def test_mlir_locations_name_the_block_and_never_the_worker(tmp_path: Path) -> N
         (),
         Program(code, "<mlir[1]>"),
     )
-    outcome = run_sessions({"s": [block.program]}, WORKERS)["s"][0]
+    outcome = run_sessions({"s": RunSession("s", (), (block.program,))}, WORKERS)["s"].items[0]
     assert '"<mlir[1]>":2:' in outcome.stdout
     assert "sphinx_jaxcheck" not in outcome.stdout and "<frozen" not in outcome.stdout

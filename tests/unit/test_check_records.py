@@ -8,7 +8,7 @@ from dataclasses import replace
 from sphinx_jaxcheck.config import Settings
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict, Tally, tally_of
-from sphinx_jaxcheck.model import Block, BlockOptions, Status, Verdict
+from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status, Verdict
 from sphinx_jaxcheck.report.records import summary_line
 from sphinx_jaxcheck.report.run_description import describe_run
 from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan
@@ -58,7 +58,7 @@ def test_a_tally_counts_a_block_once_and_each_example_of_a_page_or_a_block() -> 
     repl = parse_body(("x = 1", "", "# >>> x + 1", "# 2", "# >>> print(x)", "# 1"))
     plain = block("a", 0)
     with_example = replace(plain, index=1, expectations=repl.expectations)
-    page = replace(plain, index=2, page_example=True, expectations=repl.expectations)
+    page = replace(plain, index=2, kind=PageExamples(), expectations=repl.expectations)
     assert tally_of([plain, with_example, page]) == Tally(2, 4)
     assert tally_of([page]).what == "examples" and tally_of([plain]).what == "blocks"
 
@@ -72,7 +72,7 @@ def test_a_sessions_duration_adds_its_blocks_and_leaves_skipped_ones_out() -> No
     verdicts = {
         "a": [
             Verdict(Status.VERIFIED, seconds=1.5),
-            Verdict(Status.DRIFT, seconds=0.25),
+            Verdict(Status.STALE, seconds=0.25),
             Verdict(Status.VERIFIED, seconds=2.0),
         ],
         "b": [Verdict(Status.SKIPPED, seconds=9.0), Verdict(Status.VERIFIED, seconds=0.5)],

@@ -14,15 +14,12 @@ from dataclasses import replace
 import pytest
 from _pytest.doctest import _get_checker
 
-from sphinx_jaxcheck.expect.doctest_flags import (
-    PytestOutputChecker,
-    adopt_written_precision,
-    flags_from_names,
-)
+from sphinx_jaxcheck.expect.doctest_flags import flags_from_names
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
+from sphinx_jaxcheck.judge.matching import PytestOutputChecker, adopt_written_precision
 from sphinx_jaxcheck.judge.verdict import judge
-from sphinx_jaxcheck.model import Block, BlockOptions, Status
+from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status
 from sphinx_jaxcheck.worker.runner import SessionRunner
 
 # (flags, doctest text): each case once as written; the cases pass and fail in both ways.
@@ -129,7 +126,7 @@ def ours(flag_names: str, text: str) -> tuple[Status, int]:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<case>"),
-        page_example=True,
+        kind=PageExamples(),
     )
     outcome = SessionRunner().run(parsed.program("<case>"))
     verdict = judge(block, outcome)
@@ -143,7 +140,7 @@ def test_each_example_gets_pytests_verdict(flags: str, text: str) -> None:
     failed = oracle(flags, text)
     status, drifted = ours(flags, text)
     assert drifted == failed
-    assert (status is Status.DRIFT) == (failed > 0)
+    assert (status is Status.STALE) == (failed > 0)
 
 
 def test_the_cases_pass_and_fail_under_the_oracle() -> None:
@@ -165,7 +162,7 @@ def test_skipped_examples_never_run_and_count_as_skipped() -> None:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<skip>"),
-        page_example=True,
+        kind=PageExamples(),
     )
     assert judge(block, SessionRunner().run(parsed.program("<skip>"))).status is Status.SKIPPED
 
@@ -238,10 +235,10 @@ def test_a_replaced_flag_changes_the_verdict() -> None:
         BlockOptions(),
         strict.expectations,
         strict.program("<n>"),
-        page_example=True,
+        kind=PageExamples(),
     )
     outcome = SessionRunner().run(strict.program("<n>"))
-    assert judge(block, outcome).status is Status.DRIFT
+    assert judge(block, outcome).status is Status.STALE
     assert judge(replace(block, expectations=loose.expectations), outcome).status is Status.VERIFIED
 
 
@@ -287,6 +284,6 @@ def test_directives_hold_in_commented_repl_statements_too() -> None:
     ]
     status, examples = block_verdict(body)
     assert examples == ["skipped", "verified", "verified", "stale"]
-    assert status is Status.DRIFT
+    assert status is Status.STALE
     status, examples = block_verdict(body, "NUMBER")
     assert examples == ["skipped", "verified", "verified", "verified"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from sphinx_jaxcheck.expect import doctest_directives
-from sphinx_jaxcheck.expect.doctest_directives import FIRST, IN_PLACE, LAST, blocks_of
+from sphinx_jaxcheck.expect.doctest_directives import AT_ITS_LINE, FIRST, LAST, blocks_of
 
 # Not a class of tests, whatever its name.
 Item = doctest_directives.TestItem
@@ -18,11 +18,11 @@ def item(kind: str, groups: str, first: int, *lines: str) -> doctest_directives.
 def gathered(
     items: list[doctest_directives.TestItem], **given: object
 ) -> list[tuple[str | None, int, int, float]]:
-    """(session, place, first line, position) of each block, in the order made."""
+    """(session, when, first line, position) of each block, in the order made."""
     placed = blocks_of(
         items, docname="doc", path="/doc.rst", flags=0, timeout=60.0, digest="", **given
     )  # type: ignore[arg-type]
-    return [(p.block.options.session, p.place, p.block.body_line, p.position) for p in placed]
+    return [(p.block.options.session, p.when, p.block.body_line, p.position) for p in placed]
 
 
 def test_star_joins_only_the_groups_that_exist_after_their_own_tests() -> None:
@@ -31,12 +31,12 @@ def test_star_joins_only_the_groups_that_exist_after_their_own_tests() -> None:
         item("doctest", "g1", 7, ">>> 2", "2"),
     ]
     assert gathered(items, groups=()) == [
-        ("doctest group g1", IN_PLACE, 7, 7),
-        ("doctest group g1", IN_PLACE, 3, math.inf),
+        ("doctest group g1", AT_ITS_LINE, 7, 7),
+        ("doctest group g1", AT_ITS_LINE, 3, math.inf),
     ]
     assert gathered(items[:1], groups=()) == []  # no group: nothing runs
     # Under pytest's rules the page's own namespace always exists.
-    assert gathered(items[:1]) == [(None, IN_PLACE, 3, math.inf)]
+    assert gathered(items[:1]) == [(None, AT_ITS_LINE, 3, math.inf)]
 
 
 def test_the_latest_testoutput_of_a_testcode_is_its_output() -> None:
@@ -70,15 +70,15 @@ def test_global_setup_runs_first_and_global_cleanup_last_in_every_group() -> Non
         global_setup=setup,
         global_cleanup=cleanup,
     )
-    made = [(p.block.options.session, p.place, p.block.label) for p in placed]
+    made = [(p.block.options.session, p.when, p.block.label) for p in placed]
     assert made == [
         ("doctest group g1", FIRST, "setup"),
         ("doctest group g1", FIRST, "doc.rst:3"),
         ("doctest group g1", LAST, "cleanup"),
-        ("doctest group g1", IN_PLACE, "doc.rst:6"),
+        ("doctest group g1", AT_ITS_LINE, "doc.rst:6"),
         (None, FIRST, "setup"),
         (None, LAST, "cleanup"),
-        (None, IN_PLACE, "doc.rst:9"),
+        (None, AT_ITS_LINE, "doc.rst:9"),
     ]
     assert placed[0].block.path == "/conf.py"
 

@@ -418,7 +418,7 @@ def test_update_sources_changes_only_expectation_lines(
     )
     outcome = Outcome(stdout="\n".join(printed) + "\n")
     verdict = judge(block, outcome)
-    assert verdict.status is Status.DRIFT
+    assert verdict.status is Status.STALE
     report = update_sources([(block, verdict)], rerun=replaying(outcome))
     assert not report.refused
     new = path.read_bytes()

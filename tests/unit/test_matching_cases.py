@@ -8,7 +8,7 @@ import doctest
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.matching import MatchRules, ellipsis_match, split_lines, texts_match
 from sphinx_jaxcheck.judge.verdict import judge, rules_of
-from sphinx_jaxcheck.model import Block, BlockOptions, CompareMode, Outcome, Status
+from sphinx_jaxcheck.model import Block, BlockOptions, CompareMode, Outcome, PageExamples, Status
 
 TRACEBACK = "Traceback (most recent call last):"
 
@@ -26,7 +26,7 @@ def page_example(directive: str = "") -> Block:
         BlockOptions(),
         parsed.expectations,
         parsed.program("<p>"),
-        page_example=True,
+        kind=PageExamples(),
     )
 
 

@@ -21,11 +21,22 @@ from sphinx_jaxcheck.errors import WorkerStartError
 from sphinx_jaxcheck.expect import doctest_directives
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.verdict import judge
-from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Status, Subtype, Verdict
+from sphinx_jaxcheck.model import (
+    Block,
+    BlockKind,
+    BlockOptions,
+    Directive,
+    Outcome,
+    PageExamples,
+    Status,
+    Subtype,
+    Verdict,
+)
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import UpdateReport, describe, update_sources
 
 Outcomes = Mapping[tuple[str, int], Outcome]
+A_BLOCK = Directive()  # a ``jaxcheck`` block
 
 
 def block_in(
@@ -36,13 +47,13 @@ def block_in(
     index: int = 0,
     indent: str = "",
     body: tuple[str, ...] = (),
-    page_example: bool = False,
+    kind: BlockKind = A_BLOCK,
     **options: object,
 ) -> Block:
     """The block whose body starts at file line ``body_line`` and ends before the closing fence.
 
     ``body``: the lines as a reader handed them over, when they differ from the file's;
-    ``page_example``: a page's own ``>>>`` examples, read as doctest reads them.
+    ``kind``: what the block is (a page's own ``>>>`` examples are read as doctest reads them).
     """
     data = path.read_bytes()
     lines = [line.rstrip("\r") for line in data.decode().split("\n")]
@@ -53,7 +64,7 @@ def block_in(
             if re.fullmatch(r"\s*(`{3,}|~{3,})", lines[n])
         )
         body = tuple(line.removeprefix(indent) for line in lines[body_line - 1 : end])
-    parsed = parse_body(body, doctest_only=page_example)
+    parsed = parse_body(body, doctest_only=kind != A_BLOCK)
     chosen = BlockOptions(**options)  # type: ignore[arg-type]
     return Block(
         docname,
@@ -66,7 +77,7 @@ def block_in(
         parsed.program(f"<{docname}>", chosen),
         parsed.error,
         digest(data),
-        page_example=page_example,
+        kind=kind,
     )
 
 
@@ -148,7 +159,7 @@ def test_an_example_that_is_not_python_fails_and_update_leaves_it_alone(tmp_path
     calls: list[Sequence[str]] = []
     block = block_in(path, 2)
     verdict = judge(block, Outcome(examples=("1\n",)))
-    assert verdict.status is Status.ERROR and verdict.drifts == ()
+    assert verdict.status is Status.FAILED and verdict.drifts == ()
     ((problem,),) = [verdict.problems]
     assert (problem.subtype, problem.line) == (Subtype.SYNTAX, 3)
     assert problem.message.startswith("the `>>>` example '%time x' is not valid Python")
@@ -420,7 +431,7 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     path = page(tmp_path, text)
     lines = tuple(path.read_text().split("\n")[2:6])
     report = update(
-        [block_in(path, 3, body=lines, page_example=True)],
+        [block_in(path, 3, body=lines, kind=PageExamples())],
         {("doc", 0): Outcome(examples=("a\nb\nc\n",))},
     )
     assert report.refused == []
@@ -429,7 +440,7 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     path = page(tmp_path, plain)
     lines = tuple(path.read_text().split("\n")[2:6])
     report = update(
-        [block_in(path, 3, body=lines, page_example=True)],
+        [block_in(path, 3, body=lines, kind=PageExamples())],
         {("doc", 0): Outcome(examples=("a\nb\nc\n",))},
     )
     assert report.refused == []
@@ -448,7 +459,7 @@ def test_ellipsis_lines_of_a_page_example_are_kept_only_under_its_ellipsis_flag(
     path = page(tmp_path, spaced)
     lines = tuple(path.read_text().split("\n")[2:5])
     report = update(
-        [block_in(path, 3, body=lines, page_example=True)],
+        [block_in(path, 3, body=lines, kind=PageExamples())],
         {("doc", 0): Outcome(examples=("a\n...\nb\nc\n",))},
     )
     assert report.refused == []
@@ -742,7 +753,7 @@ def test_blank_lines_and_spaces_at_the_end_of_a_page_example_are_written_as_doct
 ) -> None:
     text = '```python\n>>> print("a\\n")\na\n\n>>> print("b  ")\nb\n\n```\n'
     path = page(tmp_path, text)
-    block = block_in(path, 2, body=tuple(text.split("\n")[1:7]), page_example=True)
+    block = block_in(path, 2, body=tuple(text.split("\n")[1:7]), kind=PageExamples())
     outcome = Outcome(examples=("a\n\n", "b  \n"), example_errors=(None, None))
     verdict = judge(block, outcome)
     assert [d.printed for d in verdict.drifts] == ["a\n\n", "b  \n"]
@@ -760,7 +771,7 @@ def test_an_output_line_of_spaces_only_is_a_blankline_which_doctest_accepts_for_
     # a line of the output as blank.
     text = "```python\n>>> print('a\\n   \\nb')\nx\n\n```\n"
     path = page(tmp_path, text)
-    block = block_in(path, 2, body=tuple(text.split("\n")[1:3]), page_example=True)
+    block = block_in(path, 2, body=tuple(text.split("\n")[1:3]), kind=PageExamples())
     report = update([block], {("doc", 0): Outcome(examples=("a\n   \nb\n",))})
     assert path.read_text() == text.replace("x\n", "a\n<BLANKLINE>\nb\n")
     assert report.rewritten == 1
@@ -769,7 +780,7 @@ def test_an_output_line_of_spaces_only_is_a_blankline_which_doctest_accepts_for_
 def test_a_closing_fence_doctest_reads_as_output_is_never_deleted(tmp_path: Path) -> None:
     text = "# Page\n\n```python\n>>> 1 + 1\n3\n```\n\nMore.\n"
     path = page(tmp_path, text)
-    block = block_in(path, 4, body=(">>> 1 + 1", "3", "```"), page_example=True)
+    block = block_in(path, 4, body=(">>> 1 + 1", "3", "```"), kind=PageExamples())
     report = update([block], {("doc", 0): Outcome(examples=("2\n",))})
     assert path.read_text() == text
     assert report.refused == [
@@ -793,7 +804,7 @@ def test_one_docstring_read_as_two_blocks_of_a_document_that_disagree_is_refused
     body = (">>> WHERE", "'b'")
     blocks = [
         replace(
-            block_in(path, 3, body=body, page_example=True, index=n, docname="index"),
+            block_in(path, 3, body=body, kind=PageExamples(), index=n, docname="index"),
             options=BlockOptions(session=f"docstring pkg.{module}.where"),
         )
         for n, module in enumerate("ab")
@@ -821,7 +832,7 @@ def test_one_docstring_read_as_two_blocks_of_a_document_that_disagree_is_refused
 def test_runs_that_differ_only_in_what_ends_a_line_do_not_reproduce(tmp_path: Path) -> None:
     text = '```python\n>>> print("b  ")\nb\n\n```\n'
     path = page(tmp_path, text)
-    block = block_in(path, 2, body=tuple(text.split("\n")[1:3]), page_example=True)
+    block = block_in(path, 2, body=tuple(text.split("\n")[1:3]), kind=PageExamples())
     report = update(
         [block],
         {("doc", 0): Outcome(examples=("b  \n",))},

@@ -17,7 +17,7 @@ import pytest
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.expect.page_examples import find_regions
 from sphinx_jaxcheck.judge.verdict import judge
-from sphinx_jaxcheck.model import Block, BlockOptions, Outcome
+from sphinx_jaxcheck.model import Block, BlockOptions, DocstringExamples, Outcome
 from sphinx_jaxcheck.rewrite.checkout import checkout_of
 from sphinx_jaxcheck.rewrite.edits import Edit, digest
 from sphinx_jaxcheck.rewrite.python_literals import Literal, literals, read_back_problem
@@ -60,7 +60,7 @@ def blocks_of(path: Path) -> list[Block]:
                     parsed.program("<doctest>"),
                     parsed.error,
                     digest(data),
-                    page_example=True,
+                    kind=DocstringExamples(),
                 )
             )
     return blocks

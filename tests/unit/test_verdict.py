@@ -17,6 +17,7 @@ from sphinx_jaxcheck.model import (
     FailureKind,
     Outcome,
     OutputMode,
+    PageExamples,
     Problem,
     RaisedException,
     Status,
@@ -53,7 +54,7 @@ def test_a_bare_hash_expects_no_output_at_all() -> None:
     quiet = block("x = 1", "", "#")
     assert judge(quiet, Outcome(stdout="")).status is Status.VERIFIED
     loud = judge(block("print(1)", "", "#"), Outcome(stdout="1\n"))
-    assert loud.status is Status.DRIFT
+    assert loud.status is Status.STALE
     (drift,) = loud.drifts
     assert (drift.actual, drift.line) == (("1",), BODY_LINE + 2)
     assert drift.diff == "--- expected\n+++ actual\n@@ -0,0 +1 @@\n+1"
@@ -63,7 +64,7 @@ def test_a_repl_statement_without_output_lines_expects_none() -> None:
     repl = block("x = 1", "", "# >>> x + 2")
     assert judge(repl, Outcome(examples=("",))).status is Status.VERIFIED
     verdict = judge(repl, Outcome(examples=("3\n",)))
-    assert verdict.status is Status.DRIFT
+    assert verdict.status is Status.STALE
     (drift,) = verdict.drifts
     assert (drift.expectation.expected, drift.actual, drift.line) == ((), ("3",), BODY_LINE + 2)
     assert verdict.actual_text == "3"
@@ -81,7 +82,7 @@ def test_each_repl_statement_meets_its_own_output() -> None:
 def test_output_no_expectation_covers_is_drift() -> None:
     inline_only = block("print(1)  # 1", "print(2)")
     verdict = judge(inline_only, Outcome(stdout="2\n", inline=((1, "1\n"),)))
-    assert verdict.status is Status.DRIFT
+    assert verdict.status is Status.STALE
     (drift,) = verdict.drifts
     assert drift.actual == ("2",) and drift.line == BODY_LINE + 1  # the last line of the block
     assert drift.note.startswith("the block printed output that no expectation covers")
@@ -133,12 +134,12 @@ def test_trailing_drift_points_at_the_first_expected_line() -> None:
 
 def test_no_expectation_and_no_output_or_ignored_output_is_unchecked() -> None:
     assert judge(block("x = 1"), Outcome(stdout="\n", seconds=2.0)) == Verdict(
-        Status.UNCHECKED, seconds=2.0
+        Status.NOT_COMPARED, seconds=2.0
     )
     # Output with no expectation at all is drift: nothing may print unchecked.
-    assert judge(block("print(1)"), Outcome(stdout="1\n")).status is Status.DRIFT
+    assert judge(block("print(1)"), Outcome(stdout="1\n")).status is Status.STALE
     ignored = block("print(1)", "", "# 2", output=OutputMode.IGNORE)
-    assert judge(ignored, Outcome(stdout="1\n")).status is Status.UNCHECKED
+    assert judge(ignored, Outcome(stdout="1\n")).status is Status.NOT_COMPARED
 
 
 def test_skipped_and_not_run_blocks_are_skipped() -> None:
@@ -151,7 +152,7 @@ def test_skipped_and_not_run_blocks_are_skipped() -> None:
 def test_a_block_that_does_not_parse_is_an_error_at_its_line() -> None:
     broken = block("x = 1", "y = (", "", "# 1")
     verdict = judge(broken, Outcome(stdout="1\n"))
-    assert verdict.status is Status.ERROR
+    assert verdict.status is Status.FAILED
     (problem,) = verdict.problems
     assert problem.subtype is Subtype.SYNTAX and problem.line == BODY_LINE + broken.error_line - 1
     assert problem.message == broken.error
@@ -177,7 +178,7 @@ def test_each_failure_kind_has_its_subtype() -> None:
             else "what"
         )
         assert verdict == Verdict(
-            Status.ERROR, problems=(Problem(subtype, what, BODY_LINE),), seconds=1.0
+            Status.FAILED, problems=(Problem(subtype, what, BODY_LINE),), seconds=1.0
         )
 
 
@@ -222,7 +223,7 @@ def test_raises_fails_when_nothing_or_something_else_was_raised() -> None:
         expects, Outcome(stdout="1\n", exception=raised(matches=None, problem="no such class"))
     )
     assert unresolved.problems == (Problem(Subtype.RAISES, "no such class", BODY_LINE),)
-    assert unresolved.status is Status.ERROR
+    assert unresolved.status is Status.FAILED
 
 
 def test_rules_follow_the_block_options() -> None:
@@ -233,7 +234,7 @@ def test_rules_follow_the_block_options() -> None:
     assert judge(close, Outcome(stdout="1.0004\n")).status is Status.VERIFIED
     assert (
         judge(block("print(1.0004)", "", "# 1.0"), Outcome(stdout="1.0004\n")).status
-        is Status.DRIFT
+        is Status.STALE
     )
 
 
@@ -248,7 +249,7 @@ def test_unified_diff_ignores_trailing_space_and_blank_edges() -> None:
 def test_a_drifted_example_keeps_what_doctest_compares_and_accepts_by_the_checks_rule() -> None:
     """What an example printed, exactly, and what it raised: an expected output read again is
     accepted as the check would accept it (doctest for a page's own examples)."""
-    example = replace(block(">>> print('a')", "a"), page_example=True)
+    example = replace(block(">>> print('a')", "a"), kind=PageExamples())
     verdict = judge(example, Outcome(examples=("a\n\n",), example_errors=(None,)))
     (drift,) = verdict.drifts
     assert (drift.actual, drift.printed, drift.raised) == (("a",), "a\n\n", None)
@@ -269,7 +270,7 @@ def test_a_drifted_example_keeps_what_doctest_compares_and_accepts_by_the_checks
 def test_an_example_differing_only_in_spaces_at_line_ends_shows_them() -> None:
     """Doctest compares the spaces ending a line and blank lines exactly; the usual diff
     drops both, so where only they differ it shows each line as a Python string."""
-    example = replace(block(">>> print('b  ')", "b"), page_example=True)
+    example = replace(block(">>> print('b  ')", "b"), kind=PageExamples())
     (drift,) = judge(example, Outcome(examples=("b  \n",), example_errors=(None,))).drifts
     assert drift.diff == (
         "(only spaces at line ends or blank lines differ; lines shown as Python strings)\n"

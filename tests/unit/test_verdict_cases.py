@@ -28,7 +28,7 @@ def test_output_no_expectation_covers_is_a_drift_at_the_end_of_the_block() -> No
     verdict = judge(block("print(1)", "x = 2"), Outcome(stdout="1\n", seconds=0.5))
     end = Expectation(ExpectationKind.TRAILING, (), 2, 2, statement_line=2)
     assert verdict == Verdict(
-        Status.DRIFT,
+        Status.STALE,
         drifts=(
             Drift(
                 end,
@@ -52,4 +52,4 @@ def test_a_block_whose_examples_are_all_skipped_is_skipped_with_its_time() -> No
 def test_the_stale_text_holds_each_drift_on_its_own_lines() -> None:
     stale = block("print(1)  # 2", "print(3)  # 4")
     verdict = judge(stale, Outcome(inline=((1, "1\n"), (2, "3\n"))))
-    assert verdict.status is Status.DRIFT and verdict.actual_text == "1\n3"
+    assert verdict.status is Status.STALE and verdict.actual_text == "1\n3"

@@ -21,6 +21,7 @@ from ...run.sessions import CheckPlan, describe_plan
 from ..domain import domain_of
 from ..interpreter import fingerprint, interpreter_of
 from ..settings import cache_directory, settings_of
+from ..stages import EnvUpdated
 from .progress import ProgressDisplay, shows_live_progress
 from .read_only import is_read_only
 from .sessions import run_documents
@@ -29,13 +30,10 @@ from .workers import take_workers
 
 logger = logging.getLogger(__name__)
 
-# Before :mod:`.updating` and :mod:`.findings`, which read the verdicts.
-CHECK_PRIORITY = 500
-
 
 def setup_check(app: Sphinx) -> None:
     """Run the blocks once every document has been read."""
-    app.connect("env-updated", _check, priority=CHECK_PRIORITY)
+    app.connect("env-updated", _check, priority=EnvUpdated.CHECK)
 
 
 def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:

@@ -25,13 +25,13 @@ from sphinx.environment import BuildEnvironment
 from ...cache.docstrings import CollectionCache, collection_key, path_digests
 from ...config import Settings
 from ...expect.docstrings import Docstring, docstring_blocks
-from ...model import Block, Subtype
+from ...model import Block, DocstringExamples, Subtype
 from ...report.findings import Finding
 from ...rewrite.digests import file_digest
 from ..domain import JaxcheckDomain, domain_of
 from ..interpreter import fingerprint
 from ..settings import cache_directory, settings_of, stop
-from .check import CHECK_PRIORITY
+from ..stages import EnvUpdated
 from .read_only import is_read_only
 from .workers import early_workers
 
@@ -42,7 +42,7 @@ OWN = "doctest-modules-own"
 
 def setup_doctest_modules(app: Sphinx) -> None:
     """Add the modules' docstrings to what the check runs."""
-    app.connect("env-updated", _add, priority=CHECK_PRIORITY - 100)
+    app.connect("env-updated", _add, priority=EnvUpdated.DOCSTRINGS)
 
 
 def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
@@ -73,7 +73,12 @@ def _collection(app: Sphinx, settings: Settings) -> dict[str, Any]:
     key = collection_key(fingerprint(app), modules, ignore)
     found = cache.get(key) if cache else None
     if found is None:
-        found = early_workers(app).collect(modules, ignore, settings.timeout)
+        collected = early_workers(app).collect(modules, ignore, settings.timeout)
+        found = (
+            {**collected.result, "problem": collected.problem}
+            if collected.problem
+            else collected.result
+        )
         missing = [
             p["module"]
             for p in found.get("problems", ())
@@ -102,7 +107,7 @@ def _shown_on_pages(domain: JaxcheckDomain, root: str) -> set[tuple[str, int]]:
     for docname in domain.documents_with_blocks():
         blocks = domain.blocks(docname)
         for block in blocks[: ours[0]] if docname == root and ours else blocks:
-            if block.program.module_globals:
+            if isinstance(block.kind, DocstringExamples):
                 shown.add((os.path.realpath(block.path), block.body_line))
     return shown
 

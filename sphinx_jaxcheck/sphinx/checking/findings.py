@@ -14,15 +14,15 @@ from sphinx.util import logging
 from ...report.printable import printable
 from ..domain import domain_of
 from ..settings import settings_of
+from ..stages import EnvUpdated
 from .read_only import is_read_only
-from .updating import UPDATE_PRIORITY
 
 logger = logging.getLogger(__name__)
 
 
 def setup_findings(app: Sphinx) -> None:
     """Warn about every open problem once the blocks were checked and updated."""
-    app.connect("env-updated", _warn, priority=UPDATE_PRIORITY + 100)
+    app.connect("env-updated", _warn, priority=EnvUpdated.FINDINGS)
 
 
 def _warn(app: Sphinx, env: BuildEnvironment) -> list[str]:

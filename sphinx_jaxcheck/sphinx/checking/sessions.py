@@ -53,11 +53,10 @@ def run_documents(
     try:
         report = check_documents(
             documents,
-            workers.settings,
+            workers,
             cache=cache,
             fingerprint=fingerprint(app),
             progress=progress,
-            workers=workers,
             setup=settings.setup,
             announce=announce,
             select=select,
@@ -82,7 +81,7 @@ def run_documents(
         return {
             doc: [
                 Verdict(
-                    Status.ERROR, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
+                    Status.FAILED, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
                 )
                 for b in blocks
             ]
@@ -112,9 +111,7 @@ def second_run(app: Sphinx) -> Rerun:
         }
         try:
             setup = settings_of(app.config).setup
-            return check_documents(
-                documents, workers.settings, workers=workers, setup=setup
-            ).verdicts
+            return check_documents(documents, workers, setup=setup).verdicts
         finally:
             workers.close()
 

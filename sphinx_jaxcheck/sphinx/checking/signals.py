@@ -12,6 +12,7 @@ from collections.abc import Callable
 from sphinx.application import Sphinx
 
 from ...run import interrupt
+from ..stages import BuilderInited, BuildFinished
 
 # How to undo our SIGINT/SIGTERM handling, by application (for one build).
 _RESTORE: weakref.WeakKeyDictionary[Sphinx, Callable[[], None]] = weakref.WeakKeyDictionary()
@@ -19,8 +20,8 @@ _RESTORE: weakref.WeakKeyDictionary[Sphinx, Callable[[], None]] = weakref.WeakKe
 
 def setup_signals(app: Sphinx) -> None:
     """Catch the signals once the builder exists; give them back when the build finishes."""
-    app.connect("builder-inited", _catch)
-    app.connect("build-finished", _release, priority=900)
+    app.connect("builder-inited", _catch, priority=BuilderInited.SIGNALS)
+    app.connect("build-finished", _release, priority=BuildFinished.SIGNALS)
 
 
 def _catch(app: Sphinx) -> None:

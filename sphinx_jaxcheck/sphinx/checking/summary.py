@@ -14,6 +14,7 @@ from ..domain import domain_of
 from ..left_out_pages import excluded_examples
 from ..page_examples import unchecked_examples
 from ..settings import settings_of
+from ..stages import BuildFinished
 from .read_only import is_read_only
 
 logger = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ logger = logging.getLogger(__name__)
 
 def setup_summary(app: Sphinx) -> None:
     """Sum up the build once it finished (after other extensions' handlers)."""
-    app.connect("build-finished", _finish, priority=900)
+    app.connect("build-finished", _finish, priority=BuildFinished.SUMMARY)
 
 
 def summary(app: Sphinx) -> tuple[str, bool]:
@@ -30,7 +31,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
     checked = list(domain.checked_blocks())
     failed = any(True for _ in domain.all_findings())
     line = summary_line(
-        [verdict.status for block, verdict in checked if not block.page_example],
+        [verdict.status for block, verdict in checked if not block.doctest_style],
         list(domain.read_findings()),
         domain.data.get("jax_version") or "?",
         all_examples(checked),

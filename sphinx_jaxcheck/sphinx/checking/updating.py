@@ -14,20 +14,17 @@ from sphinx.util import logging
 from ...model import Subtype
 from ..domain import JaxcheckDomain, domain_of
 from ..settings import settings_of
-from .check import CHECK_PRIORITY
+from ..stages import EnvUpdated
 from .read_only import is_read_only
 from .rereading import reread_of
 from .sessions import second_run
 
 logger = logging.getLogger(__name__)
 
-# After the check stored the verdicts, before the findings are reported.
-UPDATE_PRIORITY = CHECK_PRIORITY + 100
-
 
 def setup_updating(app: Sphinx) -> None:
     """Update the sources once the blocks were checked."""
-    app.connect("env-updated", _update, priority=UPDATE_PRIORITY)
+    app.connect("env-updated", _update, priority=EnvUpdated.UPDATE)
 
 
 def _update(app: Sphinx, env: BuildEnvironment) -> list[str]:

@@ -16,9 +16,10 @@ from sphinx.environment import BuildEnvironment
 
 from ...cache.outcomes import OutcomeCache
 from ...cache.size import compiled_folder
+from ...run.early_zygote import end_waiting_zygote
 from ...run.pool import Workers, worker_settings
-from ...run.spare import end_spare
 from ..settings import cache_directory, settings_of
+from ..stages import BuildFinished, EnvBeforeReadDocs
 from .read_only import is_read_only
 
 # Workers started while Sphinx reads, by application (a build at a time per app).
@@ -27,8 +28,8 @@ _EARLY: weakref.WeakKeyDictionary[Sphinx, Workers] = weakref.WeakKeyDictionary()
 
 def setup_workers(app: Sphinx) -> None:
     """Start the workers early for a cold build; close them if no check took them."""
-    app.connect("env-before-read-docs", _start_early)
-    app.connect("build-finished", _close_unused, priority=900)
+    app.connect("env-before-read-docs", _start_early, priority=EnvBeforeReadDocs.WORKERS)
+    app.connect("build-finished", _close_unused, priority=BuildFinished.WORKERS)
 
 
 def workers_of(app: Sphinx) -> Workers:
@@ -59,7 +60,7 @@ def _start_early(app: Sphinx, _env: BuildEnvironment, docnames: list[str]) -> No
     if is_read_only(app) or (
         settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()
     ):
-        end_spare()  # a command's early zygote, which this build does not want now
+        end_waiting_zygote()  # a command's early zygote, which this build does not want now
         return
     if docnames and app not in _EARLY:
         workers = workers_of(app)

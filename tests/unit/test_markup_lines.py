@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sphinx_jaxcheck.sphinx.lines import line_of, markup_content
+from sphinx_jaxcheck.sphinx.markup_lines import line_of, markup_content
 
 
 def test_markup_is_found_on_its_own_line_even_when_wrapped_or_repeated() -> None:

@@ -3,9 +3,9 @@
 A cold check waits for the zygote to import jax. A ``jaxcheck`` command knows
 no configuration yet when it starts, but can guess the workers' environment:
 the defaults, with the ``jaxcheck_env`` that ``conf.py`` spells as a literal
-(see ``cli.project``). It starts a spare zygote with that environment at once;
-the spare imports jax and waits. The build's workers adopt it when their own
-environment differs from the spare's only in variables that jax reads after
+(see ``cli.project``). It starts an early zygote with that environment at once;
+it imports jax and waits. The build's workers adopt it when their own
+environment differs from its own only in variables that jax reads after
 its import (:data:`~sphinx_jaxcheck.worker.protocol.AFTER_IMPORT`), from the
 same interpreter and folder: it takes their environment and sets the
 compilation cache's options as jax would have read them, so it is the zygote
@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
-from ..worker.protocol import AFTER_IMPORT, CACHE_OPTIONS, ENV_FOLLOWS, encode
+from ..worker.protocol import AFTER_IMPORT, CACHE_OPTIONS, ENV_FOLLOWS, Environment, encode
 
 
 @dataclass
-class Spare:
+class WaitingZygote:
     """A zygote process that imported jax and waits for its environment."""
 
     python: str
@@ -59,12 +59,12 @@ class Spare:
                 stream.close()
 
 
-_SPARE: list[Spare] = []  # at most one, in the process that started it
+_WAITING: list[WaitingZygote] = []  # at most one, in the process that started it
 
 
-def start_spare(python: str, env: Mapping[str, str]) -> None:
-    """Start a spare zygote of ``python`` with ``env`` (no-op if one is waiting already)."""
-    if _SPARE:
+def start_waiting_zygote(python: str, env: Mapping[str, str]) -> None:
+    """Start an early zygote of ``python`` with ``env`` (no-op if one is waiting already)."""
+    if _WAITING:
         return
     stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the adopter or end()
     process = subprocess.Popen(
@@ -74,30 +74,30 @@ def start_spare(python: str, env: Mapping[str, str]) -> None:
         stderr=stderr,
         env=dict(env),
     )
-    _SPARE.append(Spare(python, dict(env), os.getcwd(), process, stderr))
+    _WAITING.append(WaitingZygote(python, dict(env), os.getcwd(), process, stderr))
 
 
-def take_spare(
+def take_waiting_zygote(
     python: str, env: Mapping[str, str]
 ) -> tuple[subprocess.Popen[bytes], IO[bytes]] | None:
-    """The spare zygote, given ``env``, if it fits workers of ``python`` with ``env``; the
-    spare is ended otherwise. None when there is none that fits."""
-    if not _SPARE:
+    """The early zygote, given ``env``, if it fits workers of ``python`` with ``env``; the
+    early zygote is ended otherwise. None when there is none that fits."""
+    if not _WAITING:
         return None
-    spare = _SPARE.pop()
-    assert spare.process.stdin is not None
+    waiting = _WAITING.pop()
+    assert waiting.process.stdin is not None
     try:
-        if spare.fits(python, env):
-            spare.process.stdin.write(encode({"env": dict(env)}))
-            spare.process.stdin.flush()
-            return spare.process, spare.stderr
+        if waiting.fits(python, env):
+            waiting.process.stdin.write(encode(Environment(dict(env))))
+            waiting.process.stdin.flush()
+            return waiting.process, waiting.stderr
     except OSError:  # it ended meanwhile
         pass
-    spare.end()
+    waiting.end()
     return None
 
 
-def end_spare() -> None:
-    """End the spare zygote no build took, if any."""
-    while _SPARE:
-        _SPARE.pop().end()
+def end_waiting_zygote() -> None:
+    """End the early zygote no build took, if any."""
+    while _WAITING:
+        _WAITING.pop().end()

@@ -1,8 +1,8 @@
-"""Finding a node's text among its file's lines (expect/placement.py)."""
+"""Finding a node's text among its file's lines (expect/node_lines.py)."""
 
 from __future__ import annotations
 
-from sphinx_jaxcheck.expect.placement import locate, node_lines
+from sphinx_jaxcheck.expect.node_lines import locate, node_lines
 
 PAGE = [
     ".. codediff::",
