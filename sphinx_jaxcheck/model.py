@@ -184,8 +184,23 @@ class DocstringExamples:
     ``pytest --doctest-modules`` runs them."""
 
 
+@dataclass(frozen=True)
+class NotebookCell:
+    """A notebook's code cell: it runs as Jupyter runs it (the value of its last expression
+    shown, magics, ``display()``), and its outputs are compared with those the notebook stores.
+
+    ``stored`` is None when the cell keeps no record of a run (no outputs and no execution
+    count, as nbval decides): it runs, and nothing is compared. ``raises``: tagged
+    ``raises-exception`` (or ``# NBVAL_RAISES_EXCEPTION``): an error it shows is no failure.
+    """
+
+    cell: int  # index in the notebook's ``cells`` list
+    stored: tuple[CellOutput, ...] | None = None
+    raises: bool = False
+
+
 # What a block is: code asks its type (``match block.kind``), not flags.
-BlockKind = Directive | PageExamples | GroupCode | DocstringExamples
+BlockKind = Directive | PageExamples | GroupCode | DocstringExamples | NotebookCell
 
 
 @dataclass(frozen=True)
@@ -260,6 +275,28 @@ class FailureKind(enum.Enum):
 
 
 @dataclass(frozen=True)
+class CellOutput:
+    """One output of a notebook cell, in nbformat's terms.
+
+    ``output_type`` is nbformat's (``stream``, ``execute_result``, ``display_data``,
+    ``error``); ``name`` a stream's (``stdout``, ``stderr``) or an error's class name
+    (``ename``); ``text`` a stream's text, a result's ``text/plain`` or an error's message
+    (``evalue``); ``data`` every MIME type a result or display holds, each as text (images in
+    base64, JSON as JSON), for the page and for ``jaxcheck update``.
+    """
+
+    output_type: str
+    name: str = ""
+    text: str = ""
+    data: tuple[tuple[str, str], ...] = ()
+    traceback: tuple[str, ...] = ()
+
+    def mime(self, kind: str) -> str | None:
+        """The text of one MIME type of a result or display, None when it has none."""
+        return next((text for name, text in self.data if name == kind), None)
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What really happened when a worker ran one block."""
 
@@ -272,6 +309,7 @@ class Outcome:
     failure: FailureKind | None = None
     message: str = ""  # for failures: what happened, in words
     seconds: float = 0.0
+    outputs: tuple[CellOutput, ...] = ()  # a notebook cell's, in order (its stdout is there)
 
     def inline_output(self, line: int) -> str:
         """The output of the inline print starting at block ``line``."""

@@ -32,7 +32,7 @@ import typing
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..model import Example, FailureKind, Outcome, Program, RaisedException
+from ..model import CellOutput, Example, FailureKind, Outcome, Program, RaisedException
 from .dependencies import Dependencies, dependencies_from_wire, dependencies_to_wire
 
 # The command-line flag of an early zygote: it imports jax, then waits for its environment,
@@ -59,6 +59,13 @@ class Part(enum.Enum):
     ITEM = "item"
 
 
+class SessionKind(enum.Enum):
+    """How a session's programs run and what their outcomes hold."""
+
+    SCRIPT = "script"  # as Python runs a script: what they print
+    NOTEBOOK = "notebook"  # as Jupyter runs cells: each cell's outputs (see worker.notebook)
+
+
 @dataclass(frozen=True)
 class RunSession:
     """Run a session's setup, then its items, in order, in one namespace."""
@@ -66,6 +73,7 @@ class RunSession:
     session: str
     setup: tuple[Program, ...]
     items: tuple[Program, ...]
+    kind: SessionKind = SessionKind.SCRIPT
 
     def program(self, part: Part, index: int) -> Program | None:
         """The program at ``part``/``index``; None when the session has none there."""
@@ -222,8 +230,8 @@ def _from_wire(hint: Any, value: Any) -> Any:
         return outcome_from_wire(value)
     if hint is Dependencies:
         return dependencies_from_wire(value)
-    if hint is Part:
-        return Part(value)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
     if origin is tuple:
         if not isinstance(value, list):
             raise TypeError("not a list")
@@ -275,6 +283,7 @@ def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
     data = _fields_of(outcome)
     data["exception"] = _fields_of(outcome.exception) if outcome.exception else None
     data["failure"] = outcome.failure.value if outcome.failure else None
+    data["outputs"] = [_fields_of(output) for output in outcome.outputs]
     return data
 
 
@@ -290,4 +299,14 @@ def outcome_from_wire(data: dict[str, Any]) -> Outcome:
         failure=FailureKind(data["failure"]) if data.get("failure") else None,
         message=data.get("message", ""),
         seconds=float(data.get("seconds", 0.0)),
+        outputs=tuple(
+            CellOutput(
+                output["output_type"],
+                output["name"],
+                output["text"],
+                tuple((str(kind), str(text)) for kind, text in output["data"]),
+                tuple(output["traceback"]),
+            )
+            for output in data.get("outputs", ())
+        ),
     )

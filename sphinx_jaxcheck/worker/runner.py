@@ -27,7 +27,7 @@ from typing import Any
 
 from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program, RaisedException
 from .frames import hide_worker_frames
-from .protocol import Began, Event, Part, Ran, RunSession, Used
+from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Used
 from .recorder import Recorder
 
 Step = tuple[Part, int]  # a program of the session: its part, its index there
@@ -512,7 +512,12 @@ def run_session(
             emit(Ran(session, Part.ITEM, index, lost))
         _report_dependencies(session, recorder, emit)  # the files the failed import read
         return
-    runner = SessionRunner(output_limit, namespace)
+    try:
+        runner = _runner(request.kind, output_limit, namespace)
+    except ImportError as missing:
+        for index in range(len(request.items)):
+            emit(Ran(session, Part.ITEM, index, Outcome(failure=FailureKind.NOT_RUN, message=str(missing))))
+        return
     outcomes: dict[Step, Outcome] = {}
     steps = [
         *((Part.SETUP, index) for index in range(len(request.setup))),
@@ -551,6 +556,17 @@ def run_session(
             ),
         )
     _report_dependencies(session, recorder, emit)  # what the threads used meanwhile
+
+
+def _runner(
+    kind: SessionKind, output_limit: int, namespace: dict[str, Any] | None
+) -> SessionRunner:
+    """The runner of a session of this kind; ImportError when it cannot be made here."""
+    if kind is SessionKind.NOTEBOOK:
+        from .notebook import notebook_runner  # imports IPython: only in a notebook's child
+
+        return notebook_runner(output_limit, namespace)
+    return SessionRunner(output_limit, namespace)
 
 
 def _order(step: Step) -> tuple[bool, int]:

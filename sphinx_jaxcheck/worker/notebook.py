@@ -1,0 +1,229 @@
+"""Run a notebook's code cells as Jupyter runs them, recording each cell's outputs as
+nbformat stores them.
+
+The cells run in an IPython shell, so a notebook's semantics are IPython's own, not ours
+imitating them: the value of a cell's last expression is shown unless a ``;`` ends it,
+``display()``, magics (``%timeit``, ``!cmd``), figures shown by matplotlib's inline backend.
+What a kernel would send to the notebook is recorded here instead: streams, results,
+displays and errors, in order. IPython is imported only here and only in the child that
+runs a notebook (the workers' Python must have it; the message says so when it has not).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..model import CellOutput, FailureKind, Outcome, Program
+from .runner import Capture, OutputLimitExceeded, SessionRunner
+
+# Figures are shown as a notebook shows them (a PNG, and the figure's repr as text) when
+# matplotlib's inline backend is there; the project's MPLBACKEND, if any, wins.
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+MISSING_IPYTHON = (
+    "not run: notebook cells run in IPython, which the workers' Python ({python}) lacks; "
+    "install it there (pip install ipython)"
+)
+
+
+class _Outputs:
+    """A cell's outputs as they come, a stream's consecutive writes merged into one output
+    (as Jupyter merges them)."""
+
+    def __init__(self) -> None:
+        self.items: list[CellOutput] = []
+
+    def stream(self, name: str, text: str) -> None:
+        if not text:
+            return
+        last = self.items[-1] if self.items else None
+        if last is not None and last.output_type == "stream" and last.name == name:
+            self.items[-1] = CellOutput("stream", name, last.text + text)
+        else:
+            self.items.append(CellOutput("stream", name, text))
+
+    def mime(self, output_type: str, data: dict[str, Any]) -> None:
+        texts = tuple(
+            (kind, value if isinstance(value, str) else json.dumps(value))
+            for kind, value in data.items()
+        )
+        plain = next((text for kind, text in texts if kind == "text/plain"), "")
+        self.items.append(CellOutput(output_type, "", plain, texts))
+
+    def error(self, name: str, message: str, traceback: list[str]) -> None:
+        self.items.append(CellOutput("error", name, message, (), tuple(traceback)))
+
+
+class _Stream(Capture):
+    """``sys.stdout`` or ``sys.stderr`` of a cell: what it writes becomes a stream output;
+    both streams count towards one output limit."""
+
+    def __init__(self, name: str, outputs: Callable[[], _Outputs], shared: _Budget) -> None:
+        super().__init__(shared.limit)
+        self.name = name
+        self.outputs = outputs
+        self.shared = shared
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.shared.spend(len(text))
+        self.outputs().stream(self.name, text)
+        return len(text)
+
+
+class _Budget:
+    """The characters a cell may still print, over both streams."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.exceeded = False
+
+    def spend(self, count: int) -> None:
+        self.used += count
+        if self.used > self.limit:
+            self.exceeded = True
+            raise OutputLimitExceeded
+
+
+def _shell_class() -> Any:
+    """IPython's shell, its display hook, display publisher and compiler made to record
+    what a kernel would send (ipykernel subclasses the same four)."""
+    from IPython.core.compilerop import CachingCompiler
+    from IPython.core.displayhook import DisplayHook
+    from IPython.core.displaypub import DisplayPublisher
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets import Type
+
+    class Hook(DisplayHook):  # type: ignore[misc]
+        def write_output_prompt(self) -> None:
+            pass
+
+        def write_format_data(self, format_dict: Any, md_dict: Any = None) -> None:
+            self.shell.cell_outputs.mime("execute_result", format_dict)
+
+        def finish_displayhook(self) -> None:
+            self._is_active = False
+
+    class Publisher(DisplayPublisher):  # type: ignore[misc]
+        def publish(self, data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> None:
+            self.shell.cell_outputs.mime("display_data", data)
+
+        def clear_output(self, wait: bool = False) -> None:
+            self.shell.cell_outputs.items.clear()
+
+    class Compiler(CachingCompiler):  # type: ignore[misc]
+        # A cell's code is named after its notebook and cell, so tracebacks and the
+        # session's record of what it used say which cell it was.
+        filename = "<cell>"
+
+        def get_code_name(self, raw_code: str, transformed_code: str, number: int) -> str:
+            return self.filename
+
+    class Shell(InteractiveShell):  # type: ignore[misc]
+        displayhook_class = Type(Hook)
+        display_pub_class = Type(Publisher)
+        compiler_class = Type(Compiler)
+        cell_outputs = _Outputs()
+
+        def _showtraceback(self, etype: Any, evalue: Any, stb: list[str]) -> None:
+            self.cell_outputs.error(etype.__name__, str(evalue), stb)
+
+        def showsyntaxerror(self, filename: Any = None, running_compiled_code: bool = False) -> Any:
+            etype, value, _ = sys.exc_info()
+            if etype is not None:
+                stb = self.SyntaxTB.structured_traceback(etype, value, [])
+                self.cell_outputs.error(etype.__name__, str(value), stb)
+
+    return Shell
+
+
+def _new_shell(namespace: dict[str, Any]) -> Any:
+    """A shell of its own for this session: no history file, no colours, no profile of the
+    user's (a notebook's outputs must not depend on who runs it)."""
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False  # kept in memory (``;`` reads the last input there)
+    config.InteractiveShell.colors = "nocolor"
+    config.InteractiveShell.autocall = 0
+    if importlib.util.find_spec("matplotlib_inline") is not None:
+        os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
+    # IPython makes a profile folder; not in the user's home, and none of theirs is read.
+    folder = os.path.join(tempfile.gettempdir(), "jaxcheck-ipython")
+    return _shell_class().instance(ipython_dir=folder, config=config, user_ns=namespace)
+
+
+class NotebookRunner(SessionRunner):
+    """Runs a notebook's cells, in order, in one IPython shell."""
+
+    def __init__(self, output_limit: int, namespace: dict[str, Any] | None = None) -> None:
+        super().__init__(output_limit, namespace)
+        self.shell = _new_shell(self.namespace)
+        # The builtins a cell starts with are a notebook's (``display``, ``get_ipython``).
+        self.user_builtins = dict(vars(builtins))
+
+    def _run(self, program: Program) -> Outcome:
+        started = time.perf_counter()
+        outputs = _Outputs()
+        self.shell.cell_outputs = outputs
+        self.shell.compile.filename = program.filename
+        budget = _Budget(self.output_limit)
+        saved = sys.stdout, sys.stderr
+        sys.stdout = _Stream("stdout", lambda: outputs, budget)
+        sys.stderr = _Stream("stderr", lambda: outputs, budget)
+        raised: BaseException | None = None
+        failure: FailureKind | None = None
+        message = ""
+        try:
+            with self._users_turn(None):
+                result = self.shell.run_cell(program.code, store_history=True)
+            raised = result.error_before_exec or result.error_in_exec
+        except OutputLimitExceeded:
+            pass
+        finally:
+            sys.stdout, sys.stderr = saved
+        if budget.exceeded:
+            failure = FailureKind.OUTPUT_LIMIT
+            message = f"the cell printed more than {self.output_limit // (1024 * 1024)} MB"
+        exception = self._describe(raised, program.raises) if raised is not None else None
+        if exception is not None and exception.out_of_memory and failure is None:
+            failure = FailureKind.OUT_OF_MEMORY
+            message = exception.traceback
+        return Outcome(
+            stdout="".join(o.text for o in outputs.items if o.output_type == "stream"),
+            exception=exception,
+            failure=failure,
+            message=message,
+            seconds=time.perf_counter() - started,
+            outputs=tuple(outputs.items),
+        )
+
+
+def notebook_runner(output_limit: int, namespace: dict[str, Any] | None) -> SessionRunner:
+    """The runner of a notebook session; ImportError (with what to do) without IPython."""
+    if importlib.util.find_spec("IPython") is None:
+        raise ImportError(MISSING_IPYTHON.format(python=sys.executable))
+    with _quiet_warnings():
+        return NotebookRunner(output_limit, namespace)
+
+
+@contextlib.contextmanager
+def _quiet_warnings() -> Iterator[None]:
+    """IPython's start may warn (about its folder, say); that is not a cell's output."""
+    saved = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        yield
+    finally:
+        sys.stderr = saved
