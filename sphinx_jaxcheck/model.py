@@ -38,12 +38,13 @@ class CompareMode(enum.Enum):
 
 
 class ExpectationKind(enum.Enum):
-    """The four ways an author writes an expected output."""
+    """The ways an expected output is written."""
 
     TRAILING = "trailing"  # the final run of ``#`` lines
     INLINE = "inline"  # ``print(x)  # expected``
     REPL = "repl"  # ``# >>> stmt`` inside the trailing block
     DOCTEST = "doctest"  # a body that starts with ``>>> ``
+    CELL_OUTPUTS = "cell outputs"  # the outputs a notebook stores for a cell
 
 
 class Subtype(enum.Enum):
@@ -197,6 +198,7 @@ class NotebookCell:
     cell: int  # index in the notebook's ``cells`` list
     stored: tuple[CellOutput, ...] | None = None
     raises: bool = False
+    normalizers: tuple[str, ...] = ()  # the noise removed before comparing (judge.notebooks)
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.

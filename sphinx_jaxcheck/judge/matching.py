@@ -15,6 +15,7 @@ exception it raised. Pure string functions.
 
 from __future__ import annotations
 
+import difflib
 import doctest
 import math
 import re
@@ -58,6 +59,14 @@ def normalize(lines: Sequence[str]) -> list[str]:
     while stripped and not stripped[-1]:
         stripped.pop()
     return stripped
+
+
+def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
+    """A unified diff from the expected lines to the actual ones."""
+    lines = difflib.unified_diff(
+        normalize(expected), normalize(actual), "expected", "actual", lineterm=""
+    )
+    return "\n".join(lines)
 
 
 def split_lines(text: str) -> list[str]:

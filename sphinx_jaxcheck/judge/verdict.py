@@ -19,6 +19,7 @@ from ..model import (
     Expectation,
     ExpectationKind,
     FailureKind,
+    NotebookCell,
     Outcome,
     OutputMode,
     Problem,
@@ -27,7 +28,15 @@ from ..model import (
     Verdict,
 )
 from .jaxpr_layout import in_written_layout
-from .matching import MatchRules, example_passes, normalize, split_lines, texts_match
+from .notebooks import judge_cell
+from .matching import (
+    MatchRules,
+    example_passes,
+    normalize,
+    split_lines,
+    texts_match,
+    unified_diff,
+)
 
 FAILURE_SUBTYPES = {
     FailureKind.EXCEPTION: Subtype.ERROR,
@@ -38,14 +47,6 @@ FAILURE_SUBTYPES = {
     FailureKind.NOT_RUN: Subtype.ERROR,
     FailureKind.THREAD_OUTPUT: Subtype.OUTPUT,
 }
-
-
-def unified_diff(expected: Sequence[str], actual: Sequence[str]) -> str:
-    """A unified diff from the expected lines to the actual ones."""
-    lines = difflib.unified_diff(
-        normalize(expected), normalize(actual), "expected", "actual", lineterm=""
-    )
-    return "\n".join(lines)
 
 
 def _whitespace_diff(want: str, printed: str) -> str:
@@ -87,6 +88,8 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     failure = _failure(block, outcome)
     if failure:
         return Verdict(Status.FAILED, problems=(failure,), seconds=outcome.seconds)
+    if isinstance(block.kind, NotebookCell):
+        return judge_cell(block, block.kind, outcome)
     printed = bool(normalize(split_lines(outcome.stdout)))
     if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
         # Nothing to compare; output without any expectation is drift (see _drifts).

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import accepts, judge, rules_of, unified_diff
+from sphinx_jaxcheck.judge.matching import unified_diff
+from sphinx_jaxcheck.judge.verdict import accepts, judge, rules_of
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,

@@ -1,0 +1,276 @@
+"""Read a Jupyter notebook (``.ipynb``, nbformat 4) into its code cells: the code each runs,
+the outputs it stores, the options it carries, and the line of the file it starts at.
+
+A cell's options come from, weakest first: the notebook's metadata ``jaxcheck`` (say
+``{"platforms": "tpu"}`` for a notebook that needs one), the cell's metadata ``jaxcheck``,
+its tags, and nbval's comments on its first lines, so that notebooks written for nbval keep
+their meaning (user guide: guide/notebooks).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import nbformat
+
+from ..model import BlockOptions, CellOutput, OutputMode
+from .options import BadOption, StrictOptionSpec, bad_options, block_option_spec, block_options
+
+# The options a cell's (or notebook's) metadata may set, as the jaxcheck directive spells them.
+CELL_OPTIONS = ("output", "compare", "tolerance", "timeout", "jax-version", "platforms")
+# nbval's markers: as comments on a cell's first lines, or (lower case) as tags.
+NBVAL_OUTPUT = {
+    "NBVAL_IGNORE_OUTPUT": OutputMode.IGNORE,
+    "NBVAL_SKIP": OutputMode.SKIP,
+    "NBVAL_CHECK_OUTPUT": OutputMode.CHECK,
+}
+NBVAL_RAISES = "NBVAL_RAISES_EXCEPTION"
+# Jupyter's own tags (JupyterLab, MyST-NB, nbmake and nbval honour them).
+TAG_RAISES = "raises-exception"
+TAG_SKIP = "skip-execution"
+
+
+class NotebookError(ValueError):
+    """A file that is not a notebook nbformat can read: the message says what was found."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One code cell of a notebook."""
+
+    index: int  # in the notebook's ``cells`` list
+    source: str
+    line: int  # 1-based line of the file where its source starts
+    stored: tuple[CellOutput, ...] | None  # None: no record of a run (nothing to compare)
+    options: BlockOptions
+    raises: bool  # an error it shows is expected
+    problems: tuple[str, ...] = ()  # bad options in its metadata, said in words
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """A notebook's code cells, and what the file holds besides them."""
+
+    cells: tuple[Cell, ...]
+    language: str  # the kernel's language: only Python notebooks are run
+
+
+def read_notebook(text: str) -> Notebook:
+    """The code cells of a notebook's JSON text; NotebookError when it is not one."""
+    try:
+        node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    except Exception as error:  # nbformat raises JSON, validation and version errors alike
+        raise NotebookError(f"not a notebook nbformat can read ({error})") from error
+    if node.get("nbformat") != 4:
+        raise NotebookError(f"nbformat {node.get('nbformat')}; expected version 4")
+    lines = source_lines(text)
+    defaults = _metadata_options(node.get("metadata", {}).get("jaxcheck", {}))
+    cells = []
+    for index, cell in enumerate(node.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        cells.append(_cell(index, cell, lines.get(index, 1), defaults))
+    language = node.get("metadata", {}).get("kernelspec", {}).get("language") or node.get(
+        "metadata", {}
+    ).get("language_info", {}).get("name", "python")
+    return Notebook(tuple(cells), str(language))
+
+
+def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) -> Cell:
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else str(source)
+    own = _metadata_options(cell.get("metadata", {}).get("jaxcheck", {}))
+    values = {**defaults.values, **own.values}
+    tags = {str(tag) for tag in cell.get("metadata", {}).get("tags", ())}
+    raises = TAG_RAISES in tags or "nbval-raises-exception" in tags
+    for tag, mode in (("nbval-ignore-output", "ignore"), ("nbval-skip", "skip"), (TAG_SKIP, "skip")):
+        if tag in tags:
+            values["output"] = mode
+    for comment in _leading_comments(source):
+        if comment in NBVAL_OUTPUT:
+            values["output"] = NBVAL_OUTPUT[comment].value
+        raises = raises or comment == NBVAL_RAISES
+    spec = _spec()
+    converted = {name: spec[name](str(value)) for name, value in values.items()}
+    problems = (*defaults.problems, *own.problems, *(bad.message("jaxcheck") for bad in bad_options(converted)))
+    options = block_options({k: v for k, v in converted.items() if not isinstance(v, BadOption)})
+    if "platforms" in converted and not isinstance(converted["platforms"], BadOption):
+        options = replace(options, limits=replace(options.limits, platforms=converted["platforms"]))
+    outputs = cell.get("outputs", [])
+    ran = bool(outputs) or cell.get("execution_count") is not None
+    return Cell(
+        index,
+        source,
+        line,
+        tuple(stored_output(o) for o in outputs) if ran else None,
+        options,
+        raises,
+        tuple(problems),
+    )
+
+
+@dataclass(frozen=True)
+class _Options:
+    values: dict[str, Any]
+    problems: tuple[str, ...]
+
+
+def _metadata_options(found: Any) -> _Options:
+    """The options a ``jaxcheck`` metadata entry sets, and what is wrong with it."""
+    if not isinstance(found, Mapping):
+        return _Options({}, (f"metadata 'jaxcheck' is {found!r}; expected a mapping of options",))
+    known = {name: value for name, value in found.items() if name in CELL_OPTIONS}
+    unknown = sorted(set(found) - set(CELL_OPTIONS))
+    problems = tuple(
+        f"metadata 'jaxcheck' has no option {name!r}; expected one of {', '.join(CELL_OPTIONS)}"
+        for name in unknown
+    )
+    if isinstance(known.get("platforms"), list):
+        known["platforms"] = ",".join(map(str, known["platforms"]))
+    return _Options(known, problems)
+
+
+def _spec() -> StrictOptionSpec:
+    spec = block_option_spec()
+    return StrictOptionSpec({name: spec[name] for name in CELL_OPTIONS})
+
+
+def _leading_comments(source: str) -> list[str]:
+    """The words of the comment lines a cell starts with (where nbval reads its markers)."""
+    words = []
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("#"):
+            break
+        words.append(stripped.lstrip("#").strip())
+    return words
+
+
+def stored_output(output: Mapping[str, Any]) -> CellOutput:
+    """One output as the notebook stores it."""
+    kind = str(output.get("output_type", ""))
+    if kind == "stream":
+        return CellOutput(kind, str(output.get("name", "")), _joined(output.get("text", "")))
+    if kind == "error":
+        return CellOutput(
+            kind,
+            str(output.get("ename", "")),
+            str(output.get("evalue", "")),
+            (),
+            tuple(map(str, output.get("traceback", ()))),
+        )
+    data = tuple(
+        (str(mime), value if isinstance(value, str) else _joined(value) if isinstance(value, list) else json.dumps(value))
+        for mime, value in output.get("data", {}).items()
+    )
+    plain = next((text for mime, text in data if mime == "text/plain"), "")
+    return CellOutput(kind, "", plain, data)
+
+
+def _joined(text: Any) -> str:
+    """nbformat's multiline strings: a string, or a list of lines."""
+    return "".join(text) if isinstance(text, list) else str(text)
+
+
+def source_lines(text: str) -> dict[int, int]:
+    """For each cell of a notebook's JSON text, the 1-based line its source starts on.
+
+    JSON parsers keep no positions, so this walks the text: the top-level ``cells`` array,
+    each cell's ``source`` value (its first string, where nbformat writes one per line).
+    """
+    walker = _Walker(text)
+    try:
+        return walker.cells()
+    except (IndexError, ValueError):  # nbformat read it, so this is only a layout we miss
+        return {}
+
+
+class _Walker:
+    """Just enough of a JSON reader to find where values start."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+        self.decoder = json.JSONDecoder()
+
+    def cells(self) -> dict[int, int]:
+        found: dict[int, int] = {}
+        self._space()
+        self._expect("{")
+        while True:
+            self._space()
+            if self._peek() == "}":
+                return found
+            key = self._string()
+            self._space()
+            self._expect(":")
+            self._space()
+            if key == "cells":
+                self._cells(found)
+            else:
+                self._skip()
+            self._space()
+            if self._peek() == ",":
+                self.at += 1
+
+    def _cells(self, found: dict[int, int]) -> None:
+        self._expect("[")
+        index = 0
+        while True:
+            self._space()
+            if self._peek() == "]":
+                self.at += 1
+                return
+            self._expect("{")
+            while True:
+                self._space()
+                if self._peek() == "}":
+                    self.at += 1
+                    break
+                key = self._string()
+                self._space()
+                self._expect(":")
+                self._space()
+                if key == "source":
+                    value = self.at
+                    start = value
+                    if self._peek() == "[":  # a list of lines: where its first one is
+                        self.at += 1
+                        self._space()
+                        start = self.at if self._peek() != "]" else value
+                        self.at = value
+                    self._skip()
+                    found[index] = self.text.count("\n", 0, start) + 1
+                else:
+                    self._skip()
+                self._space()
+                if self._peek() == ",":
+                    self.at += 1
+            index += 1
+            self._space()
+            if self._peek() == ",":
+                self.at += 1
+
+    def _skip(self) -> None:
+        _, self.at = self.decoder.raw_decode(self.text, self.at)
+
+    def _string(self) -> str:
+        value, self.at = self.decoder.raw_decode(self.text, self.at)
+        if not isinstance(value, str):
+            raise ValueError("a key that is not a string")
+        return value
+
+    def _space(self) -> None:
+        while self.at < len(self.text) and self.text[self.at] in " \t\r\n":
+            self.at += 1
+
+    def _peek(self) -> str:
+        return self.text[self.at]
+
+    def _expect(self, char: str) -> None:
+        if self.text[self.at] != char:
+            raise ValueError(f"expected {char!r} at {self.at}")
+        self.at += 1
