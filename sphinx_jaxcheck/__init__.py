@@ -27,6 +27,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         interpreter,
         left_out_pages,
         matrix_page,
+        notebooks,
         page_examples,
         read_digests,
         rendering,
@@ -46,6 +47,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
+    notebooks.setup_notebooks(app)
     checking.setup_checking(app)
     setup_pinned_source(app)
     rendering.setup_rendering(app)

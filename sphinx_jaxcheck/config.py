@@ -24,6 +24,7 @@ from .model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
 PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
+NOTEBOOKS = ("check", "off")
 # Whose rules decide which ``>>>`` examples exist and which namespace each runs in.
 DOCTESTS_LIKE = ("pytest", "sphinx.ext.doctest")
 # Checks a configured value (named for messages) and returns it cleaned; raises ConfigurationError.
@@ -221,6 +222,26 @@ def _doctest_flags(name: str, value: Any) -> tuple[str, ...]:
 _MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
+def _normalizers(name: str, value: Any) -> tuple[str, ...]:
+    from .judge.notebooks import NORMALIZERS
+
+    names = value.replace(",", " ").split() if isinstance(value, str) else value  # -D a,b
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise ConfigurationError(
+            f"{name} = {_shown(value)} is not a list of normalizer names, e.g. "
+            f"{list(NORMALIZERS)!r}"
+        )
+    for found in names:
+        if found not in NORMALIZERS:
+            guess = difflib.get_close_matches(found, list(NORMALIZERS), 1)
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            raise ConfigurationError(
+                f"{name}: {found!r} is no normalizer{hint} Expected some of "
+                f"{', '.join(NORMALIZERS)}"
+            )
+    return tuple(n for n in NORMALIZERS if n in names)  # in the order they apply
+
+
 def _module_names(name: str, value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -400,6 +421,18 @@ class Settings:
         (),
         "modules of jaxcheck_doctest_modules left out, with their submodules (pytest's --ignore)",
         _module_names,
+    )
+    notebooks: str = _value(
+        "check",
+        "the code cells of notebooks (.ipynb pages): run them and compare their stored outputs, "
+        "or off",
+        _choice(NOTEBOOKS),
+    )
+    notebook_normalizers: tuple[str, ...] = _value(
+        ("ansi", "addresses", "matplotlib", "timeit", "cell-files"),
+        "the noise removed from a notebook cell's outputs, stored and fresh, before they are "
+        "compared",
+        _normalizers,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
     shard: str | None = _value(

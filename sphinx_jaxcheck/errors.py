@@ -78,3 +78,7 @@ class JaxUnavailableError(WorkerStartError):
 
 class PinMismatchError(JaxcheckError, Exception):
     """The workers' jax is not the release (or commit) the docs are pinned to."""
+
+
+class NotebookError(JaxcheckError, ValueError):
+    """A file that is not a notebook nbformat can read; the message says what was found."""

@@ -230,6 +230,8 @@ class Block:
     @property
     def label(self) -> str:
         """How reports name the block (a page's own examples: by the line they start at)."""
+        if isinstance(self.kind, NotebookCell):
+            return f"{os.path.basename(self.path)}:cell {self.kind.cell}"
         if self.doctest_style:
             return self.options.name or f"{os.path.basename(self.path)}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"
@@ -237,8 +239,9 @@ class Block:
     @property
     def doctest_style(self) -> bool:
         """Whether its examples are judged as doctest judges them (every kind but a
-        ``jaxcheck`` block); then it is counted by its examples, not as a block."""
-        return not isinstance(self.kind, Directive)
+        ``jaxcheck`` block and a notebook cell); then it is counted by its examples, not as a
+        block."""
+        return not isinstance(self.kind, Directive | NotebookCell)
 
     @property
     def session_key(self) -> SessionKey:
@@ -371,6 +374,7 @@ class Verdict:
     # ``>>>`` examples that failed by themselves (their source does not compile), each
     # reported by a problem of its own; the block's other examples keep their verdicts.
     failed_examples: tuple[Expectation, ...] = ()
+    outputs: tuple[CellOutput, ...] = ()  # a notebook cell's, as it ran: what its page shows
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,20 @@ import tokenize
 from collections.abc import Sequence
 
 from ..model import Program
-from ..worker.protocol import program_to_wire
+from ..worker.protocol import SessionKind, program_to_wire
 
 
-def session_key(programs: Sequence[Program], fingerprint: str) -> str:
-    """The cache key of one session."""
-    wire = [{**program_to_wire(p), "code": code_without_expectations(p)} for p in programs]
-    payload = json.dumps([fingerprint, wire], sort_keys=True)
+def session_key(
+    programs: Sequence[Program], fingerprint: str, kind: SessionKind = SessionKind.SCRIPT
+) -> str:
+    """The cache key of one session (a notebook's cells hold no expected output: all of
+    their code counts)."""
+    if kind is SessionKind.NOTEBOOK:
+        wire = [program_to_wire(p) for p in programs]
+        payload = json.dumps([fingerprint, kind.value, wire], sort_keys=True)
+    else:
+        wire = [{**program_to_wire(p), "code": code_without_expectations(p)} for p in programs]
+        payload = json.dumps([fingerprint, wire], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import nbformat
 
-from ..model import BlockOptions, CellOutput, OutputMode
+from ..errors import NotebookError
+from ..model import Block, BlockOptions, CellOutput, NotebookCell, OutputMode, Program, Subtype
 from .options import BadOption, StrictOptionSpec, bad_options, block_option_spec, block_options
 
 # The options a cell's (or notebook's) metadata may set, as the jaxcheck directive spells them.
@@ -31,10 +32,6 @@ NBVAL_RAISES = "NBVAL_RAISES_EXCEPTION"
 # Jupyter's own tags (JupyterLab, MyST-NB, nbmake and nbval honour them).
 TAG_RAISES = "raises-exception"
 TAG_SKIP = "skip-execution"
-
-
-class NotebookError(ValueError):
-    """A file that is not a notebook nbformat can read: the message says what was found."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +58,7 @@ class Notebook:
 def read_notebook(text: str) -> Notebook:
     """The code cells of a notebook's JSON text; NotebookError when it is not one."""
     try:
-        node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+        node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)  # type: ignore[no-untyped-call]
     except Exception as error:  # nbformat raises JSON, validation and version errors alike
         raise NotebookError(f"not a notebook nbformat can read ({error})") from error
     if node.get("nbformat") != 4:
@@ -86,7 +83,11 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
     values = {**defaults.values, **own.values}
     tags = {str(tag) for tag in cell.get("metadata", {}).get("tags", ())}
     raises = TAG_RAISES in tags or "nbval-raises-exception" in tags
-    for tag, mode in (("nbval-ignore-output", "ignore"), ("nbval-skip", "skip"), (TAG_SKIP, "skip")):
+    for tag, mode in (
+        ("nbval-ignore-output", "ignore"),
+        ("nbval-skip", "skip"),
+        (TAG_SKIP, "skip"),
+    ):
         if tag in tags:
             values["output"] = mode
     for comment in _leading_comments(source):
@@ -95,7 +96,11 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         raises = raises or comment == NBVAL_RAISES
     spec = _spec()
     converted = {name: spec[name](str(value)) for name, value in values.items()}
-    problems = (*defaults.problems, *own.problems, *(bad.message("jaxcheck") for bad in bad_options(converted)))
+    problems = (
+        *defaults.problems,
+        *own.problems,
+        *(bad.message("jaxcheck") for bad in bad_options(converted)),
+    )
     options = block_options({k: v for k, v in converted.items() if not isinstance(v, BadOption)})
     if "platforms" in converted and not isinstance(converted["platforms"], BadOption):
         options = replace(options, limits=replace(options.limits, platforms=converted["platforms"]))
@@ -163,7 +168,14 @@ def stored_output(output: Mapping[str, Any]) -> CellOutput:
             tuple(map(str, output.get("traceback", ()))),
         )
     data = tuple(
-        (str(mime), value if isinstance(value, str) else _joined(value) if isinstance(value, list) else json.dumps(value))
+        (
+            str(mime),
+            value
+            if isinstance(value, str)
+            else _joined(value)
+            if isinstance(value, list)
+            else json.dumps(value),
+        )
         for mime, value in output.get("data", {}).items()
     )
     plain = next((text for mime, text in data if mime == "text/plain"), "")
@@ -274,3 +286,41 @@ class _Walker:
         if self.text[self.at] != char:
             raise ValueError(f"expected {char!r} at {self.at}")
         self.at += 1
+
+
+def notebook_blocks(
+    docname: str,
+    path: str,
+    notebook: Notebook,
+    *,
+    timeout: float,
+    normalizers: tuple[str, ...],
+    digest: str,
+) -> list[Block]:
+    """A notebook's code cells as the blocks of one session, in order."""
+    blocks = []
+    for number, cell in enumerate(notebook.cells):
+        program = Program(
+            cell.source,
+            f"{path}:cell {cell.index}",
+            timeout=cell.options.timeout or timeout,
+        )
+        blocks.append(
+            Block(
+                docname=docname,
+                index=number,
+                path=path,
+                body_line=cell.line,
+                body=tuple(cell.source.splitlines()),
+                options=cell.options,
+                expectations=(),
+                program=program,
+                error=f"not run: {'; '.join(cell.problems)}" if cell.problems else None,
+                file_digest=digest,
+                error_line=1,
+                error_subtype=Subtype.OPTION,
+                kind=NotebookCell(cell.index, cell.stored, cell.raises, normalizers),
+                placed=False,
+            )
+        )
+    return blocks

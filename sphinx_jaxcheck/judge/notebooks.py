@@ -96,7 +96,9 @@ def _each_text(output: CellOutput, change: Callable[[str], str]) -> CellOutput:
         output.output_type,
         output.name,
         change(output.text),
-        tuple((mime, change(text) if mime.startswith("text/") else text) for mime, text in output.data),
+        tuple(
+            (mime, change(text) if mime.startswith("text/") else text) for mime, text in output.data
+        ),
         tuple(map(change, output.traceback)),
     )
 
@@ -195,9 +197,10 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
                 ),
             ),
             seconds=outcome.seconds,
+            outputs=outcome.outputs,
         )
     if block.options.output is OutputMode.IGNORE or cell.stored is None:
-        return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds)
+        return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
     expected = comparable(cell.stored, cell.normalizers)
     actual = comparable(outcome.outputs, cell.normalizers)
     jaxpr = block.options.compare is CompareMode.JAXPR or (
@@ -210,13 +213,15 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
         addresses=False,  # the addresses normalizer decides
     )
     if texts_match(expected, actual, rules):
-        return Verdict(Status.VERIFIED, seconds=outcome.seconds)
-    expectation = Expectation(
-        ExpectationKind.CELL_OUTPUTS, tuple(expected), 0, 0, statement_line=1
-    )
+        return Verdict(Status.VERIFIED, seconds=outcome.seconds, outputs=outcome.outputs)
+    expectation = Expectation(ExpectationKind.CELL_OUTPUTS, tuple(expected), 0, 0, statement_line=1)
     drift = Drift(expectation, tuple(actual), unified_diff(expected, actual), line)
     return Verdict(
-        Status.STALE, drifts=(drift,), actual_text="\n".join(actual), seconds=outcome.seconds
+        Status.STALE,
+        drifts=(drift,),
+        actual_text="\n".join(actual),
+        seconds=outcome.seconds,
+        outputs=outcome.outputs,
     )
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import doctest
 import warnings
-from collections.abc import Sequence
 from dataclasses import replace
 
 from ..model import (
@@ -28,7 +27,6 @@ from ..model import (
     Verdict,
 )
 from .jaxpr_layout import in_written_layout
-from .notebooks import judge_cell
 from .matching import (
     MatchRules,
     example_passes,
@@ -37,6 +35,7 @@ from .matching import (
     texts_match,
     unified_diff,
 )
+from .notebooks import judge_cell
 
 FAILURE_SUBTYPES = {
     FailureKind.EXCEPTION: Subtype.ERROR,

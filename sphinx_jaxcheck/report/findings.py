@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..model import Block, ExpectationKind, Status, Subtype, Verdict
+from ..model import Block, ExpectationKind, NotebookCell, Status, Subtype, Verdict
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
     found = [
         Finding(
             problem.subtype,
-            f"block {block.label!r}: {problem.message}",
+            f"{_named(block)}: {problem.message}",
             block.path,
             problem.line,
             block.docname,
@@ -49,6 +49,7 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             ExpectationKind.INLINE: "the output of this print",
             ExpectationKind.REPL: "the output of this `# >>>` statement",
             ExpectationKind.DOCTEST: "the output of this `>>>` statement",
+            ExpectationKind.CELL_OUTPUTS: "the outputs it stores",
         }[drift.expectation.kind]
         if any(example.mode == "exec" for example in block.program.examples):
             what = "the output of this testcode (its testoutput)"
@@ -56,7 +57,8 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
         # "[jaxcheck.drift]") cannot be read as part of the output.
         refusal = drift.note or block.update_refusal
         ending = refusal or "`jaxcheck update` accepts the actual output"
-        message = f"block {block.label!r}: {what} is stale:\n{drift.diff}\n({ending})"
+        verb = "are" if drift.expectation.kind is ExpectationKind.CELL_OUTPUTS else "is"
+        message = f"{_named(block)}: {what} {verb} stale:\n{drift.diff}\n({ending})"
         found.append(
             Finding(
                 Subtype.DRIFT,
@@ -69,6 +71,13 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             )
         )
     return found
+
+
+def _named(block: Block) -> str:
+    """How a finding's message names its block: a notebook cell by its place."""
+    if isinstance(block.kind, NotebookCell):
+        return block.label
+    return f"block {block.label!r}"
 
 
 def in_report_order(findings: Iterable[Finding]) -> list[Finding]:

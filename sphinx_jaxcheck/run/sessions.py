@@ -19,6 +19,7 @@ from ..model import (
     Block,
     FailureKind,
     GroupCode,
+    NotebookCell,
     Outcome,
     OutputMode,
     Program,
@@ -28,7 +29,7 @@ from ..model import (
     session_name,
 )
 from ..worker.dependencies import Dependencies
-from ..worker.protocol import RunSession
+from ..worker.protocol import RunSession, SessionKind
 from .pool import SessionResult, Workers, WorkerSettings, run_sessions
 
 
@@ -190,6 +191,18 @@ class Lookup:
         return keep
 
 
+def session_request(
+    key: SessionKey, blocks: Sequence[Block], setups: tuple[Program, ...]
+) -> RunSession:
+    """What the workers run for one session: a notebook's cells as Jupyter runs them, without
+    ``jaxcheck_setup`` (a notebook holds all it needs, as it runs in Jupyter)."""
+    if blocks and isinstance(blocks[0].kind, NotebookCell):
+        return RunSession(
+            session_name(key), (), tuple(b.program for b in blocks), SessionKind.NOTEBOOK
+        )
+    return RunSession(session_name(key), setups, tuple(b.program for b in blocks))
+
+
 def take_cached(
     sessions: Mapping[SessionKey, Sequence[Block]],
     setups: tuple[Program, ...],
@@ -199,8 +212,8 @@ def take_cached(
     """Each session's outcomes from the cache, or the request to run it."""
     found = Lookup()
     for key, blocks in sessions.items():
-        request = RunSession(session_name(key), setups, tuple(b.program for b in blocks))
-        found.keys[key] = session_key([*request.setup, *request.items], fingerprint)
+        request = session_request(key, blocks, setups)
+        found.keys[key] = session_key([*request.setup, *request.items], fingerprint, request.kind)
         cached = cache.get(found.keys[key], len(blocks)) if cache else None
         if cached is not None:
             found.outcomes.update(_outcomes_of(blocks, SessionResult((), tuple(cached.outcomes))))

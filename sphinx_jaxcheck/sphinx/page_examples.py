@@ -41,6 +41,7 @@ from .compat import doctest_blocks_group, source_path
 from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
+from .notebooks import is_notebook
 from .settings import settings_of
 from .stages import BuilderInited, DoctreeRead
 
@@ -175,6 +176,8 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
     path = str(source_path(env, docname))
+    if is_notebook(path):
+        return  # its cells are the blocks (notebooks.py); its JSON holds no page of text
     try:
         with open(path, encoding=app.config.source_encoding) as handle:
             text = handle.read().removeprefix("\ufeff")

@@ -15,11 +15,12 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from ..model import Block, Status, Verdict
+from ..model import Block, NotebookCell, Status, Verdict
 from ..report.printable import printable
 from .assets import add_stylesheet
 from .domain import domain_of
 from .nodes import jaxcheck_block
+from .notebook_outputs import replace_outputs
 from .stages import BuilderInited
 
 CSS_FILE = "jaxcheck.css"
@@ -67,6 +68,15 @@ class RenderVerdicts(SphinxPostTransform):
                     status = verdict.status if verdict else Status.SKIPPED
                     shown.append((blocks.get(index), verdict, status))
             worst = max((status for _, _, status in shown), key=_RANK.index)
+            for block, verdict, _ in shown:
+                if (
+                    block is not None
+                    and verdict is not None
+                    and isinstance(block.kind, NotebookCell)
+                ):
+                    for cell in node.children:  # MyST-NB's container of the cell
+                        if isinstance(cell, nodes.Element) and verdict.status in _RAN:
+                            replace_outputs(cell, verdict.outputs, is_html)
             container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{worst.slug}"])
             container.extend(node.children)
             for block, verdict, status in shown:
@@ -91,6 +101,8 @@ class RenderVerdictsAsHtml(RenderVerdicts):
     html = True
 
 
+# The verdicts of cells that ran: their page shows what they showed.
+_RAN = (Status.VERIFIED, Status.STALE, Status.NOT_COMPARED, Status.FAILED)
 # From best to worst: a node showing several blocks is classed by its worst.
 _RANK = (
     Status.VERIFIED,

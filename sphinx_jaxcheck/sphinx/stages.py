@@ -20,6 +20,7 @@ class ConfigInited(enum.IntEnum):
     INTERPRETER = 500  # the question to the workers' Python starts (answered while pages read)
     PIN = 600  # the pinned JAX source, checked against the installed jax
     PROSE_NAMES = 700  # whether prose names need jax's list of names
+    NOTEBOOKS = 800  # MyST-NB runs no notebook that jaxcheck runs
 
 
 class BuilderInited(enum.IntEnum):
@@ -47,6 +48,7 @@ class DoctreeRead(enum.IntEnum):
     PAGE_EXAMPLES = 500  # the page's own ``>>>`` examples become blocks
     PROSE_NAMES = 501
     COLON_FENCES = 502  # a ``:::{jaxcheck-...}`` fence MyST showed as text
+    NOTEBOOK_CELLS = 503  # a notebook's code cells become blocks
     # The digest of what was read, after every other extension changed the doctree.
     READ_DIGESTS = 900
 

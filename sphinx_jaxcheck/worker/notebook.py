@@ -105,24 +105,24 @@ def _shell_class() -> Any:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets import Type
 
-    class Hook(DisplayHook):  # type: ignore[misc]
+    class Hook(DisplayHook):
         def write_output_prompt(self) -> None:
             pass
 
         def write_format_data(self, format_dict: Any, md_dict: Any = None) -> None:
-            self.shell.cell_outputs.mime("execute_result", format_dict)
+            self.shell.cell_outputs.mime("execute_result", format_dict)  # type: ignore[union-attr]
 
         def finish_displayhook(self) -> None:
             self._is_active = False
 
-    class Publisher(DisplayPublisher):  # type: ignore[misc]
+    class Publisher(DisplayPublisher):
         def publish(self, data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> None:
             self.shell.cell_outputs.mime("display_data", data)
 
         def clear_output(self, wait: bool = False) -> None:
             self.shell.cell_outputs.items.clear()
 
-    class Compiler(CachingCompiler):  # type: ignore[misc]
+    class Compiler(CachingCompiler):
         # A cell's code is named after its notebook and cell, so tracebacks and the
         # session's record of what it used say which cell it was.
         filename = "<cell>"
@@ -130,7 +130,7 @@ def _shell_class() -> Any:
         def get_code_name(self, raw_code: str, transformed_code: str, number: int) -> str:
             return self.filename
 
-    class Shell(InteractiveShell):  # type: ignore[misc]
+    class Shell(InteractiveShell):
         displayhook_class = Type(Hook)
         display_pub_class = Type(Publisher)
         compiler_class = Type(Compiler)
@@ -138,12 +138,6 @@ def _shell_class() -> Any:
 
         def _showtraceback(self, etype: Any, evalue: Any, stb: list[str]) -> None:
             self.cell_outputs.error(etype.__name__, str(evalue), stb)
-
-        def showsyntaxerror(self, filename: Any = None, running_compiled_code: bool = False) -> Any:
-            etype, value, _ = sys.exc_info()
-            if etype is not None:
-                stb = self.SyntaxTB.structured_traceback(etype, value, [])
-                self.cell_outputs.error(etype.__name__, str(value), stb)
 
     return Shell
 

@@ -283,7 +283,7 @@ def outcome_to_wire(outcome: Outcome) -> dict[str, Any]:
     data = _fields_of(outcome)
     data["exception"] = _fields_of(outcome.exception) if outcome.exception else None
     data["failure"] = outcome.failure.value if outcome.failure else None
-    data["outputs"] = [_fields_of(output) for output in outcome.outputs]
+    data["outputs"] = tuple(_fields_of(output) for output in outcome.outputs)
     return data
 
 

@@ -516,7 +516,14 @@ def run_session(
         runner = _runner(request.kind, output_limit, namespace)
     except ImportError as missing:
         for index in range(len(request.items)):
-            emit(Ran(session, Part.ITEM, index, Outcome(failure=FailureKind.NOT_RUN, message=str(missing))))
+            emit(
+                Ran(
+                    session,
+                    Part.ITEM,
+                    index,
+                    Outcome(failure=FailureKind.NOT_RUN, message=str(missing)),
+                )
+            )
         return
     outcomes: dict[Step, Outcome] = {}
     steps = [
