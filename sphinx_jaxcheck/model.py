@@ -287,7 +287,7 @@ class CellOutput:
     ``error``); ``name`` a stream's (``stdout``, ``stderr``) or an error's class name
     (``ename``); ``text`` a stream's text, a result's ``text/plain`` or an error's message
     (``evalue``); ``data`` every MIME type a result or display holds, each as text (images in
-    base64, JSON as JSON), for the page and for ``jaxcheck update``.
+    base64, JSON as JSON) and its ``metadata`` (JSON), for the page and ``jaxcheck update``.
     """
 
     output_type: str
@@ -295,6 +295,7 @@ class CellOutput:
     text: str = ""
     data: tuple[tuple[str, str], ...] = ()
     traceback: tuple[str, ...] = ()
+    metadata: str = ""  # a result's or display's metadata, as JSON (empty: none)
 
     def mime(self, kind: str) -> str | None:
         """The text of one MIME type of a result or display, None when it has none."""

@@ -10,7 +10,7 @@ their meaning (user guide: guide/notebooks).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -179,7 +179,10 @@ def stored_output(output: Mapping[str, Any]) -> CellOutput:
         for mime, value in output.get("data", {}).items()
     )
     plain = next((text for mime, text in data if mime == "text/plain"), "")
-    return CellOutput(kind, "", plain, data)
+    metadata = output.get("metadata") or {}
+    return CellOutput(
+        kind, "", plain, data, (), json.dumps(metadata, sort_keys=True) if metadata else ""
+    )
 
 
 def _joined(text: Any) -> str:
@@ -187,48 +190,73 @@ def _joined(text: Any) -> str:
     return "".join(text) if isinstance(text, list) else str(text)
 
 
-def source_lines(text: str) -> dict[int, int]:
-    """For each cell of a notebook's JSON text, the 1-based line its source starts on.
+@dataclass(frozen=True)
+class Span:
+    """Where one value of a cell stands in the notebook's text (character offsets)."""
 
-    JSON parsers keep no positions, so this walks the text: the top-level ``cells`` array,
-    each cell's ``source`` value (its first string, where nbformat writes one per line).
+    start: int
+    stop: int
+    first: int  # a list's first item (where nbformat writes a source's first line); else start
+
+
+def cell_spans(text: str) -> dict[int, dict[str, Span]]:
+    """For each cell of a notebook's JSON text (by index), where each of its values stands.
+
+    JSON parsers keep no positions, so this walks the text: the top-level ``cells`` array and
+    the values of each cell. ValueError when the text is no JSON object with such an array.
     """
-    walker = _Walker(text)
+    return _Walker(text).cells()
+
+
+def source_lines(text: str) -> dict[int, int]:
+    """For each cell of a notebook's JSON text, the 1-based line its source starts on."""
     try:
-        return walker.cells()
+        spans = cell_spans(text)
     except (IndexError, ValueError):  # nbformat read it, so this is only a layout we miss
         return {}
+    return {
+        index: text.count("\n", 0, values["source"].first) + 1
+        for index, values in spans.items()
+        if "source" in values
+    }
 
 
 class _Walker:
-    """Just enough of a JSON reader to find where values start."""
+    """Just enough of a JSON reader to find where values start and end."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
         self.decoder = json.JSONDecoder()
 
-    def cells(self) -> dict[int, int]:
-        found: dict[int, int] = {}
+    def cells(self) -> dict[int, dict[str, Span]]:
+        found: dict[int, dict[str, Span]] = {}
+        for key in self._keys():
+            if key == "cells":
+                self._cells(found)
+            else:
+                self._skip()
+        return found
+
+    def _keys(self) -> Iterator[str]:
+        """The keys of the object starting here, each with the position at its value."""
         self._space()
         self._expect("{")
         while True:
             self._space()
             if self._peek() == "}":
-                return found
+                self.at += 1
+                return
             key = self._string()
             self._space()
             self._expect(":")
             self._space()
-            if key == "cells":
-                self._cells(found)
-            else:
-                self._skip()
+            yield key
             self._space()
             if self._peek() == ",":
                 self.at += 1
 
-    def _cells(self, found: dict[int, int]) -> None:
+    def _cells(self, found: dict[int, dict[str, Span]]) -> None:
         self._expect("[")
         index = 0
         while True:
@@ -236,31 +264,17 @@ class _Walker:
             if self._peek() == "]":
                 self.at += 1
                 return
-            self._expect("{")
-            while True:
-                self._space()
-                if self._peek() == "}":
+            values: dict[str, Span] = {}
+            for key in self._keys():
+                start = first = self.at
+                if self._peek() == "[":
                     self.at += 1
-                    break
-                key = self._string()
-                self._space()
-                self._expect(":")
-                self._space()
-                if key == "source":
-                    value = self.at
-                    start = value
-                    if self._peek() == "[":  # a list of lines: where its first one is
-                        self.at += 1
-                        self._space()
-                        start = self.at if self._peek() != "]" else value
-                        self.at = value
-                    self._skip()
-                    found[index] = self.text.count("\n", 0, start) + 1
-                else:
-                    self._skip()
-                self._space()
-                if self._peek() == ",":
-                    self.at += 1
+                    self._space()
+                    first = self.at if self._peek() != "]" else start
+                    self.at = start
+                self._skip()
+                values[key] = Span(start, self.at, first)
+            found[index] = values
             index += 1
             self._space()
             if self._peek() == ",":

@@ -39,7 +39,16 @@ from ..expect.docstrings import docstring_of
 from ..expect.grammar import ParsedBody, parse_body
 from ..judge.matching import example_passes, spoofed_output, texts_match
 from ..judge.verdict import rules_of
-from ..model import Block, Drift, Expectation, ExpectationKind, SessionKey, Verdict
+from ..model import (
+    Block,
+    CellOutput,
+    Drift,
+    Expectation,
+    ExpectationKind,
+    NotebookCell,
+    SessionKey,
+    Verdict,
+)
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
 from .checkout import checkout_of, is_python_file, python_file_problem
 from .digests import digest
@@ -53,6 +62,7 @@ from .edits import (
     render_source,
     write_atomically,
 )
+from .notebooks import line_edit, rewritten_outputs
 from .python_literals import Literal, new_lines_problem
 from .refusals import reproduction_problem, skip_reason, unwritable_characters
 from .reread import Planned, Reread, read_back_problems
@@ -177,9 +187,13 @@ def update_sources(
             block
         )
     files: dict[str, _FilePlan] = {}
+    fresh = {(block.docname, block.index): verdict.outputs for block, verdict in checked}
     for real, drifts in sorted(by_file.items()):
         try:
-            planned_file = _plan_file(real, drifts, copies[real], report, step_limit)
+            if isinstance(drifts[0][0].kind, NotebookCell):
+                planned_file = _plan_notebook(real, drifts, fresh, report)
+            else:
+                planned_file = _plan_file(real, drifts, copies[real], report, step_limit)
         except (ValueError, OSError) as error:  # one file's trouble never stops the others
             report.refused.append((real, drifts[0][1].line, f"cannot update this file: {error}"))
             continue
@@ -302,6 +316,41 @@ def _plan_file(
     return plan
 
 
+def _plan_notebook(
+    path: str,
+    drifts: list[tuple[Block, Drift]],
+    fresh: Mapping[tuple[str, int], tuple[CellOutput, ...]],
+    report: UpdateReport,
+) -> _FilePlan | None:
+    """The drifted cells of one notebook given the outputs of their run, each an edit of the
+    lines of its ``outputs`` value (see :mod:`.notebooks`)."""
+    first_line = drifts[0][1].line
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        report.refused.append((path, first_line, f"cannot read the file: {error}"))
+        return None
+    if {block.file_digest for block, _ in drifts} != {digest(data)}:
+        report.refused.append(
+            (path, first_line, "the file changed since it was checked; run the update again")
+        )
+        return None
+    source = parse_source(data)
+    text = "\n".join(source.lines)
+    cells = {block.kind.cell: fresh[block.docname, block.index] for block, _ in drifts}  # type: ignore[union-attr]
+    new = rewritten_outputs(text, cells)  # ValueError: refused, the file left alone
+    planned = []
+    for block, drift in drifts:
+        cell = block.kind.cell  # type: ignore[union-attr]
+        start, stop, lines = line_edit(text, rewritten_outputs(text, {cell: cells[cell]}))
+        planned.append(Planned(block, drift, Edit(start, stop, tuple(lines)), 0, 0, ()))
+    plan = _FilePlan(path, data, source, tuple(planned))
+    if "\n".join(apply_edits(source, plan.changing).lines) != new:
+        raise ValueError("the cells' edits overlap")
+    return plan
+
+
 def _read_back_documents(files: dict[str, _FilePlan], reread: Reread, report: UpdateReport) -> None:
     """Leave out (refused, with the reason) the edits of every block that a document does not
     read back as planned (every edit of the files it reads, when the difference is in no
@@ -311,7 +360,13 @@ def _read_back_documents(files: dict[str, _FilePlan], reread: Reread, report: Up
     docstring as its module, imported, holds it.
     """
     while True:
-        texts = {real: f.new_data for real, f in files.items() if not is_python_file(real)}
+        # A notebook's cells are read from its file, not by a parser: rewritten_outputs
+        # read it back itself.
+        texts = {
+            real: f.new_data
+            for real, f in files.items()
+            if not is_python_file(real) and not isinstance(f.planned[0].block.kind, NotebookCell)
+        }
         if not texts:
             return
         planned = [plan for real in texts for plan in files[real].planned]

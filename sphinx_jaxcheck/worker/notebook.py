@@ -51,13 +51,14 @@ class _Outputs:
         else:
             self.items.append(CellOutput("stream", name, text))
 
-    def mime(self, output_type: str, data: dict[str, Any]) -> None:
+    def mime(self, output_type: str, data: dict[str, Any], metadata: Any = None) -> None:
         texts = tuple(
             (kind, value if isinstance(value, str) else json.dumps(value))
             for kind, value in data.items()
         )
         plain = next((text for kind, text in texts if kind == "text/plain"), "")
-        self.items.append(CellOutput(output_type, "", plain, texts))
+        shown = json.dumps(metadata, sort_keys=True) if metadata else ""
+        self.items.append(CellOutput(output_type, "", plain, texts, (), shown))
 
     def error(self, name: str, message: str, traceback: list[str]) -> None:
         self.items.append(CellOutput("error", name, message, (), tuple(traceback)))
@@ -110,14 +111,14 @@ def _shell_class() -> Any:
             pass
 
         def write_format_data(self, format_dict: Any, md_dict: Any = None) -> None:
-            self.shell.cell_outputs.mime("execute_result", format_dict)  # type: ignore[union-attr]
+            self.shell.cell_outputs.mime("execute_result", format_dict, md_dict)  # type: ignore[union-attr]
 
         def finish_displayhook(self) -> None:
             self._is_active = False
 
     class Publisher(DisplayPublisher):
         def publish(self, data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> None:
-            self.shell.cell_outputs.mime("display_data", data)
+            self.shell.cell_outputs.mime("display_data", data, metadata)
 
         def clear_output(self, wait: bool = False) -> None:
             self.shell.cell_outputs.items.clear()

@@ -306,6 +306,7 @@ def outcome_from_wire(data: dict[str, Any]) -> Outcome:
                 output["text"],
                 tuple((str(kind), str(text)) for kind, text in output["data"]),
                 tuple(output["traceback"]),
+                output["metadata"],
             )
             for output in data.get("outputs", ())
         ),
