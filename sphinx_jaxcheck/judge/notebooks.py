@@ -40,14 +40,13 @@ from .matching import (
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 # The repr of a matplotlib object shown as a cell's value: a figure, an artist or a list of
-# artists, a Text (``ax.set_title(...)``), a pair of limits (``plt.xlim(...)``).
+# artists, a Text (``ax.set_title(...)``).
 _MATPLOTLIB = re.compile(
     r"\s*(?:<Figure size [\d.]+x[\d.]+ with \d+ Axes>"
-    r"|\[?<(?:matplotlib|mpl_toolkits)\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>"
-    r"(?:,\s*<(?:matplotlib|mpl_toolkits)\.[\w.]+ (?:object )?at 0x[0-9a-fA-F]+>)*\]?"
+    r"|\[?<(?:matplotlib|mpl_toolkits)\.[\w.]+ (?:object )?at 0x[0-9a-fA-F?]+>"
+    r"(?:,\s*<(?:matplotlib|mpl_toolkits)\.[\w.]+ (?:object )?at 0x[0-9a-fA-F?]+>)*\]?"
     r"|<(?:matplotlib\.)?\w*(?:Axes|Subplot)\w*: .*>"
-    r"|Text\([-\d.e]+, [-\d.e]+, '.*'\)"
-    r"|\[?\(-?[\d.e]+, -?[\d.e]+\)(?:, \(-?[\d.e]+, -?[\d.e]+\))*\]?)\s*",
+    r"|Text\([-\d.e]+, [-\d.e]+, '.*'\))\s*",
     re.DOTALL,
 )
 # What %timeit prints, in every IPython's words (the figures are the machine's).

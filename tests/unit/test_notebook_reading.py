@@ -1,0 +1,124 @@
+"""Reading a notebook's code cells: where each starts, what it stores, its options
+(expect/notebooks.py; guide/notebooks)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from notebooks import code, error, markdown, notebook_text, result, stdout
+
+from sphinx_jaxcheck.errors import NotebookError
+from sphinx_jaxcheck.expect.notebooks import read_notebook, source_lines
+from sphinx_jaxcheck.model import CellOutput, OutputMode
+
+
+def test_each_cell_is_found_at_the_line_its_source_starts_on() -> None:
+    text = notebook_text(
+        markdown("# Title"),
+        code("x = 1\ny = 2"),
+        markdown("between"),
+        code('print("a")', stdout("a\n")),
+        code(""),
+    )
+    lines = text.splitlines()
+    notebook = read_notebook(text)
+    assert [cell.index for cell in notebook.cells] == [1, 3, 4]
+    assert json.loads(lines[notebook.cells[0].line - 1].strip().rstrip(",")) == "x = 1\n"
+    assert json.loads(lines[notebook.cells[1].line - 1].strip().rstrip(",")) == 'print("a")'
+    # An empty source is written "source": []: the line of its key.
+    assert '"source": []' in lines[notebook.cells[2].line - 1]
+
+
+def test_lines_are_found_in_any_json_layout() -> None:
+    node = json.loads(notebook_text(code("a = 1"), code("b = 2")))
+    compact = json.dumps(node, separators=(",", ":"))  # one line
+    assert source_lines(compact) == {0: 1, 1: 1}
+    spread = json.dumps(node, indent=4)
+    found = source_lines(spread)
+    assert spread.splitlines()[found[1] - 1].strip() == '"b = 2"'
+
+
+def test_stored_outputs_as_nbformat_holds_them() -> None:
+    notebook = read_notebook(
+        notebook_text(
+            code("print(1); 2", stdout("1\n"), result("2", 1, **{"text/html": "<b>2</b>"})),
+            code("1/0", error("ZeroDivisionError", "division by zero")),
+        )
+    )
+    first, second = notebook.cells
+    assert first.stored == (
+        CellOutput("stream", "stdout", "1\n"),
+        CellOutput("execute_result", "", "2", (("text/html", "<b>2</b>"), ("text/plain", "2"))),
+    )
+    assert second.stored is not None
+    assert second.stored[0].output_type == "error"
+    assert (second.stored[0].name, second.stored[0].text) == (
+        "ZeroDivisionError",
+        "division by zero",
+    )
+
+
+def test_a_cell_saved_without_a_run_has_nothing_to_compare_one_with_a_count_expects_nothing() -> (
+    None
+):
+    # As nbval decides: a cell is compared when it has outputs or an execution count.
+    notebook = read_notebook(notebook_text(code("x = 1", count=None), code("y = 1", count=3)))
+    assert [cell.stored for cell in notebook.cells] == [None, ()]
+
+
+def test_options_from_the_notebook_the_cell_its_tags_and_nbval_comments() -> None:
+    text = notebook_text(
+        code("a = 1"),
+        code("b = 1", jaxcheck={"platforms": "cpu", "compare": "jaxpr", "tolerance": 0.01}),
+        code("c = 1", tags=["raises-exception"]),
+        code("d = 1", tags=["skip-execution"]),
+        code("# NBVAL_IGNORE_OUTPUT\ne = 1"),
+        code("# a comment\n# NBVAL_RAISES_EXCEPTION\nf = 1"),
+        code("g = 1  # NBVAL_SKIP is not on a line of its own"),
+        jaxcheck={"platforms": ["tpu"], "timeout": 5},
+    )
+    cells = read_notebook(text).cells
+    assert cells[0].options.limits.platforms == ("tpu",)
+    assert cells[0].options.timeout == 5
+    assert cells[1].options.limits.platforms == ("cpu",)
+    assert (cells[1].options.compare.value, cells[1].options.tolerance) == ("jaxpr", 0.01)
+    assert cells[2].raises and not cells[0].raises
+    assert cells[3].options.output is OutputMode.SKIP
+    assert cells[4].options.output is OutputMode.IGNORE
+    assert cells[5].raises
+    assert cells[6].options.output is OutputMode.CHECK
+
+
+def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
+    cells = read_notebook(
+        notebook_text(
+            code("a = 1", jaxcheck={"outptu": "ignore"}),
+            code("b = 1", jaxcheck={"output": "sometimes"}),
+            code("c = 1", jaxcheck="ignore"),
+        )
+    ).cells
+    assert "no option 'outptu'" in cells[0].problems[0]
+    assert "output" in cells[0].problems[0]
+    assert "'sometimes' is not allowed" in cells[1].problems[0]
+    assert "expected a mapping" in cells[2].problems[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{not json", "not a notebook nbformat can read"),
+        (
+            '{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": []}',
+            "expected version 4",
+        ),
+    ],
+)
+def test_what_is_no_notebook_says_what_was_found(text: str, words: str) -> None:
+    with pytest.raises(NotebookError, match=words):
+        read_notebook(text)
+
+
+def test_the_kernel_language_is_read() -> None:
+    text = notebook_text(code("1"), kernelspec={"name": "ir", "display_name": "R", "language": "R"})
+    assert read_notebook(text).language == "R"
