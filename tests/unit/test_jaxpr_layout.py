@@ -7,8 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sphinx_jaxcheck.judge.jaxpr_layout import in_written_layout
-from sphinx_jaxcheck.judge.matching import MatchRules, texts_match
-from sphinx_jaxcheck.judge.matching import unified_diff
+from sphinx_jaxcheck.judge.matching import MatchRules, texts_match, unified_diff
 from sphinx_jaxcheck.model import CompareMode
 
 WRITTEN = ["{ lambda ; a:f32[]. let", "    b:f32[] = mul a 2.0", "  in (b,) }"]

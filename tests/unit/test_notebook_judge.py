@@ -23,6 +23,7 @@ from sphinx_jaxcheck.model import (
 )
 
 ALL = tuple(NORMALIZERS)
+DEFAULTS = BlockOptions()
 
 
 def stream(text: str, name: str = "stdout") -> CellOutput:
@@ -38,7 +39,7 @@ def cell_block(
     *,
     normalizers: tuple[str, ...] = ALL,
     raises: bool = False,
-    options: BlockOptions = BlockOptions(),
+    options: BlockOptions = DEFAULTS,
 ) -> Block:
     return Block(
         "nb",

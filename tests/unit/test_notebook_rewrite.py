@@ -13,7 +13,10 @@ from sphinx_jaxcheck.expect.notebooks import cell_spans, read_notebook
 from sphinx_jaxcheck.model import CellOutput
 from sphinx_jaxcheck.rewrite.notebooks import line_edit, rewritten_outputs
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
+    "AAAABJRU5ErkJggg==\n"
+)
 
 
 def every_kind() -> str:
