@@ -1,0 +1,188 @@
+"""Notebooks checked like pages, for real: cells run in real worker processes with IPython's
+semantics, real Sphinx builds with MyST-NB render them, ``jaxcheck update`` rewrites real
+files (guide/notebooks)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from buildkit import build, jaxcheck, write_project
+from notebooks import code, error, markdown, result, stdout, write_notebook
+
+from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
+from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
+from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
+
+needs_myst_nb = pytest.mark.skipif(
+    importlib.util.find_spec("myst_nb") is None,
+    reason="MyST-NB renders the notebook pages: pip install 'sphinx-jaxcheck[test]'",
+)
+CONF = (
+    'extensions = ["myst_nb", "sphinx_jaxcheck"]\n'
+    'source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}\n'
+    'nb_execution_mode = "force"\n'
+)
+INDEX = "# Notebooks\n\n```{toctree}\nnb\n```\n"
+
+
+@pytest.fixture(scope="module")
+def workers() -> Iterator[Workers]:
+    started = Workers(WorkerSettings(workers=2))
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def cells(workers: Workers, *sources: str, timeout: float = 60.0) -> SessionResult:
+    items = tuple(Program(s, f"nb.ipynb:cell {n}", timeout=timeout) for n, s in enumerate(sources))
+    request = RunSession("nb", (), items, SessionKind.NOTEBOOK)
+    return workers.run({"nb": request})["nb"]
+
+
+def shown(outputs: tuple[CellOutput, ...]) -> list[tuple[str, str, str]]:
+    return [(o.output_type, o.name, o.text) for o in outputs]
+
+
+def test_cells_show_what_jupyter_shows(workers: Workers) -> None:
+    ran = cells(
+        workers,
+        "x = 20",
+        "x + 1",
+        "x + 2;",
+        "print('out'); import sys; print('err', file=sys.stderr); x",
+        "display(1); display('two')",
+        "None",
+        "%timeit -n 1 -r 1 sum(range(3))",
+        "y = x  # a comment after the value",
+        "y",
+    )
+    outputs = [shown(outcome.outputs) for outcome in ran.items]
+    assert outputs[0] == []
+    assert outputs[1] == [("execute_result", "", "21")]
+    assert outputs[2] == []  # a trailing ; hides the value
+    assert outputs[3] == [
+        ("stream", "stdout", "out\n"),
+        ("stream", "stderr", "err\n"),
+        ("execute_result", "", "20"),
+    ]
+    assert outputs[4] == [("display_data", "", "1"), ("display_data", "", "'two'")]
+    assert outputs[5] == []
+    assert "per loop" in outputs[6][0][2]
+    assert outputs[8] == [("execute_result", "", "20")]
+
+
+def test_an_error_is_an_output_and_the_next_cells_run(workers: Workers) -> None:
+    ran = cells(workers, "a = 1", "1/0", "a + 1")
+    error_output = ran.items[1].outputs[0]
+    assert (error_output.output_type, error_output.name, error_output.text) == (
+        "error",
+        "ZeroDivisionError",
+        "division by zero",
+    )
+    assert any("ZeroDivisionError" in line for line in error_output.traceback)
+    assert ran.items[1].exception is not None
+    assert shown(ran.items[2].outputs) == [("execute_result", "", "2")]
+
+
+def test_a_cell_that_crashes_fails_and_a_fresh_shell_resumes_the_notebook(
+    workers: Workers,
+) -> None:
+    ran = cells(workers, "a = 5", "import os\nos._exit(3)", "a * 2")
+    assert ran.items[1].failure is FailureKind.CRASH
+    assert shown(ran.items[2].outputs) == [("execute_result", "", "10")]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="figures need matplotlib: pip install 'sphinx-jaxcheck[test]'",
+)
+def test_a_figure_is_shown_as_an_image_and_its_repr(workers: Workers) -> None:
+    ran = cells(workers, "import matplotlib.pyplot as plt\nplt.plot([1, 2]);")
+    (figure,) = ran.items[0].outputs
+    assert figure.output_type == "display_data"
+    assert figure.text.startswith("<Figure size")
+    assert figure.mime("image/png")
+
+
+def notebook_project(tmp_path: Path, *cells_: object, conf: str = "") -> Path:
+    root = write_project(tmp_path / "docs", {"index.md": INDEX}, conf=CONF + conf)
+    write_notebook(root / "nb.ipynb", markdown("# A notebook"), *cells_)
+    return root
+
+
+@needs_myst_nb
+def test_a_build_checks_each_cell_and_myst_nb_runs_none(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.txt"
+    root = notebook_project(
+        tmp_path,
+        code(f"open({str(runs)!r}, 'a').write('ran\\n')", result("4")),
+        code("x = 20"),
+        code("x + 1", result("21")),
+        code("print(x * 3)", stdout("59\n")),
+        code("int('z')", error("ValueError", "ignored"), tags=["raises-exception"]),
+    )
+    done = build(root)
+    reported = [(r.file, r.subtype, r.message.splitlines()[0]) for r in done.reported]
+    text = (root / "nb.ipynb").read_text()
+    line_of = {n: text.splitlines().index(f'    "{s}"') + 1 for n, s in ((4, "print(x * 3)"),)}
+    assert reported == [
+        ("nb.ipynb", "drift", "nb.ipynb:cell 4: the outputs it stores are stale:"),
+        ("nb.ipynb", "drift", "nb.ipynb:cell 5: the outputs it stores are stale:"),
+    ]
+    assert any(r.line == line_of[4] and "nb.ipynb:cell 4" in r.message for r in done.reported)
+    assert any("ignored" in r.message and "nb.ipynb:cell 5" in r.message for r in done.reported)
+    assert runs.read_text() == "ran\n"  # once: ours; MyST-NB ran nothing
+    page = (root / "_build" / "html" / "nb.html").read_text()
+    # The page shows what the cells showed in our run, each with its verdict.
+    assert ">60\n</pre>" in page and ">59\n" not in page
+    assert page.count("jaxcheck-status-verified") == 3
+    assert page.count("jaxcheck-status-stale") == 2
+
+
+@needs_myst_nb
+def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("x = 20"),
+        code("x + 1", result("21")),
+        code("print(x * 3)", stdout("59\n")),
+        code("{'a': x}", result("{'a': 19}")),
+    )
+    path = root / "nb.ipynb"
+    before = json.loads(path.read_text())
+    done = jaxcheck("update", str(root))
+    assert done.returncode == 0, done.stderr
+    assert "rewrote 2 expectation(s) in 1 file(s)" in done.stderr
+    after = json.loads(path.read_text())
+    nbformat.validate(nbformat.reads(path.read_text(), as_version=4))
+    assert after["cells"][:3] == before["cells"][:3]  # the title, x = 20, x + 1
+    assert after["cells"][3]["outputs"][0]["text"] == ["60\n"]
+    assert after["cells"][4]["outputs"][0]["data"]["text/plain"] == ["{'a': 20}"]
+    again = jaxcheck("check", str(root), "--no-cache")
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+@needs_myst_nb
+def test_a_cells_verdict_follows_every_edit_of_its_notebook(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path, code("x = 2"), code("x * 2", result("4")), conf="jaxcheck_cache = True\n"
+    )
+    assert jaxcheck("check", str(root)).returncode == 0
+    node = nbformat.read(root / "nb.ipynb", as_version=4)
+    node.cells[1].source = "x = 3"
+    nbformat.write(node, root / "nb.ipynb")
+    warm = jaxcheck("check", str(root))
+    cold = jaxcheck("check", str(root), "--no-cache")
+    assert warm.returncode == cold.returncode == 1
+    assert "nb.ipynb:cell 2" in warm.stdout and "nb.ipynb:cell 2" in cold.stdout
+    six = nbformat.v4.new_output("execute_result", data={"text/plain": "6"}, execution_count=1)
+    node.cells[2].outputs = [six]
+    nbformat.write(node, root / "nb.ipynb")
+    assert jaxcheck("check", str(root)).returncode == 0
+    assert jaxcheck("check", str(root), "--no-cache").returncode == 0
