@@ -199,6 +199,10 @@ class NotebookCell:
     stored: tuple[CellOutput, ...] | None = None
     raises: bool = False
     normalizers: tuple[str, ...] = ()  # the noise removed before comparing (judge.notebooks)
+    # A text notebook's cell: the lines of the output block written after it (None: none),
+    # and the file line of its first.
+    written: tuple[str, ...] | None = None
+    written_line: int = 0
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.

@@ -10,7 +10,8 @@ their meaning (user guide: guide/notebooks).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,6 +21,8 @@ from ..errors import NotebookError
 from ..model import Block, BlockOptions, CellOutput, NotebookCell, OutputMode, Program, Subtype
 from .options import BadOption, StrictOptionSpec, bad_options, block_option_spec, block_options
 
+# The session of a notebook's cells: one of their own beside the page's jaxcheck blocks.
+SESSION = "<cells>"
 # The options a cell's (or notebook's) metadata may set, as the jaxcheck directive spells them.
 CELL_OPTIONS = ("output", "compare", "tolerance", "timeout", "jax-version", "platforms")
 # nbval's markers: as comments on a cell's first lines, or (lower case) as tags.
@@ -32,6 +35,10 @@ NBVAL_RAISES = "NBVAL_RAISES_EXCEPTION"
 # Jupyter's own tags (JupyterLab, MyST-NB, nbmake and nbval honour them).
 TAG_RAISES = "raises-exception"
 TAG_SKIP = "skip-execution"
+# A text notebook's expected output: a fence of this directive right after a code cell.
+OUTPUT_DIRECTIVE = "jaxcheck-output"
+OUTPUT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\{jaxcheck-output\}\s*$")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,16 @@ class Cell:
     options: BlockOptions
     raises: bool  # an error it shows is expected
     problems: tuple[str, ...] = ()  # bad options in its metadata, said in words
+    written: Written | None = None  # a text notebook's output block after the cell
+
+
+@dataclass(frozen=True)
+class Written:
+    """The output block written after a cell of a text notebook: its lines, and the 1-based
+    file line of the first (where it would stand, when it holds none)."""
+
+    lines: tuple[str, ...]
+    first: int
 
 
 @dataclass(frozen=True)
@@ -70,10 +87,55 @@ def read_notebook(text: str) -> Notebook:
         if cell.get("cell_type") != "code":
             continue
         cells.append(_cell(index, cell, lines.get(index, 1), defaults))
-    language = node.get("metadata", {}).get("kernelspec", {}).get("language") or node.get(
-        "metadata", {}
-    ).get("language_info", {}).get("name", "python")
-    return Notebook(tuple(cells), str(language))
+    return Notebook(tuple(cells), _language(node))
+
+
+def read_text_notebook(node: Any, source_map: Sequence[int], text: str) -> Notebook:
+    """The code cells of a MyST text notebook as MyST-NB reads it (``node``, with the line of
+    each cell's fence in ``source_map``), each with the output block written after it."""
+    lines = text.splitlines()
+    defaults = _metadata_options(node.get("metadata", {}).get("jaxcheck", {}))
+    cells = []
+    for index, cell in enumerate(node.cells):
+        if cell.get("cell_type") != "code":
+            continue
+        close = _closing_fence(lines, source_map[index] - 1)
+        body = str(cell.get("source", "")).split("\n") if cell.get("source") else []
+        first = close - len(body) + 1 if body else source_map[index]
+        found = _cell(index, cell, first, defaults)
+        cells.append(replace(found, written=_output_block(lines, close + 1)))
+    return Notebook(tuple(cells), _language(node))
+
+
+def _closing_fence(lines: Sequence[str], opening: int) -> int:
+    """The 0-based line closing the fence opened at ``opening`` (the file's end if none)."""
+    fence = _FENCE.match(lines[opening])
+    mark = fence.group(2) if fence else "```"
+    for number in range(opening + 1, len(lines)):
+        found = _FENCE.match(lines[number])
+        if found and not found.group(3).strip() and found.group(2).startswith(mark):
+            return number
+    return len(lines)
+
+
+def _output_block(lines: Sequence[str], start: int) -> Written | None:
+    """The ``{jaxcheck-output}`` block starting at 0-based line ``start`` (blank lines before
+    it skipped), or None."""
+    number = start
+    while number < len(lines) and not lines[number].strip():
+        number += 1
+    if number >= len(lines) or not OUTPUT_FENCE.match(lines[number]):
+        return None
+    close = _closing_fence(lines, number)
+    return Written(tuple(lines[number + 1 : close]), number + 2)
+
+
+def _language(node: Any) -> str:
+    metadata = node.get("metadata", {})
+    found = metadata.get("kernelspec", {}).get("language") or metadata.get("language_info", {}).get(
+        "name", "python"
+    )
+    return str(found)
 
 
 def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) -> Cell:
@@ -310,8 +372,10 @@ def notebook_blocks(
     timeout: float,
     normalizers: tuple[str, ...],
     digest: str,
+    first: int = 0,
 ) -> list[Block]:
-    """A notebook's code cells as the blocks of one session, in order."""
+    """A notebook's code cells as the blocks of one session, in order, numbered from
+    ``first`` (after the page's other blocks)."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         program = Program(
@@ -319,21 +383,29 @@ def notebook_blocks(
             f"{path}:cell {cell.index}",
             timeout=cell.options.timeout or timeout,
         )
+        options = replace(cell.options, session=SESSION)
         blocks.append(
             Block(
                 docname=docname,
-                index=number,
+                index=first + number,
                 path=path,
                 body_line=cell.line,
                 body=tuple(cell.source.splitlines()),
-                options=cell.options,
+                options=options,
                 expectations=(),
                 program=program,
                 error=f"not run: {'; '.join(cell.problems)}" if cell.problems else None,
                 file_digest=digest,
                 error_line=1,
                 error_subtype=Subtype.OPTION,
-                kind=NotebookCell(cell.index, cell.stored, cell.raises, normalizers),
+                kind=NotebookCell(
+                    cell.index,
+                    cell.stored,
+                    cell.raises,
+                    normalizers,
+                    cell.written.lines if cell.written else None,
+                    cell.written.first if cell.written else 0,
+                ),
                 placed=False,
             )
         )

@@ -198,9 +198,9 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
             seconds=outcome.seconds,
             outputs=outcome.outputs,
         )
-    if block.options.output is OutputMode.IGNORE or cell.stored is None:
+    expected = _expected(cell)
+    if block.options.output is OutputMode.IGNORE or expected is None:
         return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
-    expected = comparable(cell.stored, cell.normalizers)
     actual = comparable(outcome.outputs, cell.normalizers)
     jaxpr = block.options.compare is CompareMode.JAXPR or (
         _looks_like_jaxpr(expected) and _looks_like_jaxpr(actual)
@@ -214,7 +214,8 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
     if texts_match(expected, actual, rules):
         return Verdict(Status.VERIFIED, seconds=outcome.seconds, outputs=outcome.outputs)
     expectation = Expectation(ExpectationKind.CELL_OUTPUTS, tuple(expected), 0, 0, statement_line=1)
-    drift = Drift(expectation, tuple(actual), unified_diff(expected, actual), line)
+    at = cell.written_line if cell.stored is None and cell.written is not None else line
+    drift = Drift(expectation, tuple(actual), unified_diff(expected, actual), at)
     return Verdict(
         Status.STALE,
         drifts=(drift,),
@@ -222,6 +223,22 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
         seconds=outcome.seconds,
         outputs=outcome.outputs,
     )
+
+
+def _expected(cell: NotebookCell) -> list[str] | None:
+    """What a cell is expected to show, as compared: its stored outputs, or the output block
+    written after it in a text notebook; None when it has neither."""
+    if cell.stored is not None:
+        return comparable(cell.stored, cell.normalizers)
+    if cell.written is not None:
+        written = CellOutput("stream", "stdout", "\n".join(cell.written))
+        return comparable((written,), cell.normalizers)
+    return None
+
+
+def written_text(outputs: Sequence[CellOutput]) -> list[str]:
+    """A cell's outputs as an output block holds them: as compared, only colours removed."""
+    return comparable(outputs, ("ansi",))
 
 
 def _error_traceback(outcome: Outcome) -> list[str]:

@@ -51,13 +51,15 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             ExpectationKind.DOCTEST: "the output of this `>>>` statement",
             ExpectationKind.CELL_OUTPUTS: "the outputs it stores",
         }[drift.expectation.kind]
+        if isinstance(block.kind, NotebookCell) and block.kind.written is not None:
+            what = "the output block after it"
         if any(example.mode == "exec" for example in block.program.examples):
             what = "the output of this testcode (its testoutput)"
         # The last line closes the diff, so a tag appended to the message (Sphinx's
         # "[jaxcheck.drift]") cannot be read as part of the output.
         refusal = drift.note or block.update_refusal
         ending = refusal or "`jaxcheck update` accepts the actual output"
-        verb = "are" if drift.expectation.kind is ExpectationKind.CELL_OUTPUTS else "is"
+        verb = "are" if what == "the outputs it stores" else "is"
         message = f"{_named(block)}: {what} {verb} stale:\n{drift.diff}\n({ending})"
         found.append(
             Finding(

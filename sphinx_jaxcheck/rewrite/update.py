@@ -38,6 +38,7 @@ from ..errors import JaxcheckError, WorkerStartError
 from ..expect.docstrings import docstring_of
 from ..expect.grammar import ParsedBody, parse_body
 from ..judge.matching import example_passes, spoofed_output, texts_match
+from ..judge.notebooks import written_text
 from ..judge.verdict import rules_of
 from ..model import (
     Block,
@@ -337,14 +338,24 @@ def _plan_notebook(
         )
         return None
     source = parse_source(data)
+    planned = []
+    if not path.endswith(".ipynb"):  # a text notebook: each cell's output block
+        for block, drift in drifts:
+            cell = block.kind
+            assert isinstance(cell, NotebookCell) and cell.written is not None
+            start = cell.written_line - 1
+            lines = tuple(written_text(fresh[block.docname, block.index]))
+            edit = Edit(start, start + len(cell.written), lines)
+            planned.append(Planned(block, drift, edit, 0, 0, ()))
+        return _FilePlan(path, data, source, tuple(planned))
     text = "\n".join(source.lines)
     cells = {block.kind.cell: fresh[block.docname, block.index] for block, _ in drifts}  # type: ignore[union-attr]
     new = rewritten_outputs(text, cells)  # ValueError: refused, the file left alone
-    planned = []
     for block, drift in drifts:
-        cell = block.kind.cell  # type: ignore[union-attr]
-        start, stop, lines = line_edit(text, rewritten_outputs(text, {cell: cells[cell]}))
-        planned.append(Planned(block, drift, Edit(start, stop, tuple(lines)), 0, 0, ()))
+        cell_index = block.kind.cell  # type: ignore[union-attr]
+        alone = rewritten_outputs(text, {cell_index: cells[cell_index]})
+        start, stop, new_lines = line_edit(text, alone)
+        planned.append(Planned(block, drift, Edit(start, stop, tuple(new_lines)), 0, 0, ()))
     plan = _FilePlan(path, data, source, tuple(planned))
     if "\n".join(apply_edits(source, plan.changing).lines) != new:
         raise ValueError("the cells' edits overlap")

@@ -1,8 +1,10 @@
-"""Notebooks as documents: the code cells of each ``.ipynb`` page become the blocks of one
-session, and MyST-NB, which reads and renders the page, runs none of them.
+"""Notebooks as documents: the code cells of each ``.ipynb`` page (and of each MyST text
+notebook) become the blocks of one session, and MyST-NB, which reads and renders the page,
+runs none of them.
 
-Whatever parser made the page (MyST-NB, nbsphinx), the cells are read from the file itself
-with nbformat, so their stored outputs and lines are the file's own. Where MyST-NB rendered
+Whatever parser made an ``.ipynb`` page (MyST-NB, nbsphinx), its cells are read from the file
+itself with nbformat, so their stored outputs and lines are the file's own; a text notebook's
+cells are read as MyST-NB reads them. Where MyST-NB rendered
 the page, each cell's container is marked with its verdict and shows the outputs of our run
 (``rendering``); MyST-NB's own execution is turned off, so nothing runs twice.
 """
@@ -12,10 +14,18 @@ from __future__ import annotations
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
 
 from ..errors import NotebookError
-from ..expect.notebooks import notebook_blocks, read_notebook
+from ..expect.notebooks import (
+    OUTPUT_DIRECTIVE,
+    Notebook,
+    notebook_blocks,
+    read_notebook,
+    read_text_notebook,
+)
 from ..model import Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
@@ -28,17 +38,30 @@ from .stages import ConfigInited, DoctreeRead
 logger = logging.getLogger(__name__)
 
 SUFFIX = ".ipynb"
+NOTEBOOK = "jaxcheck_notebook"  # in env.temp_data: the document being read is a notebook
 
 
 def setup_notebooks(app: Sphinx) -> None:
     """Read notebook pages' cells, and keep MyST-NB from running them."""
     app.connect("config-inited", _no_second_run, priority=ConfigInited.NOTEBOOKS)
     app.connect("doctree-read", _read_cells, priority=DoctreeRead.NOTEBOOK_CELLS)
+    app.add_directive(OUTPUT_DIRECTIVE, OutputBlock)
 
 
-def is_notebook(path: str) -> bool:
-    """Whether a document's source is a notebook whose cells jaxcheck runs."""
-    return path.endswith(SUFFIX)
+def is_notebook(env: BuildEnvironment) -> bool:
+    """Whether the document being read is a notebook whose cells are its blocks (then its
+    text holds no page examples of its own)."""
+    return bool(env.temp_data.get(NOTEBOOK))
+
+
+class OutputBlock(SphinxDirective):
+    """``{jaxcheck-output}`` after a text notebook's code cell: the output it is expected to
+    show. The page shows the cell's real outputs instead, so the block renders nothing."""
+
+    has_content = True
+
+    def run(self) -> list[nodes.Node]:
+        return []
 
 
 def _no_second_run(app: Sphinx, config: Config) -> None:
@@ -55,22 +78,22 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
     path = str(source_path(env, docname))
-    if not is_notebook(path):
-        return
     try:
-        with open(path, encoding="utf-8") as handle:
-            notebook = read_notebook(handle.read())
-    except (OSError, UnicodeDecodeError) as error:
-        logger.warning("jaxcheck: %s: cannot read the notebook: %s", path, error)
-        return
+        notebook = _notebook(app, path)
+    except (OSError, UnicodeDecodeError):
+        return  # unreadable sources are reported where Sphinx reads them
     except NotebookError as error:
         message = (
             f"{error}; its cells are not checked (open it in Jupyter and save it, or fix the JSON)"
         )
         domain_of(env).add_finding(docname, Finding(Subtype.SYNTAX, message, path, 1, docname))
         return
-    if notebook.language != "python":
+    if notebook is None:
+        return
+    env.temp_data[NOTEBOOK] = True
+    if notebook.language.lower() != "python":
         return  # a kernel of another language: nothing of ours can run it
+    domain = domain_of(env)
     blocks = notebook_blocks(
         docname,
         path,
@@ -78,9 +101,9 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         timeout=settings.timeout,
         normalizers=settings.notebook_normalizers,
         digest=file_digest(path),
+        first=len(domain.blocks(docname)),
     )
-    domain = domain_of(env)
-    domain.per_document("blocks")[docname] = blocks
+    domain.per_document("blocks").setdefault(docname, []).extend(blocks)
     by_cell = {block.kind.cell: block for block in blocks}  # type: ignore[union-attr]
     for container in list(doctree.findall(nodes.container)):
         if container.get("nb_element") != "cell_code":
@@ -92,3 +115,22 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
             # margins twice).
             container.parent.replace(container, wrapper)
             wrapper += container
+
+
+def _notebook(app: Sphinx, path: str) -> Notebook | None:
+    """The notebook a document's file holds, None when it holds none."""
+    if path.endswith(SUFFIX):
+        with open(path, encoding="utf-8") as handle:
+            return read_notebook(handle.read())
+    if "myst_nb" not in app.extensions or not path.endswith(".md"):
+        return None
+    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
+
+    with open(path, encoding=app.config.source_encoding) as handle:
+        text = handle.read()
+    if not is_myst_markdown_notebook(text):
+        return None
+    # Read as MyST-NB reads it, so the cells are the ones its page shows, by the same index.
+    config = getattr(app.env, "myst_config", None)  # MyST's settings, as MyST-NB reads them
+    node = read_myst_markdown_notebook(text, config=config, add_source_map=True)
+    return read_text_notebook(node, node.metadata["source_map"], text)

@@ -176,8 +176,8 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
     path = str(source_path(env, docname))
-    if is_notebook(path):
-        return  # its cells are the blocks (notebooks.py); its JSON holds no page of text
+    if is_notebook(env):
+        return  # its cells are its blocks (notebooks.py), its text no page of examples
     try:
         with open(path, encoding=app.config.source_encoding) as handle:
             text = handle.read().removeprefix("\ufeff")

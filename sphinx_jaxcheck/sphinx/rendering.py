@@ -151,6 +151,20 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
             f'<div class="jaxcheck-status jaxcheck-status-not-compared"{named}>'
             f"ran · {jax} · not compared</div>"
         )
+    if (
+        verdict.status is Status.STALE
+        and block is not None
+        and isinstance(block.kind, NotebookCell)
+    ):
+        # The page shows what the cell showed: the marker shows how that differs.
+        kept = "its notebook stores" if block.kind.stored is not None else "its output block says"
+        diff = "\n".join(d.diff for d in verdict.drifts)
+        return (
+            f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
+            f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this cell shows '
+            f"other outputs than {kept} (show the difference)</summary>"
+            f"<pre>{html.escape(printable(diff))}</pre></details>"
+        )
     if verdict.status is Status.STALE:
         return (
             f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'

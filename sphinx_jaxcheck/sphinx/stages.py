@@ -45,10 +45,10 @@ class EnvBeforeReadDocs(enum.IntEnum):
 class DoctreeRead(enum.IntEnum):
     """``doctree-read``: one document is read."""
 
+    NOTEBOOK_CELLS = 499  # a notebook's code cells become blocks (its text holds no examples)
     PAGE_EXAMPLES = 500  # the page's own ``>>>`` examples become blocks
     PROSE_NAMES = 501
     COLON_FENCES = 502  # a ``:::{jaxcheck-...}`` fence MyST showed as text
-    NOTEBOOK_CELLS = 503  # a notebook's code cells become blocks
     # The digest of what was read, after every other extension changed the doctree.
     READ_DIGESTS = 900
 
