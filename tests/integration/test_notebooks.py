@@ -186,3 +186,69 @@ def test_a_cells_verdict_follows_every_edit_of_its_notebook(tmp_path: Path) -> N
     nbformat.write(node, root / "nb.ipynb")
     assert jaxcheck("check", str(root)).returncode == 0
     assert jaxcheck("check", str(root), "--no-cache").returncode == 0
+
+
+TEXT_NOTEBOOK = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A text notebook
+
+```{code-cell} ipython3
+x = 20
+x + 1
+```
+
+```{jaxcheck-output}
+21
+```
+
+```{code-cell} ipython3
+:tags: [raises-exception]
+
+print("hello")
+1/0
+```
+
+```{jaxcheck-output}
+hello
+ZeroDivisionError: division by one
+```
+
+```{code-cell} ipython3
+print("no output block: not compared")
+```
+"""
+
+
+@needs_myst_nb
+def test_a_text_notebook_compares_each_output_block_and_update_rewrites_it(
+    tmp_path: Path,
+) -> None:
+    root = write_project(
+        tmp_path / "docs",
+        {"index.md": "# Notebooks\n\n```{toctree}\ntext\n```\n", "text.md": TEXT_NOTEBOOK},
+        conf=CONF,
+    )
+    done = build(root)
+    stale_line = TEXT_NOTEBOOK.splitlines().index("```{jaxcheck-output}", 20) + 2
+    assert [(r.file, r.line, r.subtype) for r in done.reported] == [
+        ("text.md", stale_line, "drift")
+    ]
+    assert "text.md:cell 3: the output block after it is stale" in done.reported[0].message
+    page = (root / "_build" / "html" / "text.html").read_text()
+    assert "no output block: not compared" in page  # what the cell showed
+    assert page.count("jaxcheck-status-verified") == 1
+    assert page.count("jaxcheck-status-not-compared") == 1
+    assert jaxcheck("update", str(root)).returncode == 0
+    updated = (root / "text.md").read_text()
+    assert updated == TEXT_NOTEBOOK.replace("division by one", "division by zero")
+    assert jaxcheck("check", str(root), "--no-cache").returncode == 0
