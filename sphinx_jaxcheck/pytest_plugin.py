@@ -216,9 +216,17 @@ class DocsPage(pytest.File):
             names.add(candidate)
             return candidate
 
+        from .model import NotebookCell
+
         domain = self.run.domain
-        for block in domain.blocks(self.docname):
-            yield BlockItem.from_parent(self, name=unique(block.label), block=block)
+        blocks = domain.blocks(self.docname)
+        for block in blocks:
+            if not isinstance(block.kind, NotebookCell):
+                yield BlockItem.from_parent(self, name=unique(block.label), block=block)
+        cells = [block for block in blocks if isinstance(block.kind, NotebookCell)]
+        if cells:  # a notebook: one item, as it runs as one
+            name = unique(f"notebook {os.path.basename(cells[0].path)}")
+            yield NotebookItem.from_parent(self, name=name, cells=cells)
         unclaimed = list(domain.per_document("findings").get(self.docname, []))
         for cited in domain.per_document("citations").get(self.docname, []):
             claimed = [
@@ -305,6 +313,32 @@ class BlockItem(DocsItem):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return Path(self.block.path), self.block.body_line - 1, f"jaxcheck block {self.block.label}"
+
+
+class NotebookItem(DocsItem):
+    """A notebook's code cells, run as one: fails with every cell's findings."""
+
+    def __init__(self, *, cells: list[Block], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cells = cells
+
+    def runtest(self) -> None:
+        from .model import Status
+        from .report.findings import findings_of
+
+        verdicts = [self.run.verdict(cell) for cell in self.cells]
+        if all(v.status is Status.SKIPPED for v in verdicts):
+            pytest.skip("not run (its options skip every cell)")
+        found = [
+            f
+            for cell, verdict in zip(self.cells, verdicts, strict=True)
+            for f in findings_of(cell, verdict)
+            if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
+        ]
+        self.fail_with(found)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return Path(self.cells[0].path), 0, f"jaxcheck notebook {Path(self.cells[0].path).name}"
 
 
 class CitationItem(DocsItem):

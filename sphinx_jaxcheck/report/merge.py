@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from ..errors import ShardError
 from ..judge.example_verdicts import ExampleVerdict
 from ..model import DURATIONS_FILE, Shard, Status, session_name
-from .records import BlockRecord, ExampleRecord, FindingRecord, Report, RunRecord, summary_line
+from .records import (
+    BlockRecord,
+    ExampleRecord,
+    FindingRecord,
+    Report,
+    RunRecord,
+    cells_of,
+    summary_line,
+)
 
 
 def report_durations(report: Report) -> dict[str, float]:
@@ -157,6 +165,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "blocks": blocks,
         "example_groups": combined["example_groups"],
         "examples": examples,
+        "cells": cells_of(blocks),
         "findings": findings,
         "unchecked_examples": unchecked,
         "excluded_examples": excluded,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NotRequired, TypedDict
 
 from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
-from ..model import Block, Status, Subtype, Verdict
+from ..model import Block, NotebookCell, Status, Subtype, Verdict
 from .findings import Finding, findings_of
 from .printable import printable
 
@@ -29,6 +29,16 @@ class BlockRecord(TypedDict):
     status: str  # a Status value
     seconds: float
     reason: NotRequired[str]  # why a skipped block did not run (its limits exclude this JAX)
+    cell: NotRequired[int]  # a notebook cell's index in the notebook's ``cells`` list
+
+
+class CellRecord(TypedDict):
+    """One code cell of a notebook and its verdict."""
+
+    path: str
+    cell: int  # its index in the notebook's ``cells`` list
+    line: int  # the line of the file its source starts on
+    status: str
 
 
 class ExampleRecord(TypedDict):
@@ -72,11 +82,12 @@ class RunRecord(TypedDict, total=False):
 class Report(TypedDict):
     """The plain report: every block, every example, every open finding, the summary."""
 
-    blocks: list[BlockRecord]  # the ``jaxcheck`` blocks
+    blocks: list[BlockRecord]  # the ``jaxcheck`` blocks and the notebooks' code cells
     # The pages' (and docstrings') own ``>>>`` examples, one record per group run
     # together (a doctest paragraph or code block, a sphinx.ext.doctest directive).
     example_groups: list[BlockRecord]
     examples: list[ExampleRecord]
+    cells: NotRequired[list[CellRecord]]  # the notebooks' code cells (also among the blocks)
     findings: list[FindingRecord]
     unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
     # By page that exclude_patterns leaves out: its ``>>>`` examples, none checked.
@@ -200,13 +211,15 @@ def build_report(
         for block, verdict in checked
         for finding in findings_of(block, verdict)
     }
+    blocks = [_block_record(b, verdict) for b, verdict in checked if not b.doctest_style]
     return {
-        "blocks": [_block_record(b, verdict) for b, verdict in checked if not b.doctest_style],
+        "blocks": blocks,
         "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.doctest_style],
         "examples": sorted(
             (_example_record(e) for e in all_examples(checked)),
             key=lambda e: (e["path"], e["line"]),
         ),
+        "cells": cells_of(blocks),
         "findings": [finding_record(f, owner.get(f)) for f in findings],
         "unchecked_examples": unchecked_examples,
         "excluded_examples": dict(excluded_examples or {}),
@@ -237,7 +250,18 @@ def _block_record(block: Block, verdict: Verdict) -> BlockRecord:
     }
     if verdict.reason:
         record["reason"] = verdict.reason
+    if isinstance(block.kind, NotebookCell):
+        record["cell"] = block.kind.cell
     return record
+
+
+def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
+    """The notebooks' code cells among these blocks."""
+    return [
+        {"path": b["path"], "cell": b["cell"], "line": b["line"], "status": b["status"]}
+        for b in blocks
+        if "cell" in b
+    ]
 
 
 def finding_record(finding: Finding, block: str | None = None) -> FindingRecord:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,6 +111,20 @@ def test_a_figure_is_shown_as_an_image_and_its_repr(workers: Workers) -> None:
     assert figure.output_type == "display_data"
     assert figure.text.startswith("<Figure size")
     assert figure.mime("image/png")
+
+
+def pytest_run(root: Path) -> subprocess.CompletedProcess[str]:
+    """``pytest --jaxcheck ROOT`` in a fresh process, as a user runs it."""
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST_", "PYTEST_CURRENT"))
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--jaxcheck", str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
 
 
 def notebook_project(tmp_path: Path, *cells_: object, conf: str = "") -> Path:
@@ -252,3 +269,26 @@ def test_a_text_notebook_compares_each_output_block_and_update_rewrites_it(
     updated = (root / "text.md").read_text()
     assert updated == TEXT_NOTEBOOK.replace("division by one", "division by zero")
     assert jaxcheck("check", str(root), "--no-cache").returncode == 0
+
+
+@needs_myst_nb
+def test_reports_name_each_cell_and_pytest_has_an_item_per_notebook(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path, code("x = 20"), code("print(x * 3)", stdout("59\n")), code("y = 1", count=None)
+    )
+    done = jaxcheck("check", str(root), "--format", "json")
+    report = json.loads(done.stdout)
+    text = (root / "nb.ipynb").read_text().splitlines()
+    line = text.index('    "print(x * 3)"') + 1
+    assert [(c["cell"], c["status"]) for c in report["cells"]] == [
+        (1, "verified"),
+        (2, "stale"),
+        (3, "not compared"),
+    ]
+    assert report["cells"][1]["line"] == line
+    assert report["cells"][1]["path"].endswith("nb.ipynb")
+    tested = pytest_run(root)
+    assert "1 failed" in tested.stdout and "nb.ipynb::notebook nb.ipynb" in tested.stdout
+    assert f"nb.ipynb:{line}: drift: nb.ipynb:cell 2: the outputs it stores are stale" in (
+        tested.stdout
+    )
