@@ -203,6 +203,7 @@ class NotebookCell:
     # and the file line of its first.
     written: tuple[str, ...] | None = None
     written_line: int = 0
+    twin: str = ""  # in a notebook with a jupytext twin: the twin's file:line of this cell
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.
@@ -235,7 +236,8 @@ class Block:
     def label(self) -> str:
         """How reports name the block (a page's own examples: by the line they start at)."""
         if isinstance(self.kind, NotebookCell):
-            return f"{os.path.basename(self.path)}:cell {self.kind.cell}"
+            twin = f" ({self.kind.twin})" if self.kind.twin else ""
+            return f"{os.path.basename(self.path)}:cell {self.kind.cell}{twin}"
         if self.doctest_style:
             return self.options.name or f"{os.path.basename(self.path)}:{self.body_line}"
         return self.options.name or f"{self.docname}[{self.index + 1}]"

@@ -85,7 +85,9 @@ def _count_excluded_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
                 continue
             if read is None:
                 read = {Path(source_path(env, doc)).resolve() for doc in env.found_docs}
-            if path.resolve() not in read:
+            # A notebook's jupytext twin is the notebook, read as its .ipynb.
+            twin = path.with_suffix(".ipynb").resolve()
+            if path.resolve() not in read and twin not in read:
                 found = _examples(_text(path))
                 if found:
                     counts[path.relative_to(app.srcdir).as_posix()] = found

@@ -11,6 +11,9 @@ the page, each cell's container is marked with its verdict and shows the outputs
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
+
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -26,7 +29,7 @@ from ..expect.notebooks import (
     read_notebook,
     read_text_notebook,
 )
-from ..model import Subtype
+from ..model import Block, NotebookCell, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
 from .compat import source_path
@@ -103,6 +106,7 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         digest=file_digest(path),
         first=len(domain.blocks(docname)),
     )
+    blocks = _with_twin(app, path, blocks)
     domain.per_document("blocks").setdefault(docname, []).extend(blocks)
     by_cell = {block.kind.cell: block for block in blocks}  # type: ignore[union-attr]
     for container in list(doctree.findall(nodes.container)):
@@ -115,6 +119,27 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
             # margins twice).
             container.parent.replace(container, wrapper)
             wrapper += container
+
+
+def _with_twin(app: Sphinx, path: str, blocks: list[Block]) -> list[Block]:
+    """A notebook's cells, each naming its line in the notebook's jupytext twin (the ``.md``
+    beside it that jupytext keeps in step), when there is one with the same code cells."""
+    twin = os.path.splitext(path)[0] + ".md"
+    if not path.endswith(SUFFIX) or not os.path.isfile(twin):
+        return blocks
+    try:
+        paired = _notebook(app, twin)
+    except (OSError, UnicodeDecodeError, NotebookError):
+        return blocks
+    codes = [b.program.code.rstrip() for b in blocks]
+    if paired is None or [c.source.rstrip() for c in paired.cells] != codes:
+        return blocks  # not a twin in step: its lines would mislead
+    name = os.path.basename(twin)
+    named = []
+    for block, cell in zip(blocks, paired.cells, strict=True):
+        assert isinstance(block.kind, NotebookCell)
+        named.append(replace(block, kind=replace(block.kind, twin=f"{name}:{cell.line}")))
+    return named
 
 
 def _notebook(app: Sphinx, path: str) -> Notebook | None:

@@ -292,3 +292,50 @@ def test_reports_name_each_cell_and_pytest_has_an_item_per_notebook(tmp_path: Pa
     assert f"nb.ipynb:{line}: drift: nb.ipynb:cell 2: the outputs it stores are stale" in (
         tested.stdout
     )
+
+
+TWIN = """\
+---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A notebook
+
+```{code-cell} ipython3
+x = 20
+```
+
+In a session: `>>> x` shows `20`.
+
+>>> x
+20
+
+```{code-cell} ipython3
+print(x * 3)
+```
+"""
+
+
+@needs_myst_nb
+def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line(
+    tmp_path: Path,
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("x = 20"),
+        code("print(x * 3)", stdout("59\n")),
+        conf='exclude_patterns = ["_build", "nb.md"]\njaxcheck_doctests = "check"\n',
+    )
+    (root / "nb.md").write_text(TWIN, encoding="utf-8")
+    done = jaxcheck("check", str(root))
+    twin_line = TWIN.splitlines().index("print(x * 3)") + 1
+    assert f"nb.ipynb:cell 2 (nb.md:{twin_line}): the outputs it stores are stale" in done.stdout
+    # The twin is the notebook: never advised out of exclude_patterns.
+    assert "exclude_patterns" not in done.stdout + done.stderr
