@@ -19,7 +19,14 @@ import nbformat
 
 from ..errors import NotebookError
 from ..model import Block, BlockOptions, CellOutput, NotebookCell, OutputMode, Program, Subtype
-from .options import BadOption, StrictOptionSpec, bad_options, block_option_spec, block_options
+from .options import (
+    BadOption,
+    StrictOptionSpec,
+    bad_options,
+    block_option_spec,
+    block_options,
+    closest,
+)
 
 # The session of a notebook's cells: one of their own beside the page's jaxcheck blocks.
 SESSION = "<cells>"
@@ -192,7 +199,9 @@ def _metadata_options(found: Any) -> _Options:
     known = {name: value for name, value in found.items() if name in CELL_OPTIONS}
     unknown = sorted(set(found) - set(CELL_OPTIONS))
     problems = tuple(
-        f"metadata 'jaxcheck' has no option {name!r}; expected one of {', '.join(CELL_OPTIONS)}"
+        f"metadata 'jaxcheck' has no option {name!r}"
+        + (f"; did you mean {guess!r}?" if (guess := closest(name, CELL_OPTIONS)) else "")
+        + f" Expected one of {', '.join(CELL_OPTIONS)}"
         for name in unknown
     )
     if isinstance(known.get("platforms"), list):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,13 +15,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from buildkit import build, jaxcheck, write_project
+from buildkit import WARNING, build, copy_root, jaxcheck, sphinx_build, write_project
 from notebooks import code, error, markdown, result, stdout, write_notebook
 
 from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
 from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
 from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
 
+REPO = Path(__file__).parents[2]
 needs_myst_nb = pytest.mark.skipif(
     importlib.util.find_spec("myst_nb") is None,
     reason="MyST-NB renders the notebook pages: pip install 'sphinx-jaxcheck[test]'",
@@ -339,3 +341,46 @@ def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line
     assert f"nb.ipynb:cell 2 (nb.md:{twin_line}): the outputs it stores are stale" in done.stdout
     # The twin is the notebook: never advised out of exclude_patterns.
     assert "exclude_patterns" not in done.stdout + done.stderr
+
+
+NOTEBOOK_CONF = (
+    'extensions = ["myst_nb", "sphinx_jaxcheck"]\n'
+    'source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}\n'
+)
+
+
+@needs_myst_nb
+def test_the_notebooks_pages_example_messages_are_what_a_build_prints(tmp_path: Path) -> None:
+    root = copy_root("notebooks", tmp_path, conf=NOTEBOOK_CONF)
+    built = sphinx_build("-b", "html", ".", "_build/html", cwd=root)
+    assert built.returncode == 1, built.stderr
+    printed = [
+        f"{os.path.relpath(m['path'], root)}:{m['line']}: WARNING: {m['message']} "
+        f"[jaxcheck.{m['subtype']}]"
+        for m in WARNING.finditer(built.stderr)
+    ]
+    page = (REPO / "demo_docs" / "guide" / "notebooks.md").read_text("utf-8")
+    shown = re.findall(r"^```text\n(.*?)\n```$", page, re.MULTILINE | re.DOTALL)
+    assert len(shown) == 3
+    for message in shown:
+        assert message in printed, "\n\n".join(printed)
+
+
+@needs_myst_nb
+def test_a_notebook_for_an_accelerator_is_not_run_and_a_bad_option_is_reported_at_its_cell(
+    tmp_path: Path,
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("x = 1", jaxcheck={"outptu": "ignore"}),
+        code("print('tpu')", stdout("tpu\n"), jaxcheck={"platforms": ["tpu"]}),
+    )
+    done = jaxcheck("check", str(root), "--format", "json")
+    report = json.loads(done.stdout)
+    statuses = {b["name"]: (b["status"], b.get("reason", "")) for b in report["blocks"]}
+    assert statuses["nb.ipynb:cell 1"][0] == "failed"
+    assert statuses["nb.ipynb:cell 2"] == ("skipped", "platforms tpu: the workers run on cpu")
+    (finding,) = report["findings"]
+    line = (root / "nb.ipynb").read_text().splitlines().index('    "x = 1"') + 1
+    assert (finding["line"], finding["subtype"]) == (line, "option")
+    assert "no option 'outptu'; did you mean 'output'?" in finding["message"]
