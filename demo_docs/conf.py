@@ -10,15 +10,18 @@ project = "sphinx-jaxcheck"
 author = "the sphinx-jaxcheck authors"
 copyright = "2026, the sphinx-jaxcheck authors"
 
+# MyST-NB reads the Markdown pages (as MyST-Parser does) and the notebooks; jaxcheck runs the
+# notebooks' cells, so MyST-NB runs none (see guide/notebooks).
 extensions = [
-    "myst_parser",
+    "myst_nb",
     "sphinx_copybutton",
     "sphinx_jaxcheck",
 ]
 
 source_suffix = {
     ".rst": "restructuredtext",
-    ".md": "markdown",
+    ".md": "myst-nb",
+    ".ipynb": "myst-nb",
 }
 root_doc = "index"
 exclude_patterns = ["_build"]

@@ -21,10 +21,11 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
+import nbformat
 import pytest
 from buildkit import Build, build, jaxcheck
 
-from sphinx_jaxcheck.model import Block, OutputMode, Status
+from sphinx_jaxcheck.model import Block, NotebookCell, OutputMode, Status
 
 # Each skip says how to get what demo_docs needs: the docs extra (tox -e py has it).
 _DOCS_EXTRA = "demo_docs needs {}, from the docs extra: pip install -e '.[docs]'"
@@ -39,7 +40,12 @@ CORRUPTION = " <corrupted by test_demo_docs>"
 
 # Blocks whose output is deliberately not compared: timings and code that
 # needs another JAX or a GPU. Anything else without an expectation is a bug.
-UNCHECKED_ON_PURPOSE = {"cond-timing", "guide-output-ignore", "guide-output-skip"}
+UNCHECKED_ON_PURPOSE = {
+    "cond-timing",
+    "guide-output-ignore",
+    "guide-output-skip",
+    "notebook.ipynb:cell 1",  # the notebook's imports: they show nothing
+}
 DRIFT_PAGE = "guide/drift"
 
 
@@ -57,7 +63,10 @@ def all_blocks(result: Build) -> Iterator[Block]:
 
 
 def is_checked(block: Block) -> bool:
-    """A block whose output is compared with an expectation."""
+    """A block whose output is compared with an expectation (a notebook cell's: the outputs
+    its notebook stores)."""
+    if isinstance(block.kind, NotebookCell):
+        return block.options.output is OutputMode.CHECK and bool(block.kind.stored)
     return block.options.output is OutputMode.CHECK and bool(block.expectations)
 
 
@@ -186,10 +195,16 @@ def test_every_checked_block_fails_when_its_last_expected_line_is_corrupted(
     corrupted: dict[str, int] = {}  # block label -> 1-based file line corrupted
     by_file: dict[Path, list[int]] = {}
     domain = clean_build.app.env.get_domain("jaxcheck")
+    notebooks: dict[Path, list[int]] = {}  # notebook -> the cells to corrupt
     for block in all_blocks(clean_build):
         verdict = domain.verdict(block.docname, block.index)
         if not is_checked(block) or verdict.status is Status.SKIPPED:
             continue  # the older outputs of the drift page: see the next test
+        if isinstance(block.kind, NotebookCell):
+            path = srcdir / Path(os.path.relpath(block.path, clean_srcdir))
+            notebooks.setdefault(path, []).append(block.kind.cell)
+            corrupted[block.label] = block.body_line
+            continue
         last = max(block.expectations, key=lambda e: e.stop)
         line = block.file_line(last.stop)  # the body line ``stop - 1``, 1-based in the file
         path = srcdir / Path(os.path.relpath(block.path, clean_srcdir))
@@ -201,14 +216,27 @@ def test_every_checked_block_fails_when_its_last_expected_line_is_corrupted(
             assert text[line - 1].strip(), f"{path}:{line} is blank, not an expected line"
             text[line - 1] += CORRUPTION
         path.write_text("\n".join(text), encoding="utf-8")
+    for path, cells in notebooks.items():
+        node = nbformat.read(path, as_version=4)
+        for cell in cells:  # the last text of its last output
+            last = node.cells[cell].outputs[-1]
+            if last.output_type == "stream":
+                last.text += CORRUPTION
+            elif last.output_type == "error":
+                last.evalue += CORRUPTION
+            else:
+                last.data["text/plain"] += CORRUPTION
+        nbformat.write(node, path)
 
     result = build(srcdir, fresh=True, jaxcheck_cache=False)
 
     assert result.status != 0
     drifted = {
         report.message.split("'")[1]
+        if report.message.startswith("block '")
+        else report.message.split(": ")[0]  # a notebook cell: nb.ipynb:cell 2
         for report in result.reported
-        if report.subtype == "drift" and report.message.startswith("block '")
+        if report.subtype == "drift"
     }
     missing = sorted(set(corrupted) - drifted)
     instead = [
