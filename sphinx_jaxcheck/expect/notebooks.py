@@ -82,7 +82,7 @@ class Notebook:
 def read_notebook(text: str) -> Notebook:
     """The code cells of a notebook's JSON text; NotebookError when it is not one."""
     try:
-        node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)  # type: ignore[no-untyped-call]
+        node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     except Exception as error:  # nbformat raises JSON, validation and version errors alike
         raise NotebookError(f"not a notebook nbformat can read ({error})") from error
     if node.get("nbformat") != 4:

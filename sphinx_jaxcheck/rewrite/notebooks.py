@@ -28,7 +28,7 @@ def rewritten_outputs(text: str, outputs: Mapping[int, tuple[CellOutput, ...]]) 
     """The notebook's text with these cells' outputs (by index in ``cells``) replaced;
     ValueError saying why when that cannot be done exactly."""
     spans = cell_spans(text)
-    node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)  # type: ignore[no-untyped-call]
+    node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     pieces: list[str] = []
     at = 0
     for index in sorted(outputs):
@@ -79,9 +79,9 @@ def nbformat_output(output: CellOutput, count: int | None) -> dict[str, Any]:
 def _written(outputs: tuple[CellOutput, ...], count: int | None, indent: str, step: int) -> str:
     """The ``outputs`` value as nbformat writes it, at the depth of ``indent`` (``step`` spaces a
     level: nbformat's one, or the two of a notebook Colab saved)."""
-    written = [nbformat.from_dict(nbformat_output(o, count)) for o in outputs]  # type: ignore[no-untyped-call]
-    cell = nbformat.v4.new_code_cell(outputs=written)  # type: ignore[no-untyped-call]
-    split = split_lines(copy.deepcopy(nbformat.v4.new_notebook(cells=[cell])))  # type: ignore[no-untyped-call]
+    written = [nbformat.from_dict(nbformat_output(o, count)) for o in outputs]
+    cell = nbformat.v4.new_code_cell(outputs=written)
+    split = split_lines(copy.deepcopy(nbformat.v4.new_notebook(cells=[cell])))
     value = json.dumps(
         split.cells[0]["outputs"],
         indent=step,
@@ -94,9 +94,9 @@ def _written(outputs: tuple[CellOutput, ...], count: int | None, indent: str, st
 
 def _check(old: str, new: str, outputs: Mapping[int, tuple[CellOutput, ...]]) -> None:
     """The new text is a valid notebook holding what was planned, the rest as it was."""
-    before = nbformat.reads(old, as_version=nbformat.NO_CONVERT)  # type: ignore[no-untyped-call]
+    before = nbformat.reads(old, as_version=nbformat.NO_CONVERT)
     try:
-        node = nbformat.reads(new, as_version=nbformat.NO_CONVERT)  # type: ignore[no-untyped-call]
+        node = nbformat.reads(new, as_version=nbformat.NO_CONVERT)
         if _valid(before):  # one that was not (a cell id in a 4.4 notebook) stays as it was
             nbformat.validate(node)
         read_notebook(new)
