@@ -204,6 +204,7 @@ class NotebookCell:
     written: tuple[str, ...] | None = None
     written_line: int = 0
     twin: str = ""  # in a notebook with a jupytext twin: the twin's file:line of this cell
+    images: bool = False  # its images are compared too (by their bytes)
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.

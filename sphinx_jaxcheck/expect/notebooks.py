@@ -31,7 +31,16 @@ from .options import (
 # The session of a notebook's cells: one of their own beside the page's jaxcheck blocks.
 SESSION = "<cells>"
 # The options a cell's (or notebook's) metadata may set, as the jaxcheck directive spells them.
-CELL_OPTIONS = ("output", "compare", "tolerance", "timeout", "jax-version", "platforms")
+CELL_OPTIONS = (
+    "output",
+    "compare",
+    "tolerance",
+    "timeout",
+    "jax-version",
+    "platforms",
+    "images",
+)
+IMAGES = ("ignore", "compare")  # whether a cell's images are compared (by their bytes)
 # nbval's markers: as comments on a cell's first lines, or (lower case) as tags.
 NBVAL_OUTPUT = {
     "NBVAL_IGNORE_OUTPUT": OutputMode.IGNORE,
@@ -59,6 +68,7 @@ class Cell:
     options: BlockOptions
     raises: bool  # an error it shows is expected
     problems: tuple[str, ...] = ()  # bad options in its metadata, said in words
+    images: bool = False  # its images are compared too
     written: Written | None = None  # a text notebook's output block after the cell
 
 
@@ -170,6 +180,7 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         *own.problems,
         *(bad.message("jaxcheck") for bad in bad_options(converted)),
     )
+    images = converted.pop("images", "ignore")
     options = block_options({k: v for k, v in converted.items() if not isinstance(v, BadOption)})
     if "platforms" in converted and not isinstance(converted["platforms"], BadOption):
         options = replace(options, limits=replace(options.limits, platforms=converted["platforms"]))
@@ -183,6 +194,7 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         options,
         raises,
         tuple(problems),
+        images=images == "compare",
     )
 
 
@@ -211,7 +223,15 @@ def _metadata_options(found: Any) -> _Options:
 
 def _spec() -> StrictOptionSpec:
     spec = block_option_spec()
-    return StrictOptionSpec({name: spec[name] for name in CELL_OPTIONS})
+    own = {"images": _images}
+    return StrictOptionSpec({name: own.get(name) or spec[name] for name in CELL_OPTIONS})
+
+
+def _images(value: str | None) -> str | BadOption:
+    text = (value or "").strip()
+    if text in IMAGES:
+        return text
+    return BadOption("images", value, "one of " + ", ".join(IMAGES), closest(text, IMAGES))
 
 
 def _leading_comments(source: str) -> list[str]:
@@ -414,6 +434,7 @@ def notebook_blocks(
                     normalizers,
                     cell.written.lines if cell.written else None,
                     cell.written.first if cell.written else 0,
+                    images=cell.images,
                 ),
                 placed=False,
             )

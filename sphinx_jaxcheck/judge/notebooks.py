@@ -10,6 +10,7 @@ from both sides; each was measured on JAX's own notebooks, and each can be switc
 
 from __future__ import annotations
 
+import hashlib
 import html.parser
 import re
 from collections.abc import Callable, Sequence
@@ -75,7 +76,9 @@ def _matplotlib(output: CellOutput) -> CellOutput | None:
     if output.output_type in ("execute_result", "display_data") and _MATPLOTLIB.fullmatch(
         output.text
     ):
-        return None
+        # The repr goes; a figure's image stays, for a cell whose images are compared.
+        images = tuple((mime, data) for mime, data in output.data if mime.startswith("image/"))
+        return CellOutput(output.output_type, "", "", images) if images else None
     return output
 
 
@@ -147,8 +150,11 @@ def html_text(markup: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def comparable(outputs: Sequence[CellOutput], normalizers: Sequence[str]) -> list[str]:
-    """The lines a cell's outputs are compared by, after the normalizers named."""
+def comparable(
+    outputs: Sequence[CellOutput], normalizers: Sequence[str], images: bool = False
+) -> list[str]:
+    """The lines a cell's outputs are compared by, after the normalizers named (and, with
+    ``images``, a line naming each image by a digest of its bytes)."""
     lines: list[str] = []
     for output in outputs:
         kept: CellOutput | None = output
@@ -168,6 +174,12 @@ def comparable(outputs: Sequence[CellOutput], normalizers: Sequence[str]) -> lis
                 text = kept.text
         if text:
             lines.extend(normalize(split_lines(text)))
+        if images:
+            lines.extend(
+                f"[{mime} {hashlib.sha256(data.strip().encode()).hexdigest()[:16]}]"
+                for mime, data in kept.data
+                if mime.startswith("image/")
+            )
     return lines
 
 
@@ -201,7 +213,7 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
     expected = _expected(cell)
     if block.options.output is OutputMode.IGNORE or expected is None:
         return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
-    actual = comparable(outcome.outputs, cell.normalizers)
+    actual = comparable(outcome.outputs, cell.normalizers, cell.images)
     jaxpr = block.options.compare is CompareMode.JAXPR or (
         _looks_like_jaxpr(expected) and _looks_like_jaxpr(actual)
     )
@@ -229,7 +241,7 @@ def _expected(cell: NotebookCell) -> list[str] | None:
     """What a cell is expected to show, as compared: its stored outputs, or the output block
     written after it in a text notebook; None when it has neither."""
     if cell.stored is not None:
-        return comparable(cell.stored, cell.normalizers)
+        return comparable(cell.stored, cell.normalizers, cell.images)
     if cell.written is not None:
         written = CellOutput("stream", "stdout", "\n".join(cell.written))
         return comparable((written,), cell.normalizers)

@@ -15,6 +15,7 @@ runs every block (``--no-cache``, in a build folder of its own).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -27,6 +28,9 @@ import pytest
 from buildkit import write_project
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
+from notebooks import code as nb_code
+from notebooks import notebook_text
+from notebooks import stdout as nb_stdout
 
 from sphinx_jaxcheck import cli
 
@@ -266,3 +270,78 @@ def test_a_warm_check_and_merged_shards_agree_with_a_check_without_the_cache_aft
         without_cache = check(root, *cold)
         assert check(root) == without_cache
         assert merged_shards(root) == without_cache["blocks"]
+
+
+# A third project: a notebook (read by MyST-NB) whose cell imports a helper module; an edit
+# changes a cell's code, what the notebook stores for it, or the helper, and may put the old
+# modification time back (the names are of one length, so only the content tells).
+def notebook(code_name: str, stored_name: str) -> str:
+    return notebook_text(
+        nb_code("import helper"),
+        nb_code(f'print("{code_name}", helper.NAME)', nb_stdout(f"{stored_name} red\n")),
+    )
+
+
+NOTEBOOK_EDITS: dict[str, Callable[[Path, str], None]] = {
+    "the cell's code": lambda root, name: _rewrite_notebook(root, code=name),
+    "the stored output": lambda root, name: _rewrite_notebook(root, stored=name),
+    "the helper": lambda root, name: (root / "helper.py").write_text(module(name)),
+    "the cell's code, keeping the time": lambda root, name: _keeping_time(
+        root / "nb.ipynb", lambda: _rewrite_notebook(root, code=name)
+    ),
+}
+
+
+def _rewrite_notebook(root: Path, code: str | None = None, stored: str | None = None) -> None:
+    path = root / "nb.ipynb"
+    node = json.loads(path.read_text())
+    was_code = node["cells"][1]["source"][0].split('"')[1]
+    was_stored = node["cells"][1]["outputs"][0]["text"][0].split()[0]
+    path.write_text(notebook(code or was_code, stored or was_stored))
+
+
+def _keeping_time(path: Path, edit: Callable[[], None]) -> None:
+    before = path.stat()
+    edit()
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+@pytest.fixture(scope="module")
+def notebook_projects(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    def fresh() -> Path:
+        base = tmp_path_factory.mktemp("notebooks")
+        conf = (
+            'jaxcheck_cache = True\nextensions = ["myst_nb", "sphinx_jaxcheck"]\n'
+            'source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}\n'
+        )
+        root = write_project(base / "docs", {}, conf=conf)
+        (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   nb\n")
+        (root / "nb.ipynb").write_text(notebook("red", "red"))
+        (root / "helper.py").write_text(module("red"))
+        return root
+
+    return fresh
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("myst_nb") is None,
+    reason="MyST-NB reads the notebook: pip install 'sphinx-jaxcheck[test]'",
+)
+@settings(max_examples=3, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(sorted(NOTEBOOK_EDITS)), st.sampled_from(NAMES)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_a_notebooks_warm_check_agrees_with_a_check_without_the_cache_after_any_edits(
+    notebook_projects: Any, edits: list[tuple[str, str]]
+) -> None:
+    root = notebook_projects()
+    cold = ["--no-cache", "--build-dir", str(root.parent / "cold")]
+    assert check(root) == check(root, *cold)
+    for edit, name in edits:
+        NOTEBOOK_EDITS[edit](root, name)
+        note(f"{edit} ({name})")
+        assert check(root) == check(root, *cold)

@@ -40,6 +40,7 @@ def cell_block(
     normalizers: tuple[str, ...] = ALL,
     raises: bool = False,
     options: BlockOptions = DEFAULTS,
+    images: bool = False,
 ) -> Block:
     return Block(
         "nb",
@@ -50,7 +51,7 @@ def cell_block(
         options,
         (),
         Program("code", "nb.ipynb:cell 3"),
-        kind=NotebookCell(3, stored, raises, normalizers),
+        kind=NotebookCell(3, stored, raises, normalizers, images=images),
         placed=False,
     )
 
@@ -199,3 +200,14 @@ def test_html_without_text_is_compared_by_its_text() -> None:
     assert status(stored, ran(CellOutput("display_data", "", "", (("text/html", plain),)))) is (
         Status.VERIFIED
     )
+
+
+def test_images_are_compared_by_their_bytes_only_when_asked() -> None:
+    def figure(png: str) -> CellOutput:
+        return shown("<Figure size 640x480 with 1 Axes>", "display_data", **{"image/png": png})
+
+    stored, other = (figure("iVBORw0KGgoA"),), (figure("iVBORw0KGgoB"),)
+    assert status(stored, ran(*other)) is Status.VERIFIED
+    asked = cell_block(stored, images=True)
+    assert judge(asked, ran(*other)).status is Status.STALE
+    assert judge(asked, ran(figure("iVBORw0KGgoA\n"))).status is Status.VERIFIED

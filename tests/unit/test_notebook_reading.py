@@ -76,6 +76,7 @@ def test_options_from_the_notebook_the_cell_its_tags_and_nbval_comments() -> Non
         code("# NBVAL_IGNORE_OUTPUT\ne = 1"),
         code("# a comment\n# NBVAL_RAISES_EXCEPTION\nf = 1"),
         code("g = 1  # NBVAL_SKIP is not on a line of its own"),
+        code("h = 1", jaxcheck={"images": "compare"}),
         jaxcheck={"platforms": ["tpu"], "timeout": 5},
     )
     cells = read_notebook(text).cells
@@ -88,6 +89,7 @@ def test_options_from_the_notebook_the_cell_its_tags_and_nbval_comments() -> Non
     assert cells[4].options.output is OutputMode.IGNORE
     assert cells[5].raises
     assert cells[6].options.output is OutputMode.CHECK
+    assert cells[7].images and not cells[6].images
 
 
 def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
@@ -96,12 +98,15 @@ def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
             code("a = 1", jaxcheck={"outptu": "ignore"}),
             code("b = 1", jaxcheck={"output": "sometimes"}),
             code("c = 1", jaxcheck="ignore"),
+            code("d = 1", jaxcheck={"images": "yes"}),
         )
     ).cells
     assert "no option 'outptu'" in cells[0].problems[0]
     assert "output" in cells[0].problems[0]
     assert "'sometimes' is not allowed" in cells[1].problems[0]
     assert "expected a mapping" in cells[2].problems[0]
+    assert "'yes' is not allowed" in cells[3].problems[0]
+    assert "ignore, compare" in cells[3].problems[0]
 
 
 @pytest.mark.parametrize(
