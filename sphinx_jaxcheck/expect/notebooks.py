@@ -258,22 +258,24 @@ def stored_output(output: Mapping[str, Any]) -> CellOutput:
             (),
             tuple(map(str, output.get("traceback", ()))),
         )
+    # By MIME type, as nbformat writes them: an output reads back as it was written.
     data = tuple(
-        (
-            str(mime),
-            value
-            if isinstance(value, str)
-            else _joined(value)
-            if isinstance(value, list)
-            else json.dumps(value),
+        sorted(
+            (str(mime), _mime_text(mime, value)) for mime, value in output.get("data", {}).items()
         )
-        for mime, value in output.get("data", {}).items()
     )
     plain = next((text for mime, text in data if mime == "text/plain"), "")
     metadata = output.get("metadata") or {}
     return CellOutput(
         kind, "", plain, data, (), json.dumps(metadata, sort_keys=True) if metadata else ""
     )
+
+
+def _mime_text(mime: str, value: Any) -> str:
+    """One MIME type's data as text: JSON as JSON, a text as one string."""
+    if mime.endswith("json"):
+        return json.dumps(value)
+    return _joined(value)
 
 
 def _joined(text: Any) -> str:

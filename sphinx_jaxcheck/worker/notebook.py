@@ -53,8 +53,10 @@ class _Outputs:
 
     def mime(self, output_type: str, data: dict[str, Any], metadata: Any = None) -> None:
         texts = tuple(
-            (kind, value if isinstance(value, str) else json.dumps(value))
-            for kind, value in data.items()
+            sorted(
+                (kind, value if isinstance(value, str) else json.dumps(value))
+                for kind, value in data.items()
+            )
         )
         plain = next((text for kind, text in texts if kind == "text/plain"), "")
         shown = json.dumps(metadata, sort_keys=True) if metadata else ""

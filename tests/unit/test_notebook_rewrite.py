@@ -101,3 +101,15 @@ def test_a_cell_without_outputs_to_replace_is_refused() -> None:
 def test_line_edit_names_the_lines_that_differ() -> None:
     assert line_edit("a\nb\nc\nd", "a\nB\nB2\nd") == (1, 3, ["B", "B2"])
     assert line_edit("a\nb", "a\nb") == (2, 2, [])
+
+
+def test_outputs_in_the_order_ipython_gives_their_types_read_back_as_written() -> None:
+    text = notebook_text(code("rich()", display("<Table>", **{"text/html": "<table/>"})))
+    shown = CellOutput(
+        "display_data", "", "<New>", (("text/plain", "<New>"), ("text/html", "<b>new</b>"))
+    )
+    new = rewritten_outputs(text, {0: (shown,)})
+    assert json.loads(new)["cells"][0]["outputs"][0]["data"] == {
+        "text/html": ["<b>new</b>"],
+        "text/plain": ["<New>"],
+    }
