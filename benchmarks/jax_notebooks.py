@@ -99,7 +99,7 @@ regex: .*(per loop|loops?, best of \d|slowest run took|intermediate result is be
 replace:
 
 [cell-files]
-regex: (<ipython-input-\d+-[0-9a-f]+>|/\S*/ipykernel_\d+/\d+\.py)(:\d+)*
+regex: (<ipython-input-\d+-[0-9a-f]+>|/\S*/ipykernel_\d+/\d+\.py|\S+\.ipynb:cell \d+)(:\d+)*
 replace: <cell>
 """
 
