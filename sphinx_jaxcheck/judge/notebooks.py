@@ -124,7 +124,7 @@ class _Text(html.parser.HTMLParser):
         self.parts: list[str] = []
         self.hidden = 0
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: V107 - HTMLParser's signature
         if tag in ("script", "style"):
             self.hidden += 1
         elif tag in ("tr", "br", "p", "div", "li"):

@@ -130,7 +130,7 @@ def _shell_class() -> Any:
         # session's record of what it used say which cell it was.
         filename = "<cell>"
 
-        def get_code_name(self, raw_code: str, transformed_code: str, number: int) -> str:
+        def get_code_name(self, raw_code: str, transformed_code: str, number: int) -> str:  # noqa: V107 - IPython's signature
             return self.filename
 
     class Shell(InteractiveShell):

@@ -22,6 +22,8 @@ from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
 from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
 from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
 
+# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...) and JAX's stack.
+pytestmark = pytest.mark.stack
 REPO = Path(__file__).parents[2]
 needs_myst_nb = pytest.mark.skipif(
     importlib.util.find_spec("myst_nb") is None,

@@ -47,7 +47,7 @@ def test_the_jax_extra_keeps_the_ml_dtypes_that_imports_fast_and_the_others_take
     assert "0.7" not in requirements("jax")["ml-dtypes"].specifier
     assert "0.6.0" in requirements("jax")["ml-dtypes"].specifier
     for group in ("test", "docs"):
-        assert requirements(group)["sphinx-jaxcheck"].extras == {"jax"}, group
+        assert "jax" in requirements(group)["sphinx-jaxcheck"].extras, group
 
 
 @pytest.mark.parametrize(
