@@ -348,6 +348,8 @@ def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line
 NOTEBOOK_CONF = (
     'extensions = ["myst_nb", "sphinx_jaxcheck"]\n'
     'source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}\n'
+    # The messages end with their type, as Sphinx prints them from 8.0 on.
+    "show_warning_types = True\n"
 )
 
 
