@@ -9,7 +9,7 @@ collapsible; other formats show only stale or failed blocks' actual output.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import Any, TypeGuard
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -69,13 +69,9 @@ class RenderVerdicts(SphinxPostTransform):
                     shown.append((blocks.get(index), verdict, status))
             worst = max((status for _, _, status in shown), key=_RANK.index)
             for block, verdict, _ in shown:
-                if (
-                    block is not None
-                    and verdict is not None
-                    and isinstance(block.kind, NotebookCell)
-                ):
+                if block is not None and isinstance(block.kind, NotebookCell) and _ran(verdict):
                     for cell in node.children:  # MyST-NB's container of the cell
-                        if isinstance(cell, nodes.Element) and verdict.status in _RAN:
+                        if isinstance(cell, nodes.Element):
                             replace_outputs(cell, verdict.outputs, is_html)
             container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{worst.slug}"])
             container.extend(node.children)
@@ -101,8 +97,15 @@ class RenderVerdictsAsHtml(RenderVerdicts):
     html = True
 
 
-# The verdicts of cells that ran: their page shows what they showed.
-_RAN = (Status.VERIFIED, Status.STALE, Status.NOT_COMPARED, Status.FAILED)
+def _ran(verdict: Verdict | None) -> TypeGuard[Verdict]:
+    """Whether a cell ran to its end (its page then shows what it showed); one that did not
+    (skipped, refused, timed out, crashed) keeps showing what its notebook stores."""
+    if verdict is None:
+        return False
+    ran = (Status.VERIFIED, Status.STALE, Status.NOT_COMPARED)
+    return verdict.status in ran or (verdict.status is Status.FAILED and bool(verdict.outputs))
+
+
 # From best to worst: a node showing several blocks is classed by its worst.
 _RANK = (
     Status.VERIFIED,

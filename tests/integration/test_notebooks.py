@@ -388,3 +388,23 @@ def test_a_notebook_for_an_accelerator_is_not_run_and_a_bad_option_is_reported_a
     line = (root / "nb.ipynb").read_text().splitlines().index('    "x = 1"') + 1
     assert (finding["line"], finding["subtype"]) == (line, "option")
     assert "no option 'outptu'; did you mean 'output'?" in finding["message"]
+
+
+@needs_myst_nb
+def test_a_cell_that_did_not_run_to_its_end_shows_what_its_notebook_stores(
+    tmp_path: Path,
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("print('ran')", stdout("stored: refused\n"), jaxcheck={"outptu": "ignore"}),
+        code("import time\ntime.sleep(30)", stdout("stored: timed out\n"), jaxcheck={"timeout": 1}),
+        code("print('ran')", stdout("stored: skipped\n"), tags=["skip-execution"]),
+        code("print('shown')", stdout("stored: stale\n")),
+    )
+    done = build(root)
+    assert [r.subtype for r in done.reported] == ["option", "timeout", "drift"]
+    page = (root / "_build" / "html" / "nb.html").read_text()
+    # Each output as a page shows it: the text, then the end of its block.
+    for kept in ("stored: refused", "stored: timed out", "stored: skipped", "shown"):
+        assert f"{kept}\n</pre>" in page, kept
+    assert "stored: stale\n</pre>" not in page  # it ran: the page shows what it showed
