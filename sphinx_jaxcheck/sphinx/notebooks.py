@@ -4,9 +4,9 @@ runs none of them.
 
 Whatever parser made an ``.ipynb`` page (MyST-NB, nbsphinx), its cells are read from the file
 itself with nbformat, so their stored outputs and lines are the file's own; a text notebook's
-cells are read as MyST-NB reads them. Where MyST-NB rendered
-the page, each cell's container is marked with its verdict and shows the outputs of our run
-(``rendering``); MyST-NB's own execution is turned off, so nothing runs twice.
+cells are read as MyST-NB reads them. Where MyST-NB rendered the page, each cell's container is
+marked with its verdict and shows the outputs of our run (``rendering``); MyST-NB's own
+execution is turned off, so nothing runs twice.
 """
 
 from __future__ import annotations
