@@ -275,17 +275,8 @@ def _plan_file(
     step_limit: int | None,
 ) -> _FilePlan | None:
     """What to write into one file (None: nothing), every edit proven inside its block."""
-    first_line = drifts[0][1].line
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        report.refused.append((path, first_line, f"cannot read the file: {error}"))
-        return None
-    if {block.file_digest for block, _ in drifts} != {digest(data)}:
-        report.refused.append(
-            (path, first_line, "the file changed since it was checked; run the update again")
-        )
+    data = _as_checked(path, drifts, report)
+    if data is None:
         return None
     try:
         source = parse_source(data)
@@ -317,14 +308,8 @@ def _plan_file(
     return plan
 
 
-def _plan_notebook(
-    path: str,
-    drifts: list[tuple[Block, Drift]],
-    fresh: Mapping[tuple[str, int], tuple[CellOutput, ...]],
-    report: UpdateReport,
-) -> _FilePlan | None:
-    """The drifted cells of one notebook given the outputs of their run, each an edit of the
-    lines of its ``outputs`` value (see :mod:`.notebooks`)."""
+def _as_checked(path: str, drifts: list[tuple[Block, Drift]], report: UpdateReport) -> bytes | None:
+    """The file's bytes, when they are those its blocks were read from (else None, refused)."""
     first_line = drifts[0][1].line
     try:
         with open(path, "rb") as handle:
@@ -336,6 +321,20 @@ def _plan_notebook(
         report.refused.append(
             (path, first_line, "the file changed since it was checked; run the update again")
         )
+        return None
+    return data
+
+
+def _plan_notebook(
+    path: str,
+    drifts: list[tuple[Block, Drift]],
+    fresh: Mapping[tuple[str, int], tuple[CellOutput, ...]],
+    report: UpdateReport,
+) -> _FilePlan | None:
+    """The drifted cells of one notebook given the outputs of their run, each an edit of the
+    lines of its ``outputs`` value (see :mod:`.notebooks`)."""
+    data = _as_checked(path, drifts, report)
+    if data is None:
         return None
     source = parse_source(data)
     planned = []

@@ -209,7 +209,8 @@ def test_a_cells_verdict_follows_every_edit_of_its_notebook(tmp_path: Path) -> N
     assert jaxcheck("check", str(root), "--no-cache").returncode == 0
 
 
-TEXT_NOTEBOOK = """\
+# The header jupytext writes on a MyST text notebook.
+MYST_HEADER = """\
 ---
 jupytext:
   text_representation:
@@ -220,7 +221,10 @@ kernelspec:
   language: python
   name: python3
 ---
-
+"""
+TEXT_NOTEBOOK = (
+    MYST_HEADER
+    + """
 # A text notebook
 
 ```{code-cell} ipython3
@@ -248,6 +252,7 @@ ZeroDivisionError: division by one
 print("no output block: not compared")
 ```
 """
+)
 
 
 @needs_myst_nb
@@ -298,18 +303,9 @@ def test_reports_name_each_cell_and_pytest_has_an_item_per_notebook(tmp_path: Pa
     )
 
 
-TWIN = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+TWIN = (
+    MYST_HEADER
+    + """
 # A notebook
 
 ```{code-cell} ipython3
@@ -325,6 +321,7 @@ In a session: `>>> x` shows `20`.
 print(x * 3)
 ```
 """
+)
 
 
 @needs_myst_nb
