@@ -211,9 +211,9 @@ def main() -> None:
     # judged again; the normalizers are no part of a session's key).
     credited: dict[tuple[str, int], list[str]] = collections.defaultdict(list)
     for name in NORMALIZERS:
-        others = ",".join(n for n in NORMALIZERS if n != name) or ","
+        rest = ",".join(n for n in NORMALIZERS if n != name) or ","
         without = jaxcheck_cells(
-            args.python, checked, env, "-D", f"jaxcheck_notebook_normalizers={others}"
+            args.python, checked, env, "-D", f"jaxcheck_notebook_normalizers={rest}"
         )
         for key, status in without.items():
             if status == "stale" and ours[key] == "verified":
