@@ -22,6 +22,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         block_directive,
         builder,
         checking,
+        dropped_checks,
         include_cycles,
         include_directive,
         interpreter,
@@ -47,6 +48,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     left_out_pages.setup_left_out_pages(app)
     block_directive.setup_block_directive(app)
     page_examples.setup_page_examples(app)
+    dropped_checks.setup_dropped_checks(app)
     notebooks.setup_notebooks(app)
     checking.setup_checking(app)
     setup_pinned_source(app)

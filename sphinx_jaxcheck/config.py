@@ -25,6 +25,9 @@ PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
 NOTEBOOKS = ("check", "off")
+# Which warnings fail the check: those that drop checks (autodoc could not import what a page
+# shows), any warning at all (as ``sphinx-build -W``), or none.
+FAIL_ON_WARNINGS = ("dropped-checks", "any", "off")
 # Whose rules decide which ``>>>`` examples exist and which namespace each runs in.
 DOCTESTS_LIKE = ("pytest", "sphinx.ext.doctest")
 # Checks a configured value (named for messages) and returns it cleaned; raises ConfigurationError.
@@ -335,6 +338,12 @@ class Settings:
     jax_repo: str = _value(DEFAULT_REPO, "where source links point", _repo)
     on_drift: str = _value(
         "error", "error: fail the build; warning: warn only; ignore", _choice(ON_DRIFT)
+    )
+    fail_on_warnings: str = _value(
+        "dropped-checks",
+        "which warnings fail the check: dropped-checks (autodoc could not import what a page "
+        "shows, so its docstrings' examples are gone), any (as sphinx-build -W), or off",
+        _choice(FAIL_ON_WARNINGS),
     )
     check_names: bool = _value(
         False, "check that `jax.` names in prose exist in the pinned source", _flag

@@ -66,6 +66,7 @@ class Subtype(enum.Enum):
     UPDATE = "update"  # an expectation that ``update`` cannot or may not rewrite
     MATRIX = "matrix"  # a drift-history table whose saved matrix is missing or out of date
     SETTING = "setting"  # a ``jaxcheck_*`` name that is no setting (a typo): it does nothing
+    DROPPED = "dropped"  # a warning that drops checks: autodoc could not import what a page shows
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,24 @@ def add_parser(commands: Any) -> None:
             "merge the JSON reports with `jaxcheck merge`"
         ),
     )
+    check.add_argument(
+        "-W",
+        dest="fail_on_warnings",
+        action="store_true",
+        help=(
+            "any warning fails the check, as with sphinx-build -W "
+            "(-D jaxcheck_fail_on_warnings=any)"
+        ),
+    )
     check.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Build with every block run; print the report in ``--format``; 1 on drift or errors."""
-    built = build_project(args, {"jaxcheck_shard": args.shard} if args.shard else {})
+    extra: dict[str, object] = {"jaxcheck_shard": args.shard} if args.shard else {}
+    if args.fail_on_warnings:
+        extra["jaxcheck_fail_on_warnings"] = "any"
+    built = build_project(args, extra)
     # Only now: they load Sphinx, which build_project loads once jax's import has begun.
     from ..report.colour import use_colour
     from ..report.formats import render

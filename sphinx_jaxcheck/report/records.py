@@ -115,9 +115,10 @@ def summary_line(
     doctests_like: str = "",
     uncached: Sequence[tuple[str, str]] = (),
     excluded_examples: Mapping[str, int] | None = None,
+    failing_warnings: int = 0,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
-    version, examples, results that could not be cached.
+    version, examples, results that could not be cached, warnings that fail the check.
 
     ``statuses`` are the ``jaxcheck`` blocks' (the ``>>>`` examples are counted apart).
 
@@ -126,7 +127,8 @@ def summary_line(
     ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``).
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why sessions that ran were not cached:
-    (document, why).
+    (document, why). ``failing_warnings`` counts the build's warnings when any warning
+    fails the check (``jaxcheck_fail_on_warnings = "any"``).
     """
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
@@ -138,6 +140,7 @@ def summary_line(
     stale_quotes = sum(1 for subtype, drift in kinds if drift and subtype is Subtype.CITATION)
     unknown_names = sum(1 for subtype, _ in kinds if subtype is Subtype.NAME)
     unknown_settings = sum(1 for subtype, _ in kinds if subtype is Subtype.SETTING)
+    failed_imports = sum(1 for subtype, _ in kinds if subtype is Subtype.DROPPED)
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.STALE]} stale",
@@ -150,10 +153,12 @@ def summary_line(
     if counts[Status.OTHER_SHARD]:
         parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
     if read:
-        other = len(read) - stale_quotes - unknown_names - unknown_settings
+        other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
         named = f"{unknown_names} unknown name(s), " if unknown_names else ""
         if unknown_settings:
             named += f"{unknown_settings} unknown setting(s), "
+        if failed_imports:
+            named += f"{failed_imports} failed autodoc import(s), "
         parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
     total = sum(counts.values())
     line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + f" (jax {jax_version or '?'})"
@@ -183,6 +188,11 @@ def summary_line(
         line += f"; not cached (the next build runs these sessions again): {shown}"
         if more > 0:
             line += f"; and {more} more"
+    if failing_warnings:
+        line += (
+            f"; {failing_warnings} warning(s), which fail the check "
+            '(jaxcheck_fail_on_warnings = "any", as sphinx-build -W)'
+        )
     return line
 
 

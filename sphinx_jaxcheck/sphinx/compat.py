@@ -147,3 +147,9 @@ class BuilderWritingNothing(Builder):
         # Final from 8.1 on, where this branch is not taken.
         def write(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[misc]
             pass
+
+
+def warnings_logged(app: Sphinx) -> int:
+    """The warnings the build logged, less those ``suppress_warnings`` silenced: what
+    ``sphinx-build -W`` fails on. Sphinx 7.3 to 9 count them in ``Sphinx._warncount``."""
+    return int(getattr(app, "_warncount", 0))

@@ -32,6 +32,7 @@ class BuilderInited(enum.IntEnum):
     PLAIN_CARDS = 503  # Q&A cards for builders without HTML
     ASSETS = 504  # stylesheets linked
     RENDERERS = 505  # the markers' renderers for this builder's format
+    DROPPED_CHECKS = 506  # autodoc's failed imports heard while pages are read
 
 
 class EnvBeforeReadDocs(enum.IntEnum):
@@ -70,6 +71,7 @@ class BuildFinished(enum.IntEnum):
     """``build-finished``: the build is done or failed."""
 
     ASSETS = 500  # stylesheets and scripts copied
+    DROPPED_CHECKS = 501  # autodoc no longer heard
     # After other extensions' handlers: the workers are stopped and the summary printed last.
     SIGNALS = 900
     WORKERS = 901

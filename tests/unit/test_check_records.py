@@ -8,7 +8,8 @@ from dataclasses import replace
 from sphinx_jaxcheck.config import Settings
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict, Tally, tally_of
-from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status, Verdict
+from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status, Subtype, Verdict
+from sphinx_jaxcheck.report.findings import Finding
 from sphinx_jaxcheck.report.records import summary_line
 from sphinx_jaxcheck.report.run_description import describe_run
 from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan
@@ -124,3 +125,15 @@ def test_the_summary_names_whose_doctest_rules_found_the_examples() -> None:
         "(jax 0.10.2); doctests like sphinx.ext.doctest: 0 `>>>` example(s)"
     )
     assert summary_line([], [], "0.10.2", [example]).endswith("; 1 `>>>` example(s): 1 verified")
+
+
+def test_the_summary_says_which_problems_and_warnings_fail_the_check() -> None:
+    dropped = Finding(Subtype.DROPPED, "autodoc could not import 'm'", "/docs/api.rst", 6)
+    assert summary_line([], [dropped], "0.10.2") == (
+        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 0 stale quote(s), "
+        "1 failed autodoc import(s), 0 other problem(s) (jax 0.10.2)"
+    )
+    assert summary_line([], [], "0.10.2", failing_warnings=2).endswith(
+        '(jax 0.10.2); 2 warning(s), which fail the check (jaxcheck_fail_on_warnings = "any", '
+        "as sphinx-build -W)"
+    )

@@ -1,5 +1,6 @@
 """``build-finished``: the one-line summary of the build and, for ``jaxcheck_on_drift =
-"error"``, exit status 1 while anything is still failing."""
+"error"``, exit status 1 while anything is still failing; under ``jaxcheck_fail_on_warnings
+= "any"``, exit status 1 after any warning, as ``sphinx-build -W``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sphinx.util import logging
 
 from ...judge.example_verdicts import all_examples
 from ...report.records import summary_line
+from ..compat import warnings_logged
 from ..domain import domain_of
 from ..left_out_pages import excluded_examples
 from ..page_examples import unchecked_examples
@@ -26,10 +28,12 @@ def setup_summary(app: Sphinx) -> None:
 
 
 def summary(app: Sphinx) -> tuple[str, bool]:
-    """The one-line summary of the build, and whether anything is still failing."""
+    """The one-line summary of the build, and whether anything is still failing (a warning
+    too, under ``jaxcheck_fail_on_warnings = "any"``)."""
     domain = domain_of(app.env)
     checked = list(domain.checked_blocks())
-    failed = any(True for _ in domain.all_findings())
+    warned = failing_warnings(app)
+    failed = bool(warned) or any(True for _ in domain.all_findings())
     line = summary_line(
         [verdict.status for block, verdict in checked if not block.doctest_style],
         list(domain.read_findings()),
@@ -39,8 +43,14 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         doctests_named(app),
         domain.uncached(),
         excluded_examples(domain.env),
+        warned,
     )
     return line, failed
+
+
+def failing_warnings(app: Sphinx) -> int:
+    """The build's warnings, when any warning fails the check (else 0)."""
+    return warnings_logged(app) if settings_of(app.config).fail_on_warnings == "any" else 0
 
 
 def doctests_named(app: Sphinx) -> str:
@@ -67,5 +77,5 @@ def _finish(app: Sphinx, exception: Exception | None) -> None:
         logger.info(line + ("." + hint if updatable else ""))
     else:
         logger.info(line)
-    if failed and settings.on_drift == "error":
+    if failed and (settings.on_drift == "error" or failing_warnings(app)):
         app.statuscode = 1
