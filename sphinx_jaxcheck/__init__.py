@@ -29,6 +29,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         left_out_pages,
         matrix_page,
         notebooks,
+        output_folders,
         page_examples,
         read_digests,
         rendering,
@@ -39,6 +40,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     from .sphinx.domain import JaxcheckDomain
 
     settings.setup_settings(app)
+    output_folders.setup_output_folders(app)
     interpreter.setup_interpreter(app)
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
