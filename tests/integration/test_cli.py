@@ -21,6 +21,7 @@ from buildkit import ROOTS, copy_root, jaxcheck, sphinx_build, write_project
 from corpus import STALE_BLOCKS, STALE_DRIFTS
 
 from sphinx_jaxcheck import cli
+from sphinx_jaxcheck.sphinx.checking import progress
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
@@ -156,6 +157,22 @@ def test_progress_in_a_log_is_one_line_per_stage(
         "jaxcheck: running 2 of 2 block(s) (2 document(s), up to 2 worker(s))\n"
         "jaxcheck: running blocks... [100%] 2/2\n"
     )
+
+
+def test_progress_in_a_log_has_a_line_at_least_every_interval_while_blocks_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.05)  # 30 s, in a CI log
+    slow = "# Slow\n\n```{jaxcheck}\nimport time\n\ntime.sleep(1)\nprint(6)\n\n# 6\n```\n"
+    root = write_project(tmp_path / "docs", {"slow.md": slow})
+    assert cli.main(["check", str(root), "-j", "1"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "jaxcheck: running 1 of 1 block(s) (1 document(s), up to 1 worker(s))"
+    assert lines[-1] == "jaxcheck: running blocks... [100%] 1/1"
+    between = lines[1:-1]
+    assert between, lines
+    for line in between:
+        assert re.fullmatch(r"jaxcheck: running blocks\.\.\. \[  0%\] 0/1, \d+ s", line), line
 
 
 def test_check_reports_as_github_annotations_json_and_junit(tmp_path: Path) -> None:

@@ -64,6 +64,7 @@ def _run(app: Sphinx, documents: dict[str, list[Block]], workers: Workers) -> No
     def announce(plan: CheckPlan) -> None:
         logger.info("jaxcheck: %s", describe_plan(plan, len(documents), settings.workers))
         display.summary = f"jaxcheck: running {plan.to_run.what}... "
+        display.start(plan.to_run.units)
 
     try:
         verdicts = run_documents(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 
@@ -10,6 +12,10 @@ from sphinx.util import logging
 from sphinx.util.display import status_iterator
 
 logger = logging.getLogger(__name__)
+
+# Off a terminal, the longest a log goes without a progress line while blocks run, in
+# seconds: a CI job that prints nothing for minutes looks hung, and some are stopped for it.
+LOG_EVERY = 30.0
 
 
 def shows_live_progress(app: Sphinx) -> bool:
@@ -27,7 +33,8 @@ class ProgressDisplay:
     The workers call back once per finished block; the display is a generator
     pulled one item per call, so it looks and counts like Sphinx's reading and
     writing progress: up to the number of blocks announced to run. Not ``live``
-    (no terminal), the stage gets one line, written when it ends.
+    (no terminal), the stage gets a line every :data:`LOG_EVERY` seconds from
+    :meth:`start` on, with what is done so far and the time since, and one when it ends.
     """
 
     def __init__(self, summary: str, verbosity: int, live: bool = True) -> None:
@@ -38,6 +45,27 @@ class ProgressDisplay:
         self.display: Iterator[str] | None = None
         self.shown = 0
         self.total = 0
+        self.ended = threading.Event()
+        self.ticker: threading.Thread | None = None
+
+    def start(self, total: int) -> None:
+        """``total`` blocks and examples are about to run: off a terminal, log where they
+        stand every :data:`LOG_EVERY` seconds until :meth:`finish`."""
+        if self.live or total <= 0 or self.ticker is not None:
+            return
+        self.total = total
+        begun = time.monotonic()
+
+        def tick() -> None:
+            while not self.ended.wait(LOG_EVERY):
+                share = f"{self.shown / self.total: >4.0%}"
+                elapsed = time.monotonic() - begun
+                logger.info(
+                    "%s[%s] %d/%d, %d s", self.summary, share, self.shown, self.total, elapsed
+                )
+
+        self.ticker = threading.Thread(target=tick, name="jaxcheck-progress", daemon=True)
+        self.ticker.start()
 
     def _items(self) -> Iterator[str]:
         while self.finished:
@@ -59,6 +87,10 @@ class ProgressDisplay:
 
     def finish(self) -> None:
         """End the display's line (nothing if no block ran)."""
+        if self.ticker is not None:
+            self.ended.set()
+            self.ticker.join()
+            self.ticker = None
         if not self.live:
             if self.shown:
                 share = f"{self.shown / self.total: >4.0%}"
