@@ -15,6 +15,8 @@ import json
 import os
 import re
 import subprocess
+import sys
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +162,27 @@ def test_with_only_an_installed_packages_drift_no_line_suggests_update(tmp_path:
     refused = [line for line in updated.stderr.splitlines() if ": cannot update: " in line]
     assert len(refused) == 2 and all(INSTALLED_REASON in line for line in refused)
     assert "not checked" not in updated.stderr and "+SKIP" not in updated.stderr
+
+
+def test_the_status_page_of_docstring_examples_alone_counts_them_as_the_summary_does(
+    tmp_path: Path,
+) -> None:
+    docs, env = layout(tmp_path, ("sitepkg.two.two",))
+    with (docs / "index.rst").open("a", encoding="utf-8") as page:
+        page.write("\n.. jaxcheck-status::\n")
+    built = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", str(docs), str(docs / "_build")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert built.returncode == 1, built.stderr  # the drift fails the build
+    assert "jaxcheck: doctests like pytest: 3 `>>>` example(s): 2 stale, 1 skipped" in built.stdout
+    html = (docs / "_build" / "index.html").read_text("utf-8")
+    text = unescape(re.sub(r"<[^>]+>", "", html))
+    assert "3 >>> example(s): 2 stale, 1 skipped." in text
+    assert "block(s)" not in text
 
 
 def test_the_guide_describes_every_part_and_field_the_json_report_has(
