@@ -301,7 +301,7 @@ class BlockItem(DocsItem):
             pytest.skip("not run (its options skip it)")
         open_findings = [
             f
-            for f in findings_of(self.block, verdict)
+            for f in findings_of(self.block, verdict, self.run.domain.update_refusal())
             if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
         ]
         refused = [
@@ -329,10 +329,11 @@ class NotebookItem(DocsItem):
         verdicts = [self.run.verdict(cell) for cell in self.cells]
         if all(v.status is Status.SKIPPED for v in verdicts):
             pytest.skip("not run (its options skip every cell)")
+        refusal = self.run.domain.update_refusal()
         found = [
             f
             for cell, verdict in zip(self.cells, verdicts, strict=True)
-            for f in findings_of(cell, verdict)
+            for f in findings_of(cell, verdict, refusal)
             if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
         ]
         self.fail_with(found)

@@ -12,7 +12,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..model import Block, ExpectationKind, Status, Verdict
+from ..expect.docstrings import docstring_of
+from ..model import Block, DocstringExamples, ExpectationKind, Status, Verdict
 
 STATUSES = (
     Status.VERIFIED.value,
@@ -31,11 +32,13 @@ class ExampleVerdict:
     line: int
     block: str
     status: str
+    docstring: str | None = None  # the docstring it is in (``pkg.mod.func``); None on a page
 
 
 def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdict]:
     """The verdict of each ``>>>`` example of a block, in order."""
     drifted = {d.expectation for d in verdict.drifts} if verdict else set()
+    docstring = docstring_of(block) if isinstance(block.kind, DocstringExamples) else None
     found = []
     for expectation in block.expectations:
         if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):
@@ -54,7 +57,11 @@ def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdi
             status = Status.VERIFIED
         found.append(
             ExampleVerdict(
-                block.path, block.file_line(expectation.statement_line), block.label, status.value
+                block.path,
+                block.file_line(expectation.statement_line),
+                block.label,
+                status.value,
+                docstring,
             )
         )
     return found

@@ -7,10 +7,14 @@ silence a kind with ``suppress_warnings = ["jaxcheck.timeout"]``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..model import Block, ExpectationKind, NotebookCell, Status, Subtype, Verdict
+from ..model import Block, Drift, ExpectationKind, NotebookCell, Status, Subtype, Verdict
+
+# Why ``jaxcheck update`` must not rewrite a block's drift, or None where it may: the adapters
+# pass the decision of ``rewrite.places``, which knows where update writes.
+Refusal = Callable[[Block, Drift], str | None]
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,7 @@ class Finding:
     docname: str = ""
     is_drift: bool = False  # drift counts separately from errors in summaries
     updatable: bool = False  # drift that ``jaxcheck update`` may rewrite (nothing refuses it)
+    block: str | None = None  # the label of its block; None for a problem found while reading
 
     @property
     def location(self) -> str:
@@ -31,8 +36,14 @@ class Finding:
         return f"{self.path}:{self.line}"
 
 
-def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
-    """The problems a verdict reports, as located findings."""
+def own_refusal(block: Block, drift: Drift) -> str | None:
+    """What a block and its drift say against a rewrite themselves, wherever their file is."""
+    return drift.note or block.update_refusal or None
+
+
+def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) -> list[Finding]:
+    """The problems a verdict reports, as located findings; a drift says why update will not
+    rewrite it (``refusal``), or that it will."""
     found = [
         Finding(
             problem.subtype,
@@ -40,6 +51,7 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             block.path,
             problem.line,
             block.docname,
+            block=block.label,
         )
         for problem in verdict.problems
     ]
@@ -57,8 +69,8 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
             what = "the output of this testcode (its testoutput)"
         # The last line closes the diff, so a tag appended to the message (Sphinx's
         # "[jaxcheck.drift]") cannot be read as part of the output.
-        refusal = drift.note or block.update_refusal
-        ending = refusal or "`jaxcheck update` accepts the actual output"
+        why = refusal(block, drift)
+        ending = why or "`jaxcheck update` accepts the actual output"
         verb = "are" if what == "the outputs it stores" else "is"
         message = f"{_named(block)}: {what} {verb} stale:\n{drift.diff}\n({ending})"
         found.append(
@@ -69,7 +81,8 @@ def findings_of(block: Block, verdict: Verdict) -> list[Finding]:
                 drift.line,
                 block.docname,
                 is_drift=True,
-                updatable=not refusal,
+                updatable=not why,
+                block=block.label,
             )
         )
     return found

@@ -14,7 +14,7 @@ from typing import NotRequired, TypedDict
 
 from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
 from ..model import Block, NotebookCell, Status, Subtype, Verdict
-from .findings import Finding, findings_of
+from .findings import Finding
 from .printable import printable
 
 
@@ -48,6 +48,7 @@ class ExampleRecord(TypedDict):
     line: int
     block: str
     status: str
+    docstring: NotRequired[str]  # the docstring it is in, as collected or shown: ``pkg.mod.f``
 
 
 class FindingRecord(TypedDict):
@@ -152,6 +153,7 @@ def summary_line(
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if counts[Status.OTHER_SHARD]:
         parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
+    problems = ""  # found while reading, said after the first counts
     if read:
         other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
         named = f"{unknown_names} unknown name(s), " if unknown_names else ""
@@ -159,14 +161,20 @@ def summary_line(
             named += f"{unknown_settings} unknown setting(s), "
         if failed_imports:
             named += f"{failed_imports} failed autodoc import(s), "
-        parts.append(f"{stale_quotes} stale quote(s), {named}{other} other problem(s)")
+        problems = f", {stale_quotes} stale quote(s), {named}{other} other problem(s)"
     total = sum(counts.values())
-    line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + f" (jax {jax_version or '?'})"
     described = describe_examples(examples)
     rules = f"doctests like {doctests_like}: " if doctests_like else ""
-    if described:
-        line += f"; {rules}{described}"
+    jax = f" (jax {jax_version or '?'})"
+    if described and not total:
+        # Only examples: counted in the progress's words, which name no blocks then.
+        line = f"jaxcheck: {rules}{described}{problems}{jax}"
         rules = ""
+    else:
+        line = f"jaxcheck: {total} block(s): " + ", ".join(parts) + problems + jax
+        if described:
+            line += f"; {rules}{described}"
+            rules = ""
     if unchecked_examples:
         line += (
             f"; {rules}{unchecked_examples} `>>>` example(s) of the pages were not checked: set "
@@ -216,11 +224,6 @@ def build_report(
     quotes, unreadable files) have ``"block": null``. ``run`` says what was
     checked and how (documents, JAX, configuration, shard); merging needs it.
     """
-    owner = {
-        finding: block.label
-        for block, verdict in checked
-        for finding in findings_of(block, verdict)
-    }
     blocks = [_block_record(b, verdict) for b, verdict in checked if not b.doctest_style]
     return {
         "blocks": blocks,
@@ -230,7 +233,7 @@ def build_report(
             key=lambda e: (e["path"], e["line"]),
         ),
         "cells": cells_of(blocks),
-        "findings": [finding_record(f, owner.get(f)) for f in findings],
+        "findings": [finding_record(f) for f in findings],
         "unchecked_examples": unchecked_examples,
         "excluded_examples": dict(excluded_examples or {}),
         "uncached": [[document, why] for document, why in uncached],
@@ -240,12 +243,15 @@ def build_report(
 
 
 def _example_record(example: ExampleVerdict) -> ExampleRecord:
-    return {
+    record: ExampleRecord = {
         "path": relative(example.path),
         "line": example.line,
         "block": example.block,
         "status": example.status,
     }
+    if example.docstring is not None:
+        record["docstring"] = example.docstring
+    return record
 
 
 def _block_record(block: Block, verdict: Verdict) -> BlockRecord:
@@ -274,8 +280,8 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
     ]
 
 
-def finding_record(finding: Finding, block: str | None = None) -> FindingRecord:
-    """A finding as reports hold it; ``block`` names the block it belongs to, if any."""
+def finding_record(finding: Finding) -> FindingRecord:
+    """A finding as reports hold it."""
     return {
         "path": relative(finding.path),
         "line": finding.line,
@@ -283,7 +289,7 @@ def finding_record(finding: Finding, block: str | None = None) -> FindingRecord:
         "drift": finding.is_drift,
         "updatable": finding.updatable,
         "document": finding.docname,
-        "block": block,
+        "block": finding.block,
         # Every report shows a block's output escaped: no terminal sequences, nothing
         # XML 1.0 cannot hold.
         "message": printable(finding.message),

@@ -46,7 +46,8 @@ def python_file_problem(path: str, srcdir: str, checkout: str | None) -> str | N
         return (
             f"the file ({shown}) belongs to an installed package (it is under {installed}), "
             "and update rewrites only the project's own files: edit the docstring in the "
-            "project's source, by hand"
+            "package's source by hand, or check the package from the project's checkout "
+            "(`pip install -e .` there) instead of its installed copy"
         )
     if checkout is None:
         return (

@@ -6,8 +6,9 @@ citations are never rewritten here.
 
 Update writes only what it can show to be right: every drifted session runs a
 second time and an output that does not reproduce exactly is refused, as are
-outputs of ``+SKIP``ped examples, of examples that do not compile, and outputs
-holding control characters. A page's own ``>>>`` example gets its output as
+outputs holding control characters; what may be rewritten at all, before that
+second run, is decided in :mod:`.places` (a check's advice follows the same
+decision). A page's own ``>>>`` example gets its output as
 doctest compares it (``<BLANKLINE>`` for a blank line, the spaces ending a line
 kept), and a line closing a Markdown fence, which doctest read as output, is
 never dropped. Each edited block is parsed again before writing and must read
@@ -51,7 +52,7 @@ from ..model import (
     Verdict,
 )
 from .alignment import AlignmentTooLargeError, Steps, refreshed_lines
-from .checkout import checkout_of, is_python_file, python_file_problem
+from .checkout import is_python_file
 from .digests import digest
 from .docstrings import PythonSource, docstring_prefixes, literal_of, read_back, read_python
 from .edits import (
@@ -64,8 +65,9 @@ from .edits import (
     write_atomically,
 )
 from .notebooks import line_edit, rewritten_outputs
+from .places import Places
 from .python_literals import Literal, new_lines_problem
-from .refusals import reproduction_problem, skip_reason, unwritable_characters
+from .refusals import reproduction_problem, unwritable_characters
 from .reread import Planned, Reread, read_back_problems
 
 BLANKLINE = "<BLANKLINE>"
@@ -89,9 +91,6 @@ class UpdateReport:
     rewritten: int = 0  # expectations rewritten
     rewritten_at: set[tuple[str, int]] = field(default_factory=set)  # (path, reported line)
     refused: list[tuple[str, int, str]] = field(default_factory=list)  # path, line, why
-    skipped: list[tuple[str, int, str]] = field(
-        default_factory=list
-    )  # +SKIP examples: path, line, why
 
 
 @dataclass(frozen=True)
@@ -145,22 +144,11 @@ def update_sources(
     adapter passes it; without it only each block is read again (as the unit tests do).
     """
     checked = list(checked)
-    checkout = checkout_of(root) if root is not None else None
-    read: dict[str, PythonSource | str | None] = {}  # each Python file read, or why not
+    places = Places(root, allow_outside=allow_outside)
     report = UpdateReport()
-    report.skipped = [
-        (block.path, block.file_line(e.statement_line), f"block {block.label!r}: {skipped}")
-        for block, _ in checked
-        for e in block.expectations
-        if (skipped := skip_reason(e)) is not None
-    ]
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
-        why = _where_problem(block.path, root, checkout, allow_outside)
-        # An example that does not compile never drifts: the judge fails it.
-        if not why and is_python_file(block.path):
-            why = _literal_problem(block, read)
-        why = why or drift.note or block.update_refusal or skip_reason(drift.expectation)
+        why = places.refusal(block, drift)
         if why:
             report.refused.append((block.path, drift.line, f"block {block.label!r}: {why}"))
         else:
@@ -224,47 +212,6 @@ def _run_again(
         for docname, blocks in documents.items()
         for block, verdict in zip(blocks, verdicts.get(docname, ()), strict=False)
     }
-
-
-def _where_problem(
-    path: str, root: str | None, checkout: str | None, allow_outside: bool
-) -> str | None:
-    """Why update must not write this file where it is, or None."""
-    if is_python_file(path):
-        return None if root is None else python_file_problem(path, root, checkout)
-    return None if allow_outside else _outside(os.path.realpath(path), path, root)
-
-
-def _literal_problem(block: Block, read: dict[str, PythonSource | str | None]) -> str | None:
-    """Why the literal of this docstring's block cannot be written into (or its text is no
-    literal), or None; also None when the file changed since it was checked (writing it then
-    says so)."""
-    real = os.path.realpath(block.path)
-    if real not in read:
-        try:
-            with open(real, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            return f"cannot read the file: {error}"
-        read[real] = read_python(data) if digest(data) == block.file_digest else None
-    python = read[real]
-    if python is None or isinstance(python, str):
-        return python
-    found = literal_of(python, block)
-    return found if isinstance(found, str) else None
-
-
-def _outside(real: str, path: str, root: str | None) -> str | None:
-    if root is None:
-        return None
-    top = os.path.realpath(root)
-    if os.path.commonpath([top, real]) == top:
-        return None
-    shown = path if real == os.path.abspath(path) else f"{path}, which is {real}"
-    return (
-        f"the file ({shown}) is outside the source folder {top}; update writes there only when "
-        "asked: pass --allow-outside (or set jaxcheck_update_allow_outside = True)"
-    )
 
 
 def _plan_file(
@@ -844,8 +791,7 @@ def _diff(path: str, old: bytes, new: bytes) -> str:
 
 def describe(report: UpdateReport, *, dry_run: bool = False) -> Sequence[str]:
     """Lines that tell a maintainer what the update did (or, with ``dry_run``, would do)."""
-    lines = [f"{path}:{line}: not checked: {why}" for path, line, why in report.skipped]
-    lines += [f"{path}:{line}: cannot update: {why}" for path, line, why in report.refused]
+    lines = [f"{path}:{line}: cannot update: {why}" for path, line, why in report.refused]
     files = len(report.written) or len(report.diffs)
     done = "would rewrite" if dry_run else "rewrote"
     lines.append(f"jaxcheck update: {done} {report.rewritten} expectation(s) in {files} file(s)")

@@ -14,9 +14,10 @@ from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
 from ..model import Block, Verdict
-from ..report.findings import Finding, findings_of, in_report_order
+from ..report.findings import Finding, Refusal, findings_of, in_report_order
+from ..rewrite.places import Places
 from ..worker.dependencies import Dependencies
-from .settings import unknown_settings
+from .settings import settings_of, unknown_settings
 
 # Keys of per-document dictionaries; other features add their own here.
 PER_DOCUMENT = (
@@ -147,13 +148,20 @@ class JaxcheckDomain(Domain):
         document by document in the order of their lines."""
         rewritten = self.data.get("rewritten", set())
         found = list(self.read_findings())
+        refusal = self.update_refusal()
         for block, verdict in self.checked_blocks():
             found.extend(
                 finding
-                for finding in findings_of(block, verdict)
+                for finding in findings_of(block, verdict, refusal)
                 if not (finding.is_drift and (finding.path, finding.line) in rewritten)
             )
         yield from in_report_order(found)
+
+    def update_refusal(self) -> Refusal:
+        """Why ``jaxcheck update`` would refuse a drift before running it again, as update
+        itself decides for this source folder and its settings (None: it would go on)."""
+        settings = settings_of(self.env.config)
+        return Places(str(self.env.srcdir), allow_outside=settings.update_allow_outside).refusal
 
     # -- Sphinx's protocol ------------------------------------------------------
 

@@ -86,11 +86,14 @@ class FillStatusTable(SphinxPostTransform):
         blocks = [verdict for block, verdict in checked if not block.doctest_style]
         counts = tally(blocks)
         summary = ", ".join(f"{counts[s]} {s.value}" for s in Status if counts[s])
-        intro = nodes.paragraph(text=f"{len(blocks)} block(s)" + (f": {summary}" if blocks else ""))
         examples = describe_examples(all_examples(checked))
+        # As the summary line counts: no word of blocks where only examples ran.
+        counted = f"{len(blocks)} block(s)" + (f": {summary}" if blocks else "")
+        intro = nodes.paragraph(text=counted if blocks or not examples else "")
         if examples:  # "12 `>>>` example(s): 10 verified, 2 skipped", the prompt as code
             before, prompt, after = examples.split("`", 2)
-            intro += [nodes.Text(f"; {before}"), nodes.literal(text=prompt), nodes.Text(after)]
+            before = f"; {before}" if blocks else before
+            intro += [nodes.Text(before), nodes.literal(text=prompt), nodes.Text(after)]
         intro += nodes.Text(".")
         table = nodes.table(classes=["jaxcheck-status-table"])
         group = nodes.tgroup(cols=4)

@@ -253,9 +253,11 @@ def test_docstring_examples_are_checked_and_reported_at_the_python_line(tmp_path
         13,
         "drift",
     )
-    assert "`jaxcheck update` accepts the actual output" in finding["message"]
+    # No version-control checkout holds the project: no Python file is the project's own, so
+    # the check says why update will not rewrite it, as update does.
+    assert "is in no version-control checkout" in finding["message"].splitlines()[-1]
+    assert finding["updatable"] is False
     before = (root / "mypkg" / "__init__.py").read_bytes()
-    # No version-control checkout holds the project: no Python file is the project's own.
     done = run(["-m", "sphinx_jaxcheck", "update", "."], root)
     assert done.returncode == 1
     assert "is in no version-control checkout (no .git in it or above it)" in done.stderr

@@ -124,7 +124,32 @@ def test_the_summary_names_whose_doctest_rules_found_the_examples() -> None:
     assert summary_line([], [], "0.10.2", [], 0, "sphinx.ext.doctest").endswith(
         "(jax 0.10.2); doctests like sphinx.ext.doctest: 0 `>>>` example(s)"
     )
-    assert summary_line([], [], "0.10.2", [example]).endswith("; 1 `>>>` example(s): 1 verified")
+    assert summary_line([], [], "0.10.2", [example]) == (
+        "jaxcheck: 1 `>>>` example(s): 1 verified (jax 0.10.2)"
+    )
+
+
+def test_a_summary_of_examples_alone_counts_them_as_the_plan_does_with_no_word_of_blocks() -> None:
+    examples = [
+        ExampleVerdict("/pkg/mod.py", 4, "mod.py:4", "stale", "pkg.mod.one"),
+        ExampleVerdict("/pkg/mod.py", 6, "mod.py:4", "skipped", "pkg.mod.one"),
+    ]
+    plan = describe_plan(CheckPlan(Tally(0, 2), Tally(), Tally()), 1, 2)
+    line = summary_line([], [], "0.10.2", examples, 0, "pytest")
+    assert plan.startswith("running 2 of 2 `>>>` example(s)") and "block" not in plan
+    assert line == (
+        "jaxcheck: doctests like pytest: 2 `>>>` example(s): 1 stale, 1 skipped (jax 0.10.2)"
+    )
+    # Problems found while reading follow the examples' counts, as they follow the blocks'.
+    quote = Finding(Subtype.CITATION, "stale", "/docs/a.md", 3, "a", is_drift=True)
+    assert summary_line([], [quote], "0.10.2", examples, 0, "pytest") == (
+        "jaxcheck: doctests like pytest: 2 `>>>` example(s): 1 stale, 1 skipped, "
+        "1 stale quote(s), 0 other problem(s) (jax 0.10.2)"
+    )
+    # With no example either, blocks are what is counted (none), as the plan counts them.
+    assert summary_line([], [quote], "0.10.2").startswith(
+        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 1 stale quote(s)"
+    )
 
 
 def test_the_summary_says_which_problems_and_warnings_fail_the_check() -> None:

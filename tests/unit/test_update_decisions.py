@@ -168,25 +168,17 @@ def test_an_example_that_is_not_python_fails_and_update_leaves_it_alone(tmp_path
     assert report.refused == [] and report.diffs == {}
 
 
-def test_skipped_examples_are_listed_at_their_statement_line(tmp_path: Path) -> None:
+def test_skipped_examples_are_left_as_they_are_and_not_listed(tmp_path: Path) -> None:
     text = "```\nx = 1\n# >>> x  # doctest: +SKIP\n# 5\n# >>> x\n# 2\n```\n"
     path = page(tmp_path, text)
     report = update([block_in(path, 2)], {("doc", 0): Outcome(examples=("1\n",))})
-    why = (
-        "block 'doc[1]': the example 'x  # doctest: +SKIP' is marked `+SKIP`: its output is never "
-        "checked, so update does not write one"
-    )
-    assert report.skipped == [(str(path), 3, why)]
+    # +SKIP examples are never compared, so never news: only the drift is rewritten.
     assert path.read_text() == text.replace("# 2\n```", "# 1\n```")
-    assert describe(report) == [
-        f"{path}:3: not checked: {why}",
-        "jaxcheck update: rewrote 1 expectation(s) in 1 file(s)",
-    ]
-    # Both kinds of lines, skipped first.
+    assert describe(report) == ["jaxcheck update: rewrote 1 expectation(s) in 1 file(s)"]
     report.refused.append((str(path), 9, "why not"))
-    assert describe(report)[:2] == [
-        f"{path}:3: not checked: {why}",
+    assert describe(report) == [
         f"{path}:9: cannot update: why not",
+        "jaxcheck update: rewrote 1 expectation(s) in 1 file(s)",
     ]
 
 
