@@ -14,7 +14,8 @@ never dropped. Each edited block is parsed again before writing and must read
 back as the output it was given. Files are written at their real
 path (through symlinks), outside the source folder only when allowed; a file
 reached through several includes gets each identical edit once, and refuses
-edits that differ. Docstring examples are written into their ``.py`` file when
+edits that differ; a text file ``jaxcheck_doctest_files`` names is written
+wherever it is. Docstring examples are written into their ``.py`` file when
 it is the project's own (:mod:`.checkout`) and the lines written are the
 docstring's one to one (:mod:`.python_literals`); the file is read again
 before it is written, and each edited docstring must hold exactly those lines.
@@ -46,6 +47,7 @@ from ..model import (
     Drift,
     Expectation,
     ExpectationKind,
+    FileExamples,
     NotebookCell,
     SessionKey,
     Verdict,
@@ -156,7 +158,9 @@ def update_sources(
     ]
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
-        why = _where_problem(block.path, root, checkout, allow_outside)
+        # A file jaxcheck_doctest_files names is written where it is: conf.py names it.
+        named = isinstance(block.kind, FileExamples)
+        why = None if named else _where_problem(block.path, root, checkout, allow_outside)
         # An example that does not compile never drifts: the judge fails it.
         if not why and is_python_file(block.path):
             why = _literal_problem(block, read)
