@@ -160,13 +160,18 @@ def test_an_entry_that_names_no_file_is_a_configuration_error(tmp_path: Path) ->
 
 
 def test_a_warm_build_after_an_edit_runs_the_readme_again_as_a_cold_one(tmp_path: Path) -> None:
-    root = write(
-        tmp_path, CONF.replace("jaxcheck_doctests", "jaxcheck_cache = True\njaxcheck_doctests")
+    root = write(tmp_path)
+    # Without the example that opens README.md: the file is then no input of its session, whose
+    # dependencies would re-read the root page by themselves.
+    readme = README.replace(
+        """>>> open("README.md", encoding="utf-8").readline()\n'# tinylib\\n'\n""", ""
     )
+    assert readme.count(">>>") == README.count(">>>") - 1
+    (root / "README.md").write_text(readme, "utf-8")
     status, _, _ = check(root)
     assert status == 1
     # The stale output put right, and a statement changed so that another output is stale.
-    edited = README.replace(STALE, "['a', 'b']").replace("sum([1, 2, 3])", "sum([1, 2, 4])")
+    edited = readme.replace(STALE, "['a', 'b']").replace("sum([1, 2, 3])", "sum([1, 2, 4])")
     (root / "README.md").write_text(edited, "utf-8")
     warm_status, warm, _ = check(root)
     cold_status, cold, _ = check(root, "--no-cache")
@@ -177,23 +182,39 @@ def test_a_warm_build_after_an_edit_runs_the_readme_again_as_a_cold_one(tmp_path
     assert warm["summary"] == cold["summary"]
 
 
-def test_a_file_inside_the_source_folder_that_no_page_reads(tmp_path: Path) -> None:
-    """Named, a Markdown file in a project without a Markdown parser, left out by
-    exclude_patterns, is checked; it is neither refused nor counted as left out."""
+def test_a_markdown_file_in_a_project_without_a_markdown_parser_is_checked(
+    tmp_path: Path,
+) -> None:
+    """Unnamed, it would stop the build: its examples would never be checked."""
     root = write(tmp_path)
     shutil.move(root / "README.md", root / "docs" / "README.md")
-    conf = CONF.replace("../README.md", "README.md").replace('["_build"]', '["_build", "*.md"]')
+    conf = CONF.replace("../README.md", "README.md")
     (root / "docs" / "conf.py").write_text(conf, "utf-8")
     status, report, _ = check(root)
     assert status == 1, report
     statuses = Counter(e["status"] for e in report["examples"] if e["path"] == "docs/README.md")
     assert statuses == {"verified": 6, "stale": 1, "skipped": 1}
+
+
+def test_a_page_exclude_patterns_leaves_out_is_checked_not_counted_as_left_out(
+    tmp_path: Path,
+) -> None:
+    root = write(tmp_path)
+    shutil.move(root / "README.md", root / "docs" / "README.md")
+    conf = (
+        CONF.replace('["sphinx_jaxcheck"]', '["myst_parser", "sphinx_jaxcheck"]')
+        .replace('["_build"]', '["_build", "README.md"]')
+        .replace("../README.md", "README.md")
+    )
+    (root / "docs" / "conf.py").write_text(conf, "utf-8")
+    status, report, _ = check(root)
+    assert status == 1, report
+    assert len([e for e in report["examples"] if e["path"] == "docs/README.md"]) == 8
     assert report["excluded_examples"] == {}
     # Under "report" its examples are counted as unchecked, as a page's are.
     status, report, _ = check(root, "-D", "jaxcheck_doctests=report")
     assert status == 0, report
-    assert report["unchecked_examples"] == 9
-    assert report["excluded_examples"] == {}
+    assert (report["unchecked_examples"], report["excluded_examples"]) == (9, {})
 
 
 def test_a_page_of_the_project_is_no_file_beside_it(tmp_path: Path) -> None:
