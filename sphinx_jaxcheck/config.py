@@ -289,8 +289,9 @@ def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) ->
         if not files:
             what = "is a folder, not a file" if os.path.isdir(named) else "matches no file"
             raise ConfigurationError(
-                f"{PREFIX}doctest_files: {pattern!r} {what} in {folder} (its entries are paths "
-                "or globs relative to the folder of conf.py): correct the entry, or remove it"
+                f"{PREFIX}doctest_files: {pattern!r}, looked for in {folder} (entries are paths "
+                f"or globs relative to the folder of conf.py), {what}: correct the entry, or "
+                "remove it"
             )
         for match in files:
             found.setdefault(os.path.realpath(match), os.path.normpath(match))
