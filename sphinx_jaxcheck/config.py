@@ -9,6 +9,7 @@ from these fields (``sphinx/settings.py``), and the settings are cleaned once pe
 from __future__ import annotations
 
 import difflib
+import glob
 import math
 import os
 import re
@@ -263,6 +264,43 @@ def _module_names(name: str, value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _file_patterns(name: str, value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    patterns = [p.strip() for p in value.split(",")] if isinstance(value, str) else value  # -D
+    if not isinstance(patterns, (list, tuple)) or not all(
+        isinstance(p, (str, os.PathLike)) and os.fspath(p) for p in patterns
+    ):
+        raise ConfigurationError(
+            f"{name} = {_shown(value)} is not a list of paths or globs, relative to the folder "
+            f'of conf.py: expected e.g. {name} = ["../README.md"]'
+        )
+    return tuple(os.fspath(p) for p in patterns)
+
+
+def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) -> list[str]:
+    """The files ``jaxcheck_doctest_files`` names, each once, in the order named (a glob's in
+    sorted order), as paths from ``confdir``; raises :class:`ConfigurationError` for an entry
+    that names no file."""
+    folder = os.path.abspath(confdir)
+    found: dict[str, str] = {}  # real path -> the path as named
+    for pattern in patterns:
+        named = os.path.join(folder, pattern)
+        wild = any(mark in pattern for mark in "*?[")
+        matches = sorted(glob.glob(named, recursive=True)) if wild else [named]
+        files = [match for match in matches if os.path.isfile(match)]
+        if not files:
+            what = "is a folder, not a file" if os.path.isdir(named) else "matches no file"
+            raise ConfigurationError(
+                f"{PREFIX}doctest_files: {pattern!r}, looked for in {folder} (entries are paths "
+                f"or globs relative to the folder of conf.py), {what}: correct the entry, or "
+                "remove it"
+            )
+        for match in files:
+            found.setdefault(os.path.realpath(match), os.path.normpath(match))
+    return list(found.values())
+
+
 def _setup_code(name: str, value: Any) -> str:
     if value is None:
         return ""
@@ -430,6 +468,14 @@ class Settings:
         (),
         "modules of jaxcheck_doctest_modules left out, with their submodules (pytest's --ignore)",
         _module_names,
+    )
+    doctest_files: tuple[str, ...] = _value(
+        (),
+        (
+            "text files beside the project (a README; paths or globs relative to the folder of "
+            "conf.py) whose >>> examples are checked as pytest --doctest-glob checks them"
+        ),
+        _file_patterns,
     )
     notebooks: str = _value(
         "check",

@@ -187,6 +187,13 @@ class DocstringExamples:
 
 
 @dataclass(frozen=True)
+class FileExamples:
+    """The ``>>>`` examples of a text file ``jaxcheck_doctest_files`` names (a README beside
+    the project): no page reads it, so the file is a session of its own, its whole text read
+    as ``pytest --doctest-glob`` reads it, and judged as doctest judges them."""
+
+
+@dataclass(frozen=True)
 class NotebookCell:
     """A notebook's code cell: it runs as Jupyter runs it (the value of its last expression
     shown, magics, ``display()``), and its outputs are compared with those the notebook stores.
@@ -209,7 +216,7 @@ class NotebookCell:
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.
-BlockKind = Directive | PageExamples | GroupCode | DocstringExamples | NotebookCell
+BlockKind = Directive | PageExamples | GroupCode | DocstringExamples | FileExamples | NotebookCell
 
 
 @dataclass(frozen=True)

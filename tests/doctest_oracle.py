@@ -1,4 +1,5 @@
-"""``pytest --doctest-modules`` as the oracle: its verdict on every example of every docstring.
+"""``pytest --doctest-modules`` as the oracle: its verdict on every example of every docstring
+(and ``pytest --doctest-glob``'s, on every example of a text file).
 
 pytest runs in a fresh process over the files given, with a conftest that
 records, for each example of each docstring it collected, its verdict
@@ -99,8 +100,10 @@ def pytest_verdicts(
     flags: str = "NUMBER NORMALIZE_WHITESPACE",
     env: Mapping[str, str] | None = None,
     workers: int = 0,
+    collect: Sequence[str] = ("--doctest-modules",),
 ) -> tuple[list[Verdict], list[str], subprocess.CompletedProcess[str]]:
-    """pytest's verdict on each example of the docstrings in ``targets`` (files or folders).
+    """pytest's verdict on each example of the docstrings in ``targets`` (files or folders),
+    or, with ``collect=["--doctest-glob=README.md"]``, of the text files named so.
 
     ``root`` gets a plugin (``conftest``'s text and the recorder) and a
     ``pytest.ini`` with ``flags``; returns the verdicts, the collection
@@ -130,7 +133,7 @@ def pytest_verdicts(
             str(root),
             "-p",
             "doctest_oracle_plugin",
-            "--doctest-modules",
+            *collect,
             "--doctest-continue-on-failure",
             *map(str, targets),
         ],

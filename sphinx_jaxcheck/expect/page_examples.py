@@ -5,7 +5,9 @@ would run is found: in fences of any language, ``code-block`` directives,
 ``::`` literal blocks, bare doctest paragraphs, after ordinary code lines, in
 comments. Examples that stand together (nothing but blank lines between them)
 form one :class:`Region`; each region becomes one block of the document's
-session, checked like a ``jaxcheck`` block whose body is a plain doctest.
+session, checked like a ``jaxcheck`` block whose body is a plain doctest. A
+text file beside the project (``jaxcheck_doctest_files``) is read the same
+way, its regions one session of its own (:func:`file_blocks`).
 Pure: no Sphinx here.
 """
 
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 import doctest
 import itertools
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..model import Block, BlockOptions, PageExamples, Subtype
+from ..model import Block, BlockOptions, FileExamples, PageExamples, Subtype
 from .conditions import limits_from_comments
 from .grammar import parse_body, prompt_span
 
@@ -143,6 +146,43 @@ def region_block(
         error_subtype=error_subtype,
         kind=PageExamples(),
     )
+
+
+def file_session(name: str) -> str:
+    """The ``:session:`` of a text file's blocks (``name``: the file as conf.py's folder sees
+    it)."""
+    return f"file {name}"
+
+
+def file_blocks(
+    text: str, *, docname: str, path: str, name: str, flags: int, timeout: float, digest: str
+) -> list[Block]:
+    """The blocks that check a text file's examples, as ``pytest --doctest-glob`` checks them:
+    every region of its whole text, in one session of the file's own that runs in the file's
+    folder (where ``python -m doctest README.md`` is typically run). ``name`` is how reports
+    and the session name the file."""
+    lines = text.splitlines()
+    blocks = []
+    for region in find_regions(text):
+        block = region_block(
+            docname,
+            path,
+            region,
+            flags=flags,
+            timeout=timeout,
+            digest=digest,
+            above=lines[: region.first - 1],
+            filename=f"<{name}:{region.first}>",
+        )
+        blocks.append(
+            replace(
+                block,
+                options=replace(block.options, session=file_session(name)),
+                program=replace(block.program, cwd=os.path.dirname(path)),
+                kind=FileExamples(),
+            )
+        )
+    return blocks
 
 
 def _is_prompted_comment(line: str) -> bool:

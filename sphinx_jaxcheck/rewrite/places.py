@@ -4,17 +4,18 @@ second run: one decision, which update plans with and a check's advice follows.
 A check says "``jaxcheck update`` accepts the actual output" (and its JSON
 report ``"updatable": true``) only where update would go on to the second run:
 the file is one update writes (a page inside the source folder, or outside it
-when allowed; a Python file of the project's own checkout, not of an installed
-package), the docstring's examples are lines of one of its string literals,
-and nothing about the block or its example refuses. Elsewhere both say the one
-reason instead. Pure but for reading the files and looking at the file system.
+when allowed; a file ``jaxcheck_doctest_files`` names; a Python file of the
+project's own checkout, not of an installed package), the docstring's examples
+are lines of one of its string literals, and nothing about the block or its
+example refuses. Elsewhere both say the one reason instead. Pure but for reading
+the files and looking at the file system.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..model import Block, Drift
+from ..model import Block, Drift, FileExamples
 from .checkout import checkout_of, is_python_file, python_file_problem
 from .digests import digest
 from .docstrings import PythonSource, literal_of, read_python
@@ -34,7 +35,9 @@ class Places:
     def refusal(self, block: Block, drift: Drift) -> str | None:
         """Why update must not rewrite this drift, naming the one reason; None when it may
         (a second run still has to confirm the new output)."""
-        why = self._where_problem(block.path)
+        # A file jaxcheck_doctest_files names is written where it is: conf.py names it.
+        named = isinstance(block.kind, FileExamples)
+        why = None if named else self._where_problem(block.path)
         # An example that does not compile never drifts: the judge fails it.
         if not why and is_python_file(block.path):
             why = self._literal_problem(block)

@@ -15,7 +15,8 @@ never dropped. Each edited block is parsed again before writing and must read
 back as the output it was given. Files are written at their real
 path (through symlinks), outside the source folder only when allowed; a file
 reached through several includes gets each identical edit once, and refuses
-edits that differ. Docstring examples are written into their ``.py`` file when
+edits that differ; a text file ``jaxcheck_doctest_files`` names is written
+wherever it is. Docstring examples are written into their ``.py`` file when
 it is the project's own (:mod:`.checkout`) and the lines written are the
 docstring's one to one (:mod:`.python_literals`); the file is read again
 before it is written, and each edited docstring must hold exactly those lines.

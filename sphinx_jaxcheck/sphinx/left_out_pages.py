@@ -12,7 +12,8 @@ Nothing is left unchecked without a word:
 
 Both look where ``pytest`` looks: folders it never enters (hidden ones,
 ``build``, ``dist``, ``venv``, ``node_modules``, ``*.egg``) and Sphinx's build
-folders are left alone.
+folders are left alone, and so are the files ``jaxcheck_doctest_files`` names,
+whose examples are checked (or counted) as files beside the project.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.project import EXCLUDE_PATHS
 from sphinx.util.matching import Matcher
 
+from ..config import doctest_files
 from ..expect.page_examples import find_regions
 from .compat import source_path
 from .domain import domain_of
@@ -55,7 +57,7 @@ def _refuse_unparsed_markdown(app: Sphinx) -> None:
         return
     settings = settings_of(app.config)
     excluded = Matcher([*app.config.exclude_patterns, *app.config.templates_path, *EXCLUDE_PATHS])
-    for path in _files(app, (MARKDOWN,)):
+    for path in _files(app, (MARKDOWN,), _named(app)):
         relative = path.relative_to(app.srcdir).as_posix()
         parts = relative.split("/")
         # A pattern that matches a folder leaves out everything in it, as in Sphinx.
@@ -79,7 +81,7 @@ def _count_excluded_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
     counts: dict[str, int] = {}
     if settings_of(app.config).doctests != "off" and domain.scope is None:
         read: set[Path] | None = None  # resolved only for a file not read under its own name
-        for path in _files(app, tuple(app.config.source_suffix)):
+        for path in _files(app, tuple(app.config.source_suffix), _named(app)):
             doc = env.path2doc(path)
             if doc is None or (doc in env.found_docs and Path(source_path(env, doc)) == path):
                 continue
@@ -101,8 +103,15 @@ def excluded_examples(env: BuildEnvironment) -> dict[str, int]:
     return found
 
 
-def _files(app: Sphinx, suffixes: tuple[str, ...]) -> Iterator[Path]:
-    """The files under the source folder whose names end in ``suffixes``, where pytest looks."""
+def _named(app: Sphinx) -> set[Path]:
+    """The real paths of the files ``jaxcheck_doctest_files`` names."""
+    patterns = settings_of(app.config).doctest_files
+    return {Path(path).resolve() for path in doctest_files(app.confdir, patterns)}
+
+
+def _files(app: Sphinx, suffixes: tuple[str, ...], named: set[Path]) -> Iterator[Path]:
+    """The files under the source folder whose names end in ``suffixes``, where pytest looks,
+    but those ``named`` (real paths)."""
     settings = settings_of(app.config)
     own = {
         Path(folder).resolve()
@@ -122,7 +131,7 @@ def _files(app: Sphinx, suffixes: tuple[str, ...]) -> Iterator[Path]:
             and (here / name).resolve() not in own
         )
         for name in sorted(names):
-            if name.endswith(suffixes):
+            if name.endswith(suffixes) and Path(root, name).resolve() not in named:
                 yield Path(root, name)
 
 

@@ -46,6 +46,8 @@ from .settings import settings_of
 from .stages import BuilderInited, DoctreeRead
 
 UNCHECKED = "unchecked_examples"
+# In the domain's data: the examples of jaxcheck_doctest_files that "report" counted, each build.
+UNCHECKED_FILES = "unchecked_file_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
 UNPLACED = "its text is not a string literal of the file it comes from"
 
@@ -299,5 +301,8 @@ def _merge(
 
 
 def unchecked_examples(domain: JaxcheckDomain) -> int:
-    """How many examples ``"report"`` found and left unchecked."""
-    return sum(sum(counts) for counts in domain.per_document(UNCHECKED).values())
+    """How many examples ``"report"`` found and left unchecked: the pages' and those of the
+    files beside the project."""
+    pages = sum(sum(counts) for counts in domain.per_document(UNCHECKED).values())
+    files: int = domain.data.get(UNCHECKED_FILES, 0)
+    return pages + files

@@ -15,7 +15,15 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from ..config import PREFIX, VALUES, Settings, closest_setting, doctests_like_default, read_settings
+from ..config import (
+    PREFIX,
+    VALUES,
+    Settings,
+    closest_setting,
+    doctest_files,
+    doctests_like_default,
+    read_settings,
+)
 from ..errors import ConfigurationError
 from ..expect.doctest_flags import names_of_flags
 from ..model import Subtype
@@ -59,6 +67,7 @@ def setup_settings(app: Sphinx) -> None:
 def _validate(app: Sphinx, config: Config) -> None:
     try:
         settings = remember_settings(config)
+        doctest_files(app.confdir, settings.doctest_files)  # each entry names a file
     except ConfigurationError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
     object.__setattr__(config, _UNKNOWN, _unknown_settings(config, Path(app.confdir, "conf.py")))

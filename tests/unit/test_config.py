@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
+
 import pytest
 
-from sphinx_jaxcheck.config import VALUES, closest_setting, doctests_like_default, read_settings
+from sphinx_jaxcheck.config import (
+    VALUES,
+    closest_setting,
+    doctest_files,
+    doctests_like_default,
+    read_settings,
+)
 from sphinx_jaxcheck.errors import ConfigurationError
 
 
@@ -41,3 +51,41 @@ def test_doctests_like_names_one_of_two_tools_or_leaves_the_choice_to_extensions
         "sphinx.ext.doctest"
     )
     assert doctests_like_default(["sphinx.ext.autodoc", "sphinx_jaxcheck"]) == "pytest"
+
+
+def _files_setting(value: object) -> tuple[str, ...]:
+    return read_settings(
+        lambda name: value if name == "jaxcheck_doctest_files" else None
+    ).doctest_files
+
+
+def test_doctest_files_are_paths_or_globs_from_conf_pys_folder(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "examples").mkdir(parents=True)
+    for name in ("README.md", "docs/examples/b.md", "docs/examples/a.md", "docs/examples/c.txt"):
+        (tmp_path / name).write_text(">>> 1\n1\n", "utf-8")
+    assert _files_setting("../README.md, examples/*.md") == ("../README.md", "examples/*.md")
+    named = doctest_files(docs, ("../README.md", "examples/*.md", "examples/a.md"))
+    # A glob's files in sorted order, each file once (the first naming keeps its place).
+    assert [os.path.relpath(path, docs) for path in named] == [
+        "../README.md",
+        os.path.join("examples", "a.md"),
+        os.path.join("examples", "b.md"),
+    ]
+    assert doctest_files(docs, ("**/*.txt",)) == [str(docs / "examples" / "c.txt")]
+
+
+@pytest.mark.parametrize(
+    ("entry", "what"),
+    [("../READ_ME.md", "matches no file"), ("*.rst", "matches no file"), ("..", "is a folder")],
+)
+def test_a_doctest_files_entry_that_names_no_file_says_where_it_was_looked_for(
+    tmp_path: Path, entry: str, what: str
+) -> None:
+    (tmp_path / "docs").mkdir()
+    folder = re.escape(str(tmp_path / "docs"))
+    with pytest.raises(
+        ConfigurationError,
+        match=rf"{re.escape(repr(entry))}, looked for in {folder} \(.*\), {what}",
+    ):
+        doctest_files(tmp_path / "docs", (entry,))

@@ -10,7 +10,8 @@ reaches them:
   whose workers' interpreter or imported project files changed;
 * ``workers``: the zygote starts while Sphinx reads, on a cold build;
 * ``doctest_modules``: ``env-updated`` adds the docstrings of
-  ``jaxcheck_doctest_modules`` to the root document's blocks;
+  ``jaxcheck_doctest_modules``, and the examples of ``jaxcheck_doctest_files``
+  (``doctest_files``), to the root document's blocks;
 * ``check``: ``env-updated`` runs every unchecked document's sessions
   (``sessions``, ``shards``, ``progress``), stores the verdicts, bounds the cache;
 * ``updating``: ``jaxcheck_update`` rewrites stale expectations;

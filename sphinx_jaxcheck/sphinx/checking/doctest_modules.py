@@ -9,6 +9,8 @@ collecting read is unchanged. Each docstring becomes a session of its own
 blocks join the root document's, after that page's own, so they are checked,
 reported and cached with the rest. A docstring a page already checks (autodoc)
 is checked there only. A module that cannot be imported is an error at its file.
+The examples of the text files beside the project (:mod:`.doctest_files`) join
+the root document's blocks the same way, after the docstrings'.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from ...report.findings import Finding
 from ...rewrite.digests import file_digest
 from ..domain import JaxcheckDomain, domain_of
 from ..interpreter import fingerprint
+from ..page_examples import UNCHECKED_FILES
 from ..settings import cache_directory, settings_of, stop
 from ..stages import EnvUpdated
+from .doctest_files import blocks_of_files
 from .read_only import is_read_only
 from .workers import early_workers
 
@@ -51,18 +55,19 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
     settings = settings_of(app.config)
     domain = domain_of(env)
     root = app.config.root_doc
+    domain.data[UNCHECKED_FILES] = 0
     wanted = settings.doctest_modules and settings.doctests != "off"
     if root not in env.found_docs or not domain.in_scope(root):
         return []
-    if not wanted and root not in domain.per_document(OWN):
+    files, findings = blocks_of_files(app, root)
+    if not wanted and not files and not findings and root not in domain.per_document(OWN):
         return []
     blocks: list[Block] = []
-    findings: list[Finding] = []
     if wanted:
         collection = _collection(app, settings)
         blocks = _blocks(collection, root, settings, _shown_on_pages(domain, root))
-        findings = _problems(collection, root, Path(app.confdir) / "conf.py")
-    _replace(domain, root, blocks, findings)
+        findings = [*_problems(collection, root, Path(app.confdir) / "conf.py"), *findings]
+    _replace(domain, root, [*blocks, *files], findings)
     return []
 
 

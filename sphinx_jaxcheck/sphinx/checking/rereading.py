@@ -9,7 +9,9 @@ runs), while every file update would write reads as its new bytes: Python's
 any other extension read files through) gives the new text for those paths and
 nothing else. So the blocks compared are the ones the build itself would find:
 a fence the new text closes or leaves open, an include's cut, what a reader
-drops from a line are all the reader's own doing.
+drops from a line are all the reader's own doing. A file beside the project
+(``jaxcheck_doctest_files``), which no reader reads, is read again as the
+check read it: by stdlib doctest's parser, each a document of its own.
 """
 
 from __future__ import annotations
@@ -29,10 +31,11 @@ from sphinx.util import docutils as sphinx_docutils
 from sphinx.util import logging as sphinx_logging
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
-from ...model import Block
+from ...model import Block, FileExamples
 from ...rewrite.reread import Reading, Reread
 from ..compat import source_path
 from ..domain import domain_of
+from .doctest_files import read_file_blocks, shown_name
 from .read_only import read_only
 
 
@@ -42,15 +45,45 @@ def reread_of(app: Sphinx) -> Reread:
     def read_again(texts: Mapping[str, bytes]) -> Reading:
         reads = _files_read(app)
         wanted = {doc for doc, files in reads.items() if files & texts.keys()}
-        before = {doc: domain_of(app.env).blocks(doc) for doc in sorted(wanted)}
+        before = {doc: _read_by_page(domain_of(app.env).blocks(doc)) for doc in sorted(wanted)}
+        named = _named_files_again(app, texts)
         try:
             after, again = _read(app, sorted(wanted), texts)
         except Exception as error:  # any failure proves nothing: update writes none of it
             return Reading(before, {}, reads, problem=f"{type(error).__name__}: {error}")
         files = {doc: reads.get(doc, frozenset()) | again.get(doc, frozenset()) for doc in wanted}
-        return Reading(before, after, files)
+        return Reading(
+            {**before, **named.before}, {**after, **named.after}, {**files, **named.files}
+        )
 
     return read_again
+
+
+def _read_by_page(blocks: Sequence[Block]) -> list[Block]:
+    """A document's blocks less those of the files beside the project, which no page reads."""
+    return [block for block in blocks if not isinstance(block.kind, FileExamples)]
+
+
+def _named_files_again(app: Sphinx, texts: Mapping[str, bytes]) -> Reading:
+    """The files of ``jaxcheck_doctest_files`` among ``texts``: their blocks as checked, and as
+    read from the new texts, each file under its name as a document of its own (no reader
+    reads them: they are read again as the check read them)."""
+    domain = domain_of(app.env)
+    checked: dict[str, list[Block]] = {}
+    for docname in domain.documents_with_blocks():
+        for block in domain.blocks(docname):
+            real = os.path.realpath(block.path)
+            if isinstance(block.kind, FileExamples) and real in texts:
+                checked.setdefault(real, []).append(block)
+    before, after, files = {}, {}, {}
+    for real, blocks in checked.items():
+        path, docname = blocks[0].path, blocks[0].docname
+        name = shown_name(app, path)
+        again = read_file_blocks(path, name, docname, app, texts[real])
+        before[name] = blocks
+        after[name] = again if isinstance(again, list) else []
+        files[name] = frozenset({real})
+    return Reading(before, after, files)
 
 
 def _files_read(app: Sphinx) -> dict[str, frozenset[str]]:
@@ -63,7 +96,7 @@ def _files_read(app: Sphinx) -> dict[str, frozenset[str]]:
         paths = [str(source_path(env, docname))]
         # Absolute, or relative to the source folder as Sphinx before 8.2 keeps them.
         paths += [os.path.join(env.srcdir, dep) for dep in env.dependencies.get(docname, ())]
-        paths += [block.path for block in domain.blocks(docname)]
+        paths += [block.path for block in _read_by_page(domain.blocks(docname))]
         found[docname] = frozenset(os.path.realpath(path) for path in paths)
     return found
 

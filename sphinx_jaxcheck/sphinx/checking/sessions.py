@@ -94,8 +94,9 @@ def run_documents(
 
 def _in_folder(blocks: Sequence[Block], folder: str) -> list[Block]:
     """Blocks set to run in ``folder``: every kind (directives, ``>>>`` examples, docstrings)
-    runs in its document's folder, wherever the build was started."""
-    return [replace(b, program=replace(b.program, cwd=folder)) for b in blocks]
+    runs in its document's folder, wherever the build was started; but a text file beside
+    the project, whose blocks name its own folder already."""
+    return [replace(b, program=replace(b.program, cwd=b.program.cwd or folder)) for b in blocks]
 
 
 def second_run(app: Sphinx) -> Rerun:
