@@ -31,6 +31,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         notebooks,
         output_folders,
         page_examples,
+        python_path,
         read_digests,
         rendering,
         settings,
@@ -41,6 +42,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
 
     settings.setup_settings(app)
     output_folders.setup_output_folders(app)
+    python_path.setup_python_path(app)
     interpreter.setup_interpreter(app)
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)

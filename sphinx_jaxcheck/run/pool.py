@@ -28,6 +28,7 @@ from ..errors import JaxUnavailableError, WorkerStartError
 from ..model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome
 from ..worker.dependencies import Dependencies
 from ..worker.protocol import (
+    PATH_LAST,
     Collect,
     Collected,
     Ended,
@@ -105,6 +106,15 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], object]:
 
 
 @dataclass(frozen=True)
+class PythonPath:
+    """Folders the workers import from besides their interpreter's own, in ``sys.path``'s
+    order: ``first`` before every folder Python starts with, ``last`` after them."""
+
+    first: tuple[str, ...] = ()
+    last: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class WorkerSettings:
     """How worker processes are started."""
 
@@ -118,6 +128,8 @@ class WorkerSettings:
     xla_cache_dir: str | None = None
     # Names (``*`` ends a prefix) passed on from the Sphinx process besides INHERITED.
     passthrough: tuple[str, ...] = ()
+    # The folders conf.py put on the build's sys.path, so the workers import what autodoc reads.
+    python_path: PythonPath = PythonPath()
 
     def process_env(self) -> dict[str, str]:
         """The environment of the zygote: what it inherits, the configured values, fixed hashing."""
@@ -145,7 +157,15 @@ class WorkerSettings:
         # not PYTHONPATH is passed on: its folder goes last, so that the path keeps Python's
         # order (the user's own entries first), and only where the interpreter would not look.
         folder = package_folder(self.python)
-        entries = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        given = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        entries = list(self.python_path.first) + [
+            p for p in given if p not in self.python_path.first
+        ]
+        if self.python_path.last:
+            # PYTHONPATH stands before site-packages; the zygote appends these after it.
+            env[PATH_LAST] = os.pathsep.join(self.python_path.last)
+        else:
+            env.pop(PATH_LAST, None)
         if folder not in entries and not (
             self.python == sys.executable and folder in _site_folders()
         ):
@@ -176,8 +196,11 @@ class WorkerSettings:
         return env
 
 
-def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> WorkerSettings:
-    """How to start workers, from the configuration."""
+def worker_settings(
+    settings: Settings, xla_cache_dir: str | None = None, python_path: PythonPath = PythonPath()
+) -> WorkerSettings:
+    """How to start workers, from the configuration (and the folders conf.py put on
+    ``sys.path``)."""
     memory = settings.memory_limit_mb * 1024 * 1024 if settings.memory_limit_mb else None
     return WorkerSettings(
         env=settings.env,
@@ -187,6 +210,7 @@ def worker_settings(settings: Settings, xla_cache_dir: str | None = None) -> Wor
         xla_cache_dir=xla_cache_dir,
         python=settings.python or sys.executable,
         passthrough=settings.env_passthrough,
+        python_path=python_path,
     )
 
 

@@ -20,6 +20,7 @@ from ..run.interpreter import (
     running_platform,
 )
 from ..run.pool import WorkerSettings, worker_settings
+from .python_path import conf_python_path
 from .settings import cache_directory, remember_settings, settings_of, stop
 from .stages import ConfigInited
 
@@ -54,7 +55,7 @@ _KEPT_IN = "_jaxcheck_probe_folder"
 def probe_of(config: Config) -> Probe:
     """The workers' interpreter in the environment they get, for this build's settings."""
     settings = settings_of(config)
-    workers = worker_settings(settings)
+    workers = worker_settings(settings, python_path=conf_python_path(config))
     python, env = workers.python, workers.outcome_env()
     # The packages whose docstrings are checked: keyed by their files, not their version.
     tested = tuple(sorted({name.split(".")[0] for name in settings.doctest_modules}))
@@ -81,7 +82,8 @@ def runtime_of(config: Config, blocks: list[Block]) -> Runtime:
     """The jax version and platform the workers run, which decide what limited blocks apply."""
     settings = settings_of(config)
     found = interpreter_of(config)
-    env = WorkerSettings(env=settings.env, python=found.python).process_env()
+    path = conf_python_path(config)
+    env = WorkerSettings(env=settings.env, python=found.python, python_path=path).process_env()
     platform = running_platform(env)
     if platform is None and any(b.options.limits.platforms for b in blocks):
         platform = default_platform(found.python, env)  # JAX picks: ask it (imports jax there)

@@ -18,6 +18,7 @@ class ConfigInited(enum.IntEnum):
 
     SETTINGS = 100  # the jaxcheck_* settings checked first: every stage after reads them
     OUTPUT_FOLDERS = 200  # the build's own folders inside the sources are not read as pages
+    PYTHON_PATH = 300  # the folders conf.py put on sys.path, before anything starts a worker
     INTERPRETER = 500  # the question to the workers' Python starts (answered while pages read)
     PIN = 600  # the pinned JAX source, checked against the installed jax
     PROSE_NAMES = 700  # whether prose names need jax's list of names

@@ -49,7 +49,12 @@ CACHE_OPTIONS: dict[str, tuple[str, type]] = {
     ),
     "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": ("jax_persistent_cache_min_entry_size_bytes", int),
 }
-AFTER_IMPORT = re.compile("|".join(["XLA_FLAGS$", "JAXCHECK_", *(f"{n}$" for n in CACHE_OPTIONS)]))
+# The folders conf.py put on sys.path after the interpreter's own (see run.pool.PythonPath): the
+# zygote appends them before it imports jax, so they are no variable read after the import.
+PATH_LAST = "JAXCHECK_PATH_LAST"
+AFTER_IMPORT = re.compile(
+    "|".join(["XLA_FLAGS$", f"JAXCHECK_(?!{PATH_LAST[9:]}$)", *(f"{n}$" for n in CACHE_OPTIONS)])
+)
 
 
 class Part(enum.Enum):

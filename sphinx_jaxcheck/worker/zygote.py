@@ -34,6 +34,7 @@ from .portability import adopt_orphans, children_of, die_with_parent, limit_memo
 from .protocol import (
     CACHE_OPTIONS,
     ENV_FOLLOWS,
+    PATH_LAST,
     Began,
     Collect,
     Collected,
@@ -426,6 +427,8 @@ def main() -> None:
     # import from their document's folder instead (runner.enter_folder).
     if sys.path and sys.path[0] == os.getcwd():
         del sys.path[0]
+    # The folders conf.py appended to the build's path, where they stood there: after Python's.
+    sys.path += [p for p in os.environ.get(PATH_LAST, "").split(os.pathsep) if p]
     # Keep the protocol on a private descriptor; stray prints go to stderr.
     out_fd = os.dup(1)
     os.dup2(2, 1)

@@ -18,6 +18,7 @@ from ...cache.outcomes import OutcomeCache
 from ...cache.size import compiled_folder
 from ...run.early_zygote import end_waiting_zygote
 from ...run.pool import Workers, worker_settings
+from ..python_path import conf_python_path
 from ..settings import cache_directory, settings_of
 from ..stages import BuildFinished, EnvBeforeReadDocs
 from .read_only import is_read_only
@@ -37,7 +38,7 @@ def workers_of(app: Sphinx) -> Workers:
     settings = settings_of(app.config)
     # Compiled XLA programs are kept beside the outcomes; without the cache, for this build only.
     xla = compiled_folder(cache_directory(app.confdir, settings)) if settings.cache else None
-    return Workers(worker_settings(settings, xla))
+    return Workers(worker_settings(settings, xla, conf_python_path(app.config)))
 
 
 def early_workers(app: Sphinx) -> Workers:
