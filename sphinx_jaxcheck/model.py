@@ -161,6 +161,9 @@ class Program:
     # A docstring's examples: the module whose globals (a copy) their session starts from, as
     # pytest's doctests do. Empty: a fresh ``__main__`` namespace.
     module_globals: str = ""
+    # ``>>>`` examples: the warning filters they run under (``jaxcheck_filterwarnings``, in
+    # pytest's ``filterwarnings`` syntax). Empty: the interpreter's own filters.
+    filterwarnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
