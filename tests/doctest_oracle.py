@@ -99,12 +99,13 @@ def pytest_verdicts(
     flags: str = "NUMBER NORMALIZE_WHITESPACE",
     env: Mapping[str, str] | None = None,
     workers: int = 0,
+    ini: str = "",
 ) -> tuple[list[Verdict], list[str], subprocess.CompletedProcess[str]]:
     """pytest's verdict on each example of the docstrings in ``targets`` (files or folders).
 
     ``root`` gets a plugin (``conftest``'s text and the recorder) and a
-    ``pytest.ini`` with ``flags``; returns the verdicts, the collection
-    errors, and the run.
+    ``pytest.ini`` with ``flags`` and the lines ``ini``; returns the verdicts,
+    the collection errors, and the run.
     """
     out = root / "verdicts"
     out.mkdir(parents=True, exist_ok=True)
@@ -112,7 +113,7 @@ def pytest_verdicts(
         old.unlink()
     # A plugin rather than a conftest.py: the files may lie outside ``root`` (site-packages).
     (root / "doctest_oracle_plugin.py").write_text(conftest + RECORDER, "utf-8")
-    (root / "pytest.ini").write_text(f"[pytest]\ndoctest_optionflags = {flags}\n", "utf-8")
+    (root / "pytest.ini").write_text(f"[pytest]\ndoctest_optionflags = {flags}\n{ini}", "utf-8")
     done = subprocess.run(
         [
             sys.executable,
