@@ -246,3 +246,49 @@ def test_a_pages_examples_get_the_filters_only_when_judged_as_pytest_judges_them
     warned = line_of(WARNING_PAGE, "warnings.warn")
     verdict = dict(statuses(report, "index.rst"))[warned]
     assert (status, verdict) == ((1, "stale") if like == "pytest" else (0, "verified"))
+
+
+IMPORT_WARNS = '''\
+"""A module that warns as it is imported."""
+
+import warnings
+
+warnings.warn("this module is deprecated", DeprecationWarning, stacklevel=2)
+
+
+def f():
+    """
+    >>> 1 + 1
+    2
+    """
+'''
+
+
+def test_the_filters_hold_while_docstrings_are_collected_and_key_the_cached_collection(
+    tmp_path: Path,
+) -> None:
+    package = tmp_path / "lib"
+    write_package(package, "oldpkg", {"__init__.py": IMPORT_WARNS})
+    conf = 'extensions = ["sphinx_jaxcheck"]\njaxcheck_doctest_modules = ["oldpkg"]\n'
+    status, report = check(tmp_path / "docs", conf + "jaxcheck_cache = True\n", {}, package)
+    assert (status, statuses(report, "__init__.py")) == (
+        0,
+        [(line_of(IMPORT_WARNS, ">>> 1"), "verified")],
+    )
+    # The same project, its collection cached: under pytest's filter the import fails, in both.
+    with open(tmp_path / "docs" / "conf.py", "a", encoding="utf-8") as conf_py:
+        conf_py.write('jaxcheck_filterwarnings = ["error::DeprecationWarning"]\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(package), str(REPO)))}
+    done = jaxcheck("check", tmp_path / "docs", "--format", "json", env=env)
+    (problem,) = json.loads(done.stdout)["findings"]
+    assert done.returncode == 1
+    assert "oldpkg cannot be imported" in problem["message"]
+    assert "DeprecationWarning: this module is deprecated" in problem["message"]
+    _, errors, ran = pytest_verdicts(
+        tmp_path / "oracle",
+        [package / "oldpkg" / "__init__.py"],
+        "",
+        ini="filterwarnings =\n    error::DeprecationWarning\n",
+        env={"PYTHONPATH": str(package)},
+    )
+    assert errors and "this module is deprecated" in ran.stdout, ran.stdout[-3000:]
