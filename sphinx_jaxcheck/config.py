@@ -301,6 +301,26 @@ def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) ->
     return list(found.values())
 
 
+def _warning_filters(name: str, value: Any) -> tuple[str, ...]:
+    from .worker.warning_filters import FORM, parse
+
+    # One entry from -D: a comma is part of a message, never a separator.
+    entries = [value] if isinstance(value, str) else value
+    if not isinstance(entries, (list, tuple)) or not all(isinstance(e, str) for e in entries):
+        raise ConfigurationError(
+            f"{name} = {_shown(value)} is not a list of warning filters in pytest's "
+            f'filterwarnings syntax ({FORM}), e.g. ["error", "ignore::DeprecationWarning"]'
+        )
+    for entry in entries:
+        try:
+            parse(entry)
+        except ValueError as problem:
+            raise ConfigurationError(
+                f"{name}: the entry {entry!r} is not a warning filter: {problem}"
+            ) from None
+    return tuple(entries)
+
+
 def _setup_code(name: str, value: Any) -> str:
     if value is None:
         return ""
@@ -488,6 +508,13 @@ class Settings:
         "the noise removed from a notebook cell's outputs, stored and fresh, before they are "
         "compared",
         _normalizers,
+    )
+    filterwarnings: tuple[str, ...] = _value(
+        (),
+        "warning filters, in pytest's filterwarnings syntax and with its semantics, of the "
+        ">>> examples pytest would run: docstrings' (and the imports collecting them), and "
+        "pages' under jaxcheck_doctests_like = pytest",
+        _warning_filters,
     )
     setup: str = _value("", "Python run, unseen, at the start of every session", _setup_code)
     shard: str | None = _value(

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 
 from .errors import ShardError
 
-DEFAULT_TIMEOUT = 60.0  # seconds a block may run (jaxcheck_timeout, :timeout:)
+# Seconds a block may run (jaxcheck_timeout, :timeout:, ``# jaxcheck: timeout``). A limit for a
+# stuck block, not a judge of speed: real examples (a ResNet initialised in a docstring) take
+# minutes on a loaded machine, and a stuck one still ends well within a CI job.
+DEFAULT_TIMEOUT = 600.0
 DEFAULT_OUTPUT_LIMIT = 8 * 1024 * 1024  # bytes a block may print (jaxcheck_output_limit_mb)
 # Variables of the workers (jaxcheck_env); read, never changed.
 DEFAULT_ENV = {"JAX_PLATFORMS": "cpu"}
@@ -159,6 +162,9 @@ class Program:
     # A docstring's examples: the module whose globals (a copy) their session starts from, as
     # pytest's doctests do. Empty: a fresh ``__main__`` namespace.
     module_globals: str = ""
+    # ``>>>`` examples: the warning filters they run under (``jaxcheck_filterwarnings``, in
+    # pytest's ``filterwarnings`` syntax). Empty: the interpreter's own filters.
+    filterwarnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

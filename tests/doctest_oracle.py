@@ -101,13 +101,14 @@ def pytest_verdicts(
     env: Mapping[str, str] | None = None,
     workers: int = 0,
     collect: Sequence[str] = ("--doctest-modules",),
+    ini: str = "",
 ) -> tuple[list[Verdict], list[str], subprocess.CompletedProcess[str]]:
     """pytest's verdict on each example of the docstrings in ``targets`` (files or folders),
     or, with ``collect=["--doctest-glob=README.md"]``, of the text files named so.
 
     ``root`` gets a plugin (``conftest``'s text and the recorder) and a
-    ``pytest.ini`` with ``flags``; returns the verdicts, the collection
-    errors, and the run.
+    ``pytest.ini`` with ``flags`` and the lines ``ini``; returns the verdicts,
+    the collection errors, and the run.
     """
     out = root / "verdicts"
     out.mkdir(parents=True, exist_ok=True)
@@ -115,7 +116,7 @@ def pytest_verdicts(
         old.unlink()
     # A plugin rather than a conftest.py: the files may lie outside ``root`` (site-packages).
     (root / "doctest_oracle_plugin.py").write_text(conftest + RECORDER, "utf-8")
-    (root / "pytest.ini").write_text(f"[pytest]\ndoctest_optionflags = {flags}\n", "utf-8")
+    (root / "pytest.ini").write_text(f"[pytest]\ndoctest_optionflags = {flags}\n{ini}", "utf-8")
     done = subprocess.run(
         [
             sys.executable,

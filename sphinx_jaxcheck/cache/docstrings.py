@@ -26,9 +26,15 @@ from .dependencies import file_digests
 from .size import mark_used
 
 
-def collection_key(fingerprint: str, modules: Sequence[str], ignore: Sequence[str]) -> str:
-    """The key of one collection: the workers, and what was asked."""
-    payload = json.dumps([fingerprint, list(modules), sorted(ignore)])
+def collection_key(
+    fingerprint: str,
+    modules: Sequence[str],
+    ignore: Sequence[str],
+    filterwarnings: Sequence[str] = (),
+) -> str:
+    """The key of one collection: the workers, and what was asked (the warning filters the
+    imports ran under too: one may fail under them)."""
+    payload = json.dumps([fingerprint, list(modules), sorted(ignore), list(filterwarnings)])
     return hashlib.sha256(payload.encode()).hexdigest()
 
 

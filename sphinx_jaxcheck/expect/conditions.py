@@ -2,8 +2,9 @@
 
 A block says ``:jax-version: <0.5`` (a PEP 440 specifier) or ``:platforms:
 gpu`` (some of cpu, gpu, tpu); a page's own example says the same in a comment,
-``# jaxcheck: jax-version <0.5``. A block whose limits exclude the JAX the
-workers run is skipped, with the reason. Pure: versions come from metadata.
+``# jaxcheck: jax-version <0.5`` (read by :mod:`.example_comments`). A block
+whose limits exclude the JAX the workers run is skipped, with the reason.
+Pure: versions come from metadata.
 """
 
 from __future__ import annotations
@@ -19,10 +20,6 @@ from ..model import Limits
 PLATFORMS = ("cpu", "gpu", "tpu")
 SPECIFIER_EXAMPLE = "a PEP 440 version specifier, e.g. <0.5 or >=0.7,<0.9"
 PLATFORMS_EXAMPLE = "some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"
-# ``# jaxcheck: jax-version <0.5`` / ``>>> # jaxcheck: platforms gpu, tpu``
-_COMMENT = re.compile(
-    r"^\s*(?:(?:>>>|\.\.\.)\s+)?#\s*jaxcheck:\s*(?P<name>[\w-]+)\s*(?P<value>.*?)\s*$"
-)
 
 
 def specifier(text: str) -> str:
@@ -72,51 +69,3 @@ def why_skipped(limits: Limits, runtime: Runtime) -> str | None:
     if limits.platforms and runtime.platform and runtime.platform not in limits.platforms:
         return f"platforms {', '.join(limits.platforms)}: the workers run on {runtime.platform}"
     return None
-
-
-def comment_limit(line: str) -> tuple[str, str] | None:
-    """``(name, value)`` of a ``# jaxcheck: NAME VALUE`` comment line (after a prompt, too),
-    else None.
-
-    The name is returned whatever it is, so the caller can report unknown ones;
-    check values with :func:`specifier` / :func:`platforms`.
-    """
-    match = _COMMENT.match(line)
-    if match is None:
-        return None
-    return match["name"], match["value"]
-
-
-def limits_from_comments(
-    lines: list[str] | tuple[str, ...],
-) -> tuple[Limits, list[tuple[int, str]]]:
-    """The limits that ``# jaxcheck:`` comment lines state, and (1-based line, message) per
-    bad one."""
-    version: str | None = None
-    named: tuple[str, ...] = ()
-    problems: list[tuple[int, str]] = []
-    for number, line in enumerate(lines, start=1):
-        found = comment_limit(line)
-        if found is None:
-            continue
-        name, value = found
-        try:
-            if name == "jax-version":
-                version = specifier(value)
-            elif name == "platforms":
-                named = platforms(value)
-            else:
-                problems.append(
-                    (
-                        number,
-                        (
-                            f"unknown directive {line.strip()!r}; "
-                            "expected `# jaxcheck: jax-version SPEC` "
-                            "or `# jaxcheck: platforms cpu|gpu|tpu`"
-                        ),
-                    )
-                )
-        except ValueError:
-            expected = SPECIFIER_EXAMPLE if name == "jax-version" else PLATFORMS_EXAMPLE
-            problems.append((number, f"`# jaxcheck: {name}`: {value!r} is not {expected}"))
-    return Limits(version, named), problems

@@ -31,8 +31,10 @@ from ..model import (
     GroupCode,
     PageExamples,
     Program,
+    Subtype,
 )
 from .doctest_flags import apply_directives
+from .example_comments import comment_options
 from .grammar import parse_body
 
 DEFAULT_GROUP = "default"
@@ -180,6 +182,7 @@ def blocks_of(
 
 
 def _finish(block: Block, item: TestItem, digest: str, when: int) -> Scheduled:
+    block = _under_comments(block)
     refusal = item.refusal or block.update_refusal
     if not item.placed:
         refusal = item.refusal or (
@@ -195,6 +198,25 @@ def _finish(block: Block, item: TestItem, digest: str, when: int) -> Scheduled:
         options=replace(block.options, name=item.name or None),
     )
     return Scheduled(block, when, item, item.order)
+
+
+def _under_comments(block: Block) -> Block:
+    """The block under the options its ``# jaxcheck:`` comment lines state (its limits, its
+    timeout), as a page's examples are; a bad one is an error at its line, and the block does
+    not run."""
+    stated, problems = comment_options(block.body)
+    timeout = stated.timeout or block.program.timeout
+    block = replace(
+        block,
+        options=replace(block.options, limits=stated.limits, timeout=timeout),
+        program=replace(block.program, timeout=timeout),
+    )
+    if problems and block.error is None:
+        line, message = problems[0]
+        block = replace(
+            block, error=f"not run: {message}", error_line=line, error_subtype=Subtype.OPTION
+        )
+    return block
 
 
 def _setup_or_cleanup(item: TestItem, group: str, docname: str, path: str, timeout: float) -> Block:

@@ -19,8 +19,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..model import Block, BlockOptions, FileExamples, PageExamples, Subtype
-from .conditions import limits_from_comments
+from ..model import Block, FileExamples, PageExamples, Subtype
+from .example_comments import comment_options
 from .grammar import parse_body, prompt_span
 
 
@@ -117,12 +117,13 @@ def region_block(
 
     ``above`` holds the lines before the region: the ``>>> # jaxcheck:``
     comments right above it (doctest drops comment-only examples) give the
-    examples' limits too. ``filename`` names the code in tracebacks.
+    examples' options too. ``filename`` names the code in tracebacks.
     """
     parsed = parse_body(region.lines, doctest_flags=flags, doctest_only=True)
-    # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits, as a block's options.
+    # ``>>> # jaxcheck: jax-version <0.5``: the examples' own limits and timeout, as a block's
+    # options.
     lead = list(itertools.takewhile(_is_prompted_comment, reversed(above)))[::-1]
-    limits, problems = limits_from_comments([*lead, *region.lines])
+    options, problems = comment_options([*lead, *region.lines])
     error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
     if problems:
         error_line, message = problems[0]
@@ -137,9 +138,11 @@ def region_block(
         path=path,
         body_line=region.first,
         body=region.lines,
-        options=BlockOptions(limits=limits),
+        options=options,
         expectations=parsed.expectations,
-        program=parsed.program(filename or f"<{docname}:{region.first}>", default_timeout=timeout),
+        program=parsed.program(
+            filename or f"<{docname}:{region.first}>", options, default_timeout=timeout
+        ),
         error=error,
         file_digest=digest,
         error_line=error_line,

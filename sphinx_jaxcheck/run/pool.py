@@ -327,10 +327,16 @@ class Workers:
             )
         return zygote.run(sessions, progress, finished)
 
-    def collect(self, modules: Sequence[str], ignore: Sequence[str], timeout: float) -> Collected:
+    def collect(
+        self,
+        modules: Sequence[str],
+        ignore: Sequence[str],
+        timeout: float,
+        filterwarnings: Sequence[str] = (),
+    ) -> Collected:
         """The docstrings of these modules, as a worker collects them (see
         :meth:`ZygoteClient.collect`)."""
-        return self._ready().collect(modules, ignore, timeout)
+        return self._ready().collect(modules, ignore, timeout, filterwarnings)
 
     def _ready(self) -> ZygoteClient:
         """The zygote, started and done importing jax."""
@@ -457,10 +463,17 @@ class ZygoteClient:
         self.idle = True
         return {key: results[key] for key in sessions}
 
-    def collect(self, modules: Sequence[str], ignore: Sequence[str], timeout: float) -> Collected:
+    def collect(
+        self,
+        modules: Sequence[str],
+        ignore: Sequence[str],
+        timeout: float,
+        filterwarnings: Sequence[str] = (),
+    ) -> Collected:
         """The docstrings of these modules, collected in a worker (see
-        ``worker.doctest_modules``); with ``problem`` when the worker gave none."""
-        request = Collect("collect", tuple(modules), tuple(ignore), timeout)
+        ``worker.doctest_modules``) under these warning filters; with ``problem`` when the
+        worker gave none."""
+        request = Collect("collect", tuple(modules), tuple(ignore), timeout, tuple(filterwarnings))
         self.idle = False
         self.stdin.write(encode(request))
         self.stdin.flush()

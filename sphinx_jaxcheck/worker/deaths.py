@@ -45,7 +45,9 @@ def program_death(end: End, program: Program) -> Outcome:
         return Outcome(
             failure=FailureKind.TIMEOUT,
             message=(
-                f"the block ran longer than its timeout of {program.timeout:g} s and was stopped"
+                f"the block ran longer than its timeout of {program.timeout:g} s and was stopped; "
+                "if it needs longer, raise its :timeout: (`# jaxcheck: timeout SECONDS` among "
+                ">>> examples) or jaxcheck_timeout"
             ),
             seconds=end.seconds,
         )

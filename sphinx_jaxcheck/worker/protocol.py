@@ -88,12 +88,14 @@ class RunSession:
 
 @dataclass(frozen=True)
 class Collect:
-    """Import these modules (each within ``timeout`` seconds) and collect their docstrings."""
+    """Import these modules (each within ``timeout`` seconds, under the warning filters
+    ``filterwarnings``) and collect their docstrings."""
 
     session: str
     modules: tuple[str, ...]
     ignore: tuple[str, ...]
     timeout: float
+    filterwarnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -280,6 +282,7 @@ def program_from_wire(data: dict[str, Any]) -> Program:
     values = {f.name: data[f.name] for f in fields(Program) if f.name in data}
     values["inline_prints"] = tuple((int(a), int(b)) for a, b in data["inline_prints"])
     values["examples"] = tuple(Example(**e) for e in data["examples"])
+    values["filterwarnings"] = tuple(str(entry) for entry in data.get("filterwarnings", ()))
     return Program(**values)
 
 

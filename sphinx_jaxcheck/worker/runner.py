@@ -29,6 +29,7 @@ from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program
 from .frames import hide_worker_frames
 from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Used
 from .recorder import Recorder
+from .warning_filters import applied, resolved
 
 Step = tuple[Part, int]  # a program of the session: its part, its index there
 
@@ -238,6 +239,10 @@ class SessionRunner:
 
     def _run(self, program: Program) -> Outcome:
         hide_worker_frames()  # jax may have been imported by the previous block
+        try:
+            filters = resolved(program.filterwarnings)
+        except LookupError as problem:
+            return Outcome(failure=FailureKind.NOT_RUN, message=f"not run: {problem}")
         started = time.perf_counter()
         capture = Capture(self.output_limit, self._divert)
         inline: dict[int, io.StringIO] = {}
@@ -264,13 +269,14 @@ class SessionRunner:
         failure: FailureKind | None = None
         message = ""
         try:
-            if program.code.strip():
-                raised = self._run_body(program, turn)
-            if raised is None:
-                for example in program.examples:
-                    printed, error = self._run_example(program, example, capture, turn)
-                    examples.append(printed)
-                    example_errors.append(error)
+            with applied(filters):
+                if program.code.strip():
+                    raised = self._run_body(program, turn)
+                if raised is None:
+                    for example in program.examples:
+                        printed, error = self._run_example(program, example, capture, turn)
+                        examples.append(printed)
+                        example_errors.append(error)
         except OutputLimitExceeded:
             failure = FailureKind.OUTPUT_LIMIT
             message = (
@@ -497,9 +503,17 @@ def run_session(
     folder = next((p.cwd for p in programs if p.cwd), None)
     if folder:
         enter_folder(folder, None)
-    module = next((p.module_globals for p in programs if p.module_globals), "")
+    module, entries = next(
+        ((p.module_globals, p.filterwarnings) for p in programs if p.module_globals), ("", ())
+    )
     try:
-        namespace = module_namespace(module) if module else None
+        filters = resolved(entries)
+    except LookupError:
+        filters = ()  # a bad entry: each program reports it, and does not run
+    try:
+        # Under the examples' warning filters, as pytest imports a module it collects.
+        with applied(filters):
+            namespace = module_namespace(module) if module else None
     except BaseException as error:  # whatever importing it raises, it is not run
         lost = Outcome(
             failure=FailureKind.NOT_RUN,

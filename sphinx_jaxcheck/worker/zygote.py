@@ -344,14 +344,22 @@ def _collect(request: Collect, emit: Callable[[Event], None]) -> None:
     read outside the installed packages (a docstring made from another module, a data file)."""
     from .doctest_modules import collect
     from .recorder import Recorder
+    from .warning_filters import applied, resolved
 
+    try:
+        filters = resolved(request.filterwarnings)
+    except LookupError as problem:
+        emit(Collected(request.session, {}, str(problem)))
+        return
     recorder = Recorder(())
     recorder.install()  # also loads the project's modules from their source, as sessions do
 
     def importing(module: str) -> None:
         emit(Importing(request.session, module))
 
-    result = collect(request.modules, request.ignore, importing)
+    # Under the examples' warning filters, as pytest collects: an import they make fail fails.
+    with applied(filters):
+        result = collect(request.modules, request.ignore, importing)
     read = recorder.take()
     result["files"] = sorted({*result["files"], *read.files})
     if read.untracked:

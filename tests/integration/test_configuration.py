@@ -41,6 +41,10 @@ BAD_CONF = [
     ("jaxcheck_cache = 'sometimes'", ["jaxcheck_cache = 'sometimes'", "yes/no"]),
     ("jaxcheck_on_drift = 'loud'", ["jaxcheck_on_drift = 'loud'", "error, warning, ignore"]),
     (
+        "jaxcheck_filterwarnings = ['error', 'ignore::Deprecation']",
+        ["jaxcheck_filterwarnings", "'ignore::Deprecation'", "expected e.g. UserWarning"],
+    ),
+    (
         "jaxcheck_memory_limit_mb = 2**43",
         ["jaxcheck_memory_limit_mb = 8796093022208", "(RLIMIT_AS) to at most 8796093022207 MB"],
     ),
@@ -68,6 +72,7 @@ def test_a_bad_value_in_conf_py_stops_sphinx_build_with_exit_2_before_any_block_
         ("jaxcheck_workers=two", ["jaxcheck_workers = 'two'"]),
         ("jaxcheck_cache=maybe", ["jaxcheck_cache = 'maybe'"]),
         ("jaxcheck_memory_limit_mb=-5", ["jaxcheck_memory_limit_mb = '-5'"]),
+        ("jaxcheck_filterwarnings=shout", ["jaxcheck_filterwarnings", "'shout' is no action"]),
     ],
 )
 def test_a_bad_value_given_with_minus_d_stops_sphinx_build_with_exit_2(

@@ -3,6 +3,9 @@ fingerprint of the workers' environment (fast, no builds)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from sphinx_jaxcheck.cache.docstrings import collection_key
 from sphinx_jaxcheck.cache.key import code_without_expectations, session_key
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.model import BlockOptions, Example, Program
@@ -35,6 +38,12 @@ def test_code_options_files_and_fingerprint_are_part_of_the_key() -> None:
     assert base != key("print(2)", "", "# 1")
     assert base != key("print(1)", "", "# 1", raises="ValueError")
     assert base != key("print(1)", "", "# 1", timeout=5.0)
+    # The warning filters examples run under decide whether a warning fails them.
+    filtered = replace(program("print(1)", "", "# 1"), filterwarnings=("error",))
+    assert base != session_key([filtered], "fingerprint")
+    assert session_key([filtered], "fingerprint") != session_key(
+        [replace(filtered, filterwarnings=("error", "ignore::UserWarning"))], "fingerprint"
+    )
     assert base != session_key([program("print(1)", "", "# 1")], "another fingerprint")
     renamed = parse_body(("print(1)", "", "# 1")).program("<c>")
     assert base != session_key([renamed], "fingerprint")
@@ -124,3 +133,13 @@ def test_the_wire_form_of_programs_and_outcomes_is_their_whole_dataclass() -> No
     )
     assert outcome_to_wire(outcome) == {**asdict(outcome), "failure": "timeout"}
     assert outcome_to_wire(Outcome())["exception"] is None
+
+
+def test_the_collection_key_holds_the_warning_filters_the_imports_ran_under() -> None:
+    plain = collection_key("f", ["pkg"], [])
+    assert plain == collection_key("f", ["pkg"], [], ())
+    assert plain != collection_key("f", ["pkg"], [], ("error",))
+    # Order decides precedence, so it counts.
+    assert collection_key("f", ["pkg"], [], ("error", "ignore")) != collection_key(
+        "f", ["pkg"], [], ("ignore", "error")
+    )

@@ -58,7 +58,11 @@ def test_a_block_that_hangs_is_stopped_at_its_timeout_and_the_session_goes_on() 
     [report] = recovery.reports
     assert report.outcome.failure is FailureKind.TIMEOUT
     assert report.outcome.seconds == 7.5
-    assert report.outcome.message == "the block ran longer than its timeout of 7 s and was stopped"
+    assert report.outcome.message == (
+        "the block ran longer than its timeout of 7 s and was stopped; if it needs longer, "
+        "raise its :timeout: (`# jaxcheck: timeout SECONDS` among >>> examples) or "
+        "jaxcheck_timeout"
+    )
     assert recovery.resume and session.resume_at == 3
 
 

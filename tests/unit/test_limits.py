@@ -6,14 +6,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from sphinx_jaxcheck.expect.conditions import (
-    Runtime,
-    comment_limit,
-    limits_from_comments,
-    platforms,
-    specifier,
-    why_skipped,
-)
+from sphinx_jaxcheck.expect.conditions import Runtime, platforms, specifier, why_skipped
 from sphinx_jaxcheck.model import Limits
 
 VERSIONS = ["0.4.30", "0.4.35", "0.5.0", "0.6.1", "0.7.0", "0.8.0rc1", "0.9.9", "0.10.2"]
@@ -53,35 +46,3 @@ def test_why_a_block_does_not_run() -> None:
     assert why_skipped(old, Runtime("0.10.2", "cpu")) == "jax-version <0.5 excludes jax 0.10.2"
     # Nothing known about the run: nothing to exclude it by.
     assert why_skipped(Limits("<0.5", ("gpu",)), Runtime(None, None)) is None
-
-
-def test_comment_directives() -> None:
-    assert comment_limit("# jaxcheck: jax-version <0.5") == ("jax-version", "<0.5")
-    assert comment_limit("   #jaxcheck:platforms gpu, tpu  ") == ("platforms", "gpu, tpu")
-    assert comment_limit(">>> # jaxcheck: platforms gpu") == ("platforms", "gpu")
-    assert comment_limit("# just a comment") is None
-    assert comment_limit("x = 1  # jaxcheck: platforms gpu") is None
-    found, problems = limits_from_comments(
-        ["# jaxcheck: jax-version >=0.7,<0.9", "x = 1", "# jaxcheck: platforms gpu"]
-    )
-    assert found == Limits(">=0.7,<0.9", ("gpu",)) and problems == []
-    _, problems = limits_from_comments(
-        ["# jaxcheck: jax-version soon", "# jaxcheck: backend gpu", "# jaxcheck: platforms npu"]
-    )
-    assert problems == [
-        (
-            1,
-            (
-                "`# jaxcheck: jax-version`: 'soon' is not a PEP 440 version specifier, "
-                "e.g. <0.5 or >=0.7,<0.9"
-            ),
-        ),
-        (
-            2,
-            (
-                "unknown directive '# jaxcheck: backend gpu'; "
-                "expected `# jaxcheck: jax-version SPEC` or `# jaxcheck: platforms cpu|gpu|tpu`"
-            ),
-        ),
-        (3, "`# jaxcheck: platforms`: 'npu' is not some of cpu, gpu, tpu, e.g. gpu or cpu, gpu"),
-    ]

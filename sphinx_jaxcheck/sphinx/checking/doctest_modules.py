@@ -75,10 +75,11 @@ def _collection(app: Sphinx, settings: Settings) -> dict[str, Any]:
     """The docstrings of the configured modules: from the cache, or collected in a worker."""
     modules, ignore = settings.doctest_modules, settings.doctest_modules_ignore
     cache = CollectionCache(cache_directory(app.confdir, settings)) if settings.cache else None
-    key = collection_key(fingerprint(app), modules, ignore)
+    filters = settings.filterwarnings
+    key = collection_key(fingerprint(app), modules, ignore, filters)
     found = cache.get(key) if cache else None
     if found is None:
-        collected = early_workers(app).collect(modules, ignore, settings.timeout)
+        collected = early_workers(app).collect(modules, ignore, settings.timeout, filters)
         found = (
             {**collected.result, "problem": collected.problem}
             if collected.problem

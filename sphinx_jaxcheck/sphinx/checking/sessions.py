@@ -12,8 +12,9 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ...cache.outcomes import OutcomeCache
+from ...config import Settings
 from ...errors import JaxUnavailableError, WorkerStartError
-from ...model import Block, Problem, Status, Subtype, Verdict
+from ...model import Block, DocstringExamples, FileExamples, Problem, Status, Subtype, Verdict
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, check_documents
 from ...worker.dependencies import Dependencies
@@ -45,7 +46,7 @@ def run_documents(
     """
     settings = settings_of(app.config)
     documents = {
-        doc: _in_folder(blocks, os.path.dirname(source_path(app.env, doc)))
+        doc: _as_run(blocks, os.path.dirname(source_path(app.env, doc)), settings)
         for doc, blocks in documents.items()
     }
     cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
@@ -92,11 +93,32 @@ def run_documents(
     return report.verdicts
 
 
-def _in_folder(blocks: Sequence[Block], folder: str) -> list[Block]:
-    """Blocks set to run in ``folder``: every kind (directives, ``>>>`` examples, docstrings)
-    runs in its document's folder, wherever the build was started; but a text file beside
-    the project, whose blocks name its own folder already."""
-    return [replace(b, program=replace(b.program, cwd=b.program.cwd or folder)) for b in blocks]
+def _as_run(blocks: Sequence[Block], folder: str, settings: Settings) -> list[Block]:
+    """Blocks set to run as configured: every kind (directives, ``>>>`` examples, docstrings)
+    in its document's folder, wherever the build was started, but a text file beside the
+    project, whose blocks name its own folder already; under ``jaxcheck_filterwarnings``, the
+    examples pytest would run under its ini filters."""
+    return [
+        replace(
+            b,
+            program=replace(
+                b.program,
+                cwd=b.program.cwd or folder,
+                filterwarnings=settings.filterwarnings if _like_pytest(b, settings) else (),
+            ),
+        )
+        for b in blocks
+    ]
+
+
+def _like_pytest(block: Block, settings: Settings) -> bool:
+    """Whether pytest runs these examples, so under its ``filterwarnings``: a docstring's
+    always (``--doctest-modules``), a text file's beside the project always
+    (``--doctest-glob``); a page's only when judged as ``--doctest-glob`` judges them, since
+    ``sphinx-build -b doctest`` applies no filters of pytest's."""
+    if isinstance(block.kind, (DocstringExamples, FileExamples)):
+        return True
+    return block.doctest_style and settings.doctests_like == "pytest"
 
 
 def second_run(app: Sphinx) -> Rerun:
@@ -106,12 +128,13 @@ def second_run(app: Sphinx) -> Rerun:
     def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
         workers = workers_of(app)
         # In their documents' folders, as the first run: what they import from there too.
+        settings = settings_of(app.config)
         documents = {
-            doc: _in_folder(blocks, os.path.dirname(source_path(app.env, doc)))
+            doc: _as_run(blocks, os.path.dirname(source_path(app.env, doc)), settings)
             for doc, blocks in documents.items()
         }
         try:
-            setup = settings_of(app.config).setup
+            setup = settings.setup
             return check_documents(documents, workers, setup=setup).verdicts
         finally:
             workers.close()
