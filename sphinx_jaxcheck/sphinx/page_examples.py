@@ -37,7 +37,7 @@ from ..judge.example_verdicts import example_verdicts
 from ..model import Block
 from ..rewrite.digests import file_digest
 from ..worker.docstring_places import place_docstring
-from .compat import doctest_blocks_group, source_path
+from .compat import docstring_source_name, doctest_blocks_group, source_path
 from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
@@ -48,7 +48,8 @@ from .stages import BuilderInited, DoctreeRead
 UNCHECKED = "unchecked_examples"
 # In the domain's data: the examples of jaxcheck_doctest_files that "report" counted, each build.
 UNCHECKED_FILES = "unchecked_file_examples"
-DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
+# In temp_data: the docstrings autodoc brought into this page, by the name its nodes give them.
+DOCSTRINGS = "jaxcheck_docstrings"
 UNPLACED = "its text is not a string literal of the file it comes from"
 
 
@@ -94,7 +95,16 @@ def _note_docstring(
         found = Docstring(name, module, text, "", 0, unplaced=UNPLACED)
     else:
         found = Docstring(name, module, text, place.path, place.line)
-    noted.setdefault(name, found)
+    # Keyed as the nodes showing it name it: a re-exported function's nodes name its own
+    # module, not the documented name (haiku.with_rng is haiku._src.base.with_rng there).
+    noted.setdefault(docstring_source_name(obj, name), found)
+
+
+def by_shown_name(docstrings: dict[str, Docstring]) -> dict[str, Docstring]:
+    """``docstrings`` (keyed by the name autodoc's nodes give them) also under the names they
+    were documented under, for nodes that a documenter of another extension names so; the
+    nodes' own name wins."""
+    return {**{doc.name: doc for doc in docstrings.values()}, **docstrings}
 
 
 def module_of(obj: Any, name: str) -> str:
@@ -136,7 +146,7 @@ def _docstring_blocks(
             timeout=settings.timeout,
             digest=file_digest(doc.path),
         )
-        order = where.get(name, last_line) + 0.5
+        order = where.get(name, where.get(doc.name, last_line)) + 0.5
         scheduled += [Scheduled(block, AT_ITS_LINE, order=order) for block in blocks]
     return scheduled
 
@@ -163,12 +173,13 @@ def placed_on_page(
     if not shown:
         return {}  # without walking the doctree
     before, _ = _shown_after(doctree, path)
-    return {
-        name: replace(doc, path=path, line=max(documented_at(lines, name, before.get(name, 0)), 1))
-        if doc.unplaced
-        else doc
-        for name, doc in shown.items()
-    }
+    placed = {}
+    for name, doc in shown.items():
+        if doc.unplaced:  # the directive documents it under its documented name
+            line = documented_at(lines, doc.name, before.get(name, before.get(doc.name, 0)))
+            doc = replace(doc, path=path, line=max(line, 1))
+        placed[name] = doc
+    return placed
 
 
 def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
@@ -194,7 +205,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         path=path,
         lines=lines,
         docname=docname,
-        docstrings={name: doc for name, doc in shown.items() if not doc.unplaced},
+        docstrings=by_shown_name(shown),
         doctest_blocks=_doctest_blocks_group(app) if like_sphinx else None,
     )
     for finding in found.findings:
@@ -242,7 +253,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         merged,
         {id(item): node for item, node in items},
         found.not_run,
-        None if like_sphinx else TextExamples(lines, noted, frozenset(noted)),
+        None if like_sphinx else TextExamples(lines, by_shown_name(noted)),
     )
 
 
