@@ -34,8 +34,8 @@ DOCSTRING_OF = ":docstring of "
 # Why examples a docstring node shows have no Python file line: autodoc showed them, but the
 # object's own ``__doc__`` (what pytest reads, and what is placed) does not hold them.
 NOT_IN_DOC = (
-    "its text is not the documented object's own __doc__ (autodoc took it from an __init__, "
-    "a base class, a #: comment or another extension)"
+    "the text shown is not the documented object's own __doc__ (autodoc took it from an "
+    "__init__, a base class, a #: comment or another extension)"
 )
 
 

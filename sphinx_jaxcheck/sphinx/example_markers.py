@@ -144,4 +144,4 @@ def _why_not_run(node: nodes.Element, text: TextExamples) -> str:
         return ""
     if source.rsplit(DOCSTRING_OF, 1)[1] in text.docstrings:
         return ""
-    return f"not checked, as pytest would not run it: {NOT_IN_DOC}"
+    return NOT_IN_DOC

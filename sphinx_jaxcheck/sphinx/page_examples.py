@@ -48,8 +48,7 @@ from .stages import BuilderInited, DoctreeRead
 UNCHECKED = "unchecked_examples"
 # In the domain's data: the examples of jaxcheck_doctest_files that "report" counted, each build.
 UNCHECKED_FILES = "unchecked_file_examples"
-# In temp_data: the docstrings autodoc brought into this page, by the name its nodes give them.
-DOCSTRINGS = "jaxcheck_docstrings"
+DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
 UNPLACED = "its text is not a string literal of the file it comes from"
 
 
@@ -91,20 +90,25 @@ def _note_docstring(
     near = [sys.modules[m] for m in (module, getattr(obj, "__module__", None)) if m in sys.modules]
     place = place_docstring(obj, text, near)
     noted: dict[str, Docstring] = app.env.temp_data.setdefault(DOCSTRINGS, {})  # type: ignore[assignment]
+    # The nodes showing it name it otherwise when it is re-exported: haiku.with_rng's name
+    # haiku._src.base.with_rng.
+    shown_as = docstring_source_name(obj, name)
+    shown_as = "" if shown_as == name else shown_as
     if place is None:  # reported where the page shows it (path and line are the page's)
-        found = Docstring(name, module, text, "", 0, unplaced=UNPLACED)
+        found = Docstring(name, module, text, "", 0, unplaced=UNPLACED, shown_as=shown_as)
     else:
-        found = Docstring(name, module, text, place.path, place.line)
-    # Keyed as the nodes showing it name it: a re-exported function's nodes name its own
-    # module, not the documented name (haiku.with_rng is haiku._src.base.with_rng there).
-    noted.setdefault(docstring_source_name(obj, name), found)
+        found = Docstring(name, module, text, place.path, place.line, shown_as=shown_as)
+    noted.setdefault(name, found)
 
 
 def by_shown_name(docstrings: dict[str, Docstring]) -> dict[str, Docstring]:
-    """``docstrings`` (keyed by the name autodoc's nodes give them) also under the names they
-    were documented under, for nodes that a documenter of another extension names so; the
-    nodes' own name wins."""
-    return {**{doc.name: doc for doc in docstrings.values()}, **docstrings}
+    """``docstrings`` (by documented name) by the names autodoc's nodes give them, and by
+    their documented names too, for a documenter of another extension that names its nodes
+    so. Several names of one object share its nodes' name: the first documented has it."""
+    shown: dict[str, Docstring] = {}
+    for doc in docstrings.values():
+        shown.setdefault(doc.shown_as or doc.name, doc)
+    return {**docstrings, **shown}
 
 
 def module_of(obj: Any, name: str) -> str:
@@ -146,7 +150,7 @@ def _docstring_blocks(
             timeout=settings.timeout,
             digest=file_digest(doc.path),
         )
-        order = where.get(name, where.get(doc.name, last_line)) + 0.5
+        order = where.get(doc.shown_as or name, where.get(name, last_line)) + 0.5
         scheduled += [Scheduled(block, AT_ITS_LINE, order=order) for block in blocks]
     return scheduled
 
@@ -176,7 +180,8 @@ def placed_on_page(
     placed = {}
     for name, doc in shown.items():
         if doc.unplaced:  # the directive documents it under its documented name
-            line = documented_at(lines, doc.name, before.get(name, before.get(doc.name, 0)))
+            after = before.get(doc.shown_as or name, before.get(name, 0))
+            line = documented_at(lines, name, after)
             doc = replace(doc, path=path, line=max(line, 1))
         placed[name] = doc
     return placed
