@@ -271,6 +271,118 @@ def uses():
 ''',
 }
 
+# Shaped as dm-haiku and JAX ship their APIs: the objects are defined in ``pkg/_src/base.py``
+# (indented by two spaces, as haiku's source) and re-exported by ``pkg/__init__.py``; some
+# classes say they belong to ``pkg`` (JAX's ``set_module``), one with no methods at all.
+REEXPORTED_PACKAGE = {
+    "__init__.py": (
+        "from pkg._src.base import Extended, Made, Module, Partial, assigned, with_rng\n"
+    ),
+    "_src/__init__.py": "",
+    "_src/base.py": '''\
+"""Base."""
+
+import functools
+
+
+def with_rng(key):
+  """Returns ``key``.
+
+  >>> from pkg import with_rng
+  >>> with_rng(1)
+  1
+  >>> print("drift")
+  stale
+
+  Another group:
+
+  >>> with_rng(2) + 1
+  3
+  """
+  return key
+
+
+def export(cls):
+  # As JAX's set_module: the class says it belongs where it is exported.
+  cls.__module__ = "pkg"
+  return cls
+
+
+@export
+class Extended:
+  """A class with no methods, exported under the package's name.
+
+  >>> from pkg import Extended
+  >>> Extended.__module__
+  'pkg'
+  """
+
+
+@export
+class Partial(functools.partial):
+  """A partial whose only method is its __new__.
+
+  >>> from pkg import Partial
+  >>> Partial(int, "4")()
+  4
+  """
+
+  def __new__(klass, func, *args):
+    return super().__new__(klass, func, *args)
+
+
+@export
+class Made:
+  pass
+
+
+Made.__doc__ = "".join(["Made at import.", "\\n\\n>>> 1\\n1\\n"])
+
+
+class Module:
+  """Module.
+
+  >>> from pkg import Module
+  >>> Module().method()
+  1
+  """
+
+  def method(self):
+    """Method.
+
+    >>> from pkg import Module
+    >>> Module().method()
+    1
+    """
+    return 1
+
+  @property
+  def prop(self):
+    """Prop.
+
+    >>> from pkg import Module
+    >>> Module().prop
+    2
+    """
+    return 2
+
+
+_SHARED = """Assigned.
+
+  >>> from pkg import assigned
+  >>> assigned()
+  5
+  """
+
+
+def assigned():
+  return 5
+
+
+assigned.__doc__ = _SHARED
+''',
+}
+
 
 def write_package(root: Path, name: str, files: dict[str, str]) -> Path:
     """Write package ``name`` (its files by name) under ``root``; return its folder."""

@@ -28,6 +28,7 @@ class Docstring:
     path: str
     line: int  # the file line of its first line (unplaced: the line all its examples are at)
     unplaced: str = ""  # why its text cannot be found in a file
+    shown_as: str = ""  # the name autodoc's nodes give it, when not ``name``
 
 
 def session_of(name: str) -> str:

@@ -21,6 +21,7 @@ from sphinx.application import Sphinx
 from sphinx.builders import Builder
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective, SphinxRole
+from sphinx.util.inspect import safe_getattr
 
 #: The releases of the stack this version supports and is tested with, from the lowest to
 #: below the first one it does not support; pyproject.toml declares the same (a unit test
@@ -153,3 +154,14 @@ def warnings_logged(app: Sphinx) -> int:
     """The warnings the build logged, less those ``suppress_warnings`` silenced: what
     ``sphinx-build -W`` fails on. Sphinx 7.3 to 9 count them in ``Sphinx._warncount``."""
     return int(getattr(app, "_warncount", 0))
+
+
+def docstring_source_name(obj: Any, documented: str) -> str:
+    """The name autodoc gives a docstring in its nodes' source, ``<file>:docstring of NAME``:
+    the object's own ``__module__`` and ``__qualname__`` when it has both (so an inherited
+    method names its class, a re-exported function its defining module), else the name it
+    was documented under. ``Documenter.get_sourcename`` in 7.3 to 8.2 and its legacy
+    documenters in 9.0, ``_docstring_source_name`` in 9.0: the same rule."""
+    module = safe_getattr(obj, "__module__", None)
+    qualname = safe_getattr(obj, "__qualname__", None)
+    return f"{module}.{qualname}" if module and qualname else documented

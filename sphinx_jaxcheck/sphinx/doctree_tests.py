@@ -31,6 +31,12 @@ from ..rewrite.digests import file_digest
 from .compat import first_line
 
 DOCSTRING_OF = ":docstring of "
+# Why examples a docstring node shows have no Python file line: autodoc showed them, but the
+# object's own ``__doc__`` (what pytest reads, and what is placed) does not hold them.
+NOT_IN_DOC = (
+    "the text shown is not the documented object's own __doc__ (autodoc took it from an "
+    "__init__, a base class, a #: comment or another extension)"
+)
 
 
 @dataclass
@@ -145,8 +151,10 @@ class _Reader:
         options = tuple((node.get("options") or {}).items())
         hidden = isinstance(node, nodes.comment)
         file, docstring, offset, name = self._where(source)
+        not_placed = ""
         if name:  # a docstring: shown where the autodoc directive documenting it stands
             page_line = documented_at(self.files[self.path] or [], name, page_line)
+            not_placed = self._not_placed(source)
         file_lines = (self._lines(file) or []) if docstring is None else docstring.text.split("\n")
         own_page = file == self.path
         line = 1 if docstring is not None else (first_line(node) or page_line or 1)
@@ -169,8 +177,8 @@ class _Reader:
                 order=order,
                 name=self._unique(label),
                 refusal=(
-                    f"this example is in the docstring of {name}, which was not found in a "
-                    "Python file: edit it by hand where it is written"
+                    f"this example is in the docstring of {name}: {not_placed}; edit it by hand "
+                    "where it is written"
                     if name
                     else ""
                 ),
@@ -195,14 +203,24 @@ class _Reader:
         )
 
     def _where(self, source: str) -> tuple[str, Docstring | None, int, str]:
-        """(file, its docstring, the docstring's first file line - 1, the documented name)."""
+        """(file, its placed docstring, the docstring's first file line - 1, the documented
+        name)."""
         if DOCSTRING_OF not in source:
             return (os.path.abspath(source) if source else self.path), None, 0, ""
         name = source.rsplit(DOCSTRING_OF, 1)[1]
         docstring = self.docstrings.get(name)
         if docstring is None:
             return "", None, 0, name
-        return docstring.path, docstring, docstring.line - 1, name
+        if docstring.unplaced:
+            return "", None, 0, docstring.name
+        return docstring.path, docstring, docstring.line - 1, docstring.name
+
+    def _not_placed(self, source: str) -> str:
+        """Why the docstring a node of ``source`` shows has no place in a Python file."""
+        docstring = self.docstrings.get(source.rsplit(DOCSTRING_OF, 1)[1])
+        if docstring is not None and docstring.unplaced:
+            return docstring.unplaced
+        return NOT_IN_DOC
 
     def _lines(self, file: str) -> list[str] | None:
         if file not in self.files:

@@ -23,7 +23,7 @@ from ..expect.docstrings import Docstring
 from ..expect.doctest_directives import Scheduled
 from ..expect.node_lines import locate, node_lines
 from .compat import first_line
-from .doctree_tests import DOCSTRING_OF, is_test_node, source_of
+from .doctree_tests import DOCSTRING_OF, NOT_IN_DOC, is_test_node, source_of
 from .nodes import jaxcheck_block
 
 Span = tuple[str, int, int]  # file, first and last 1-based line of a node's text in it
@@ -34,8 +34,8 @@ class TextExamples:
     """Under pytest's rules: where to find the groups of examples read from text."""
 
     lines: list[str]  # the page's
-    docstrings: dict[str, Docstring]  # the docstrings autodoc brought in, by documented name
-    checked: frozenset[str]  # the names of those whose examples are checked
+    # The docstrings autodoc brought in (all checked), by the names its nodes may give them.
+    docstrings: dict[str, Docstring]
 
 
 def mark_nodes(
@@ -142,7 +142,6 @@ def _why_not_run(node: nodes.Element, text: TextExamples) -> str:
         line.lstrip().startswith(">>>") for line in node.astext().split("\n")
     ):
         return ""
-    name = source.rsplit(DOCSTRING_OF, 1)[1]
-    if name in text.checked:
+    if source.rsplit(DOCSTRING_OF, 1)[1] in text.docstrings:
         return ""
-    return "its docstring was not found in a Python file"
+    return NOT_IN_DOC

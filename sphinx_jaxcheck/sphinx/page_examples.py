@@ -37,7 +37,7 @@ from ..judge.example_verdicts import example_verdicts
 from ..model import Block
 from ..rewrite.digests import file_digest
 from ..worker.docstring_places import place_docstring
-from .compat import doctest_blocks_group, source_path
+from .compat import docstring_source_name, doctest_blocks_group, source_path
 from .doctree_tests import documented_at, find_tests, global_code
 from .domain import JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
@@ -90,11 +90,25 @@ def _note_docstring(
     near = [sys.modules[m] for m in (module, getattr(obj, "__module__", None)) if m in sys.modules]
     place = place_docstring(obj, text, near)
     noted: dict[str, Docstring] = app.env.temp_data.setdefault(DOCSTRINGS, {})  # type: ignore[assignment]
+    # The nodes showing it name it otherwise when it is re-exported: haiku.with_rng's name
+    # haiku._src.base.with_rng.
+    shown_as = docstring_source_name(obj, name)
+    shown_as = "" if shown_as == name else shown_as
     if place is None:  # reported where the page shows it (path and line are the page's)
-        found = Docstring(name, module, text, "", 0, unplaced=UNPLACED)
+        found = Docstring(name, module, text, "", 0, unplaced=UNPLACED, shown_as=shown_as)
     else:
-        found = Docstring(name, module, text, place.path, place.line)
+        found = Docstring(name, module, text, place.path, place.line, shown_as=shown_as)
     noted.setdefault(name, found)
+
+
+def by_shown_name(docstrings: dict[str, Docstring]) -> dict[str, Docstring]:
+    """``docstrings`` (by documented name) by the names autodoc's nodes give them, and by
+    their documented names too, for a documenter of another extension that names its nodes
+    so. Several names of one object share its nodes' name: the first documented has it."""
+    shown: dict[str, Docstring] = {}
+    for doc in docstrings.values():
+        shown.setdefault(doc.shown_as or doc.name, doc)
+    return {**docstrings, **shown}
 
 
 def module_of(obj: Any, name: str) -> str:
@@ -136,7 +150,7 @@ def _docstring_blocks(
             timeout=settings.timeout,
             digest=file_digest(doc.path),
         )
-        order = where.get(name, last_line) + 0.5
+        order = where.get(doc.shown_as or name, where.get(name, last_line)) + 0.5
         scheduled += [Scheduled(block, AT_ITS_LINE, order=order) for block in blocks]
     return scheduled
 
@@ -163,12 +177,14 @@ def placed_on_page(
     if not shown:
         return {}  # without walking the doctree
     before, _ = _shown_after(doctree, path)
-    return {
-        name: replace(doc, path=path, line=max(documented_at(lines, name, before.get(name, 0)), 1))
-        if doc.unplaced
-        else doc
-        for name, doc in shown.items()
-    }
+    placed = {}
+    for name, doc in shown.items():
+        if doc.unplaced:  # the directive documents it under its documented name
+            after = before.get(doc.shown_as or name, before.get(name, 0))
+            line = documented_at(lines, name, after)
+            doc = replace(doc, path=path, line=max(line, 1))
+        placed[name] = doc
+    return placed
 
 
 def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
@@ -194,7 +210,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         path=path,
         lines=lines,
         docname=docname,
-        docstrings={name: doc for name, doc in shown.items() if not doc.unplaced},
+        docstrings=by_shown_name(shown),
         doctest_blocks=_doctest_blocks_group(app) if like_sphinx else None,
     )
     for finding in found.findings:
@@ -242,7 +258,7 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         merged,
         {id(item): node for item, node in items},
         found.not_run,
-        None if like_sphinx else TextExamples(lines, noted, frozenset(noted)),
+        None if like_sphinx else TextExamples(lines, by_shown_name(noted)),
     )
 
 

@@ -86,14 +86,65 @@ def place_docstring(obj: Any, doc: str, modules: Iterable[ModuleType] = ()) -> P
 
 
 def _source_files(obj: Any) -> list[str]:
-    """The files an object's source may be in: a class's own module may be another's name
-    (``__module__`` set to where it is exported), so also the files of its methods."""
-    paths = [_source_file(obj)]
+    """The files an object's source may be in.
+
+    A class's ``__module__`` may name where it is exported instead (JAX's
+    ``set_module``, or an assignment), whose file does not define it. Then the
+    class is looked for in the files of its methods, static, class and property
+    ones too, and in those of the modules that hold it under its own name
+    (where it is defined is one: ``jax.dtypes.extended`` has no methods).
+    """
+    own = _source_file(obj)
+    paths = [own]
     if inspect.isclass(obj):
-        paths += [
-            _source_file(member) for member in vars(obj).values() if inspect.isfunction(member)
-        ]
+        for member in vars(obj).values():
+            functions = wrapper_chain(member)[-1:]  # none for a None
+            if functions and inspect.isfunction(functions[0]):
+                paths.append(_source_file(functions[0]))
+        if not (own and _defines_class(own, obj.__name__)):
+            paths += _holding_files(obj)
     return [path for path in dict.fromkeys(paths) if path]
+
+
+def _holding_files(cls: type) -> list[str]:
+    """The files of the imported modules that hold ``cls`` under its name and define a class
+    of that name."""
+    found = []
+    for module in list(sys.modules.values()):
+        try:
+            held = vars(module).get(cls.__name__) is cls
+        except TypeError:  # not a module: something put another object in sys.modules
+            continue
+        path = _source_file(module) if held else None
+        if path and _defines_class(path, cls.__name__):
+            found.append(path)
+    return found
+
+
+def _defines_class(path: str, name: str) -> bool:
+    return name in _class_lines(path)
+
+
+@per_settled_version(maxsize=64)
+def _class_lines(path: str) -> dict[str, int]:
+    """The line of the first definition of each class name in a file."""
+    tree = _parsed(path)
+    found: dict[str, int] = {}
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ClassDef):
+            line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            found[node.name] = min(found.get(node.name, line), line)
+    return found
+
+
+def class_line(cls: type) -> Place | None:
+    """Where a class is defined: the first line of a class of its name (its decorators
+    included) in one of its :func:`_source_files`, or None."""
+    for path in _source_files(cls):
+        line = _class_lines(path).get(cls.__name__)
+        if line is not None:
+            return Place(path, line)
+    return None
 
 
 def _source_file(obj: Any) -> str | None:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
-from .docstring_places import Place, literal_line, place_docstring, wrapper_chain
+from .docstring_places import Place, class_line, literal_line, place_docstring, wrapper_chain
 
 # pytest's default ``norecursedirs``: folders it never collects from.
 SKIPPED_FOLDERS = (
@@ -251,6 +251,13 @@ def _definition(obj: Any, module: ModuleType) -> Place:
     """Where an object is defined, for the docstring that cannot be placed: the first line of
     the innermost wrapped function or class that has one, else the module's first line."""
     for candidate in reversed(wrapper_chain(obj)):
+        if inspect.isclass(candidate):
+            # Not inspect's line: it reads the file its __module__ names (3.13: at the line
+            # the class has in its own file), which may be where it is only exported.
+            defined = class_line(candidate)
+            if defined is not None:
+                return defined
+            continue
         try:
             path = inspect.getsourcefile(candidate)
             line = inspect.getsourcelines(candidate)[1]

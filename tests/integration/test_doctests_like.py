@@ -379,7 +379,7 @@ def test_an_example_in_no_python_file_runs_and_is_reported_where_the_page_shows_
         b for b, _ in domain_of(like_sphinx.app.env).checked_blocks() if b.label == "mypkg.triple"
     ]
     assert (Path(partial.path).name, partial.body_line, partial.placed) == ("api.rst", 10, False)
-    assert "was not found in a Python file" in partial.update_refusal
+    assert "its text is not a string literal of the file it comes from" in partial.update_refusal
 
 
 def pytest_failures(root: Path, page: str) -> set[int]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from packages import PLAIN_PACKAGE, write_package
+from packages import PLAIN_PACKAGE, REEXPORTED_PACKAGE, write_package
 
 from sphinx_jaxcheck.worker.docstring_places import (
     Place,
@@ -24,6 +24,16 @@ def pkg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = write_package(tmp_path, "pkg", PLAIN_PACKAGE)
     monkeypatch.syspath_prepend(str(tmp_path))
     yield folder
+    for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
+        del sys.modules[name]
+
+
+@pytest.fixture
+def reexported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """``pkg``, re-exporting what ``pkg/_src/base.py`` defines; returns that file."""
+    folder = write_package(tmp_path, "pkg", REEXPORTED_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield folder / "_src" / "base.py"
     for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
         del sys.modules[name]
 
@@ -113,3 +123,47 @@ def test_a_file_rewritten_at_once_with_the_same_size_is_read_again(tmp_path: Pat
         first = n % 2 == 0
         path.write_text(literal + other if first else other + literal)
         assert literal_line(str(path), ">>> 1\n1\n") == (1 if first else 2)
+
+
+def placed_where(obj: object, base: Path) -> tuple[str, str]:
+    """(file, the line its docstring is placed at), as the Sphinx side looks: with the module
+    named by the object and the public one."""
+    public = importlib.import_module("pkg")
+    near = [public, sys.modules[getattr(obj, "__module__", "pkg")]]
+    place = place_docstring(obj, obj.__doc__, near)  # type: ignore[arg-type]
+    assert place is not None
+    return place.path, base.read_text("utf-8").splitlines()[place.line - 1].strip()
+
+
+def test_classes_that_say_they_belong_where_they_are_exported_are_placed_where_defined(
+    reexported: Path,
+) -> None:
+    """JAX's jax.dtypes.extended (no methods) and jax.tree_util.Partial (only a __new__): their
+    __module__ names a file that only imports them."""
+    pkg = importlib.import_module("pkg")
+    assert pkg.Extended.__module__ == pkg.Partial.__module__ == "pkg"
+    assert placed_where(pkg.Extended, reexported) == (
+        str(reexported),
+        '"""A class with no methods, exported under the package\'s name.',
+    )
+    assert placed_where(pkg.Partial, reexported) == (
+        str(reexported),
+        '"""A partial whose only method is its __new__.',
+    )
+
+
+def test_re_exported_functions_methods_properties_and_assigned_docstrings_are_placed(
+    reexported: Path,
+) -> None:
+    """Two-space indentation (haiku's), a method, a property, a ``__doc__`` assigned from a
+    constant: each at the line its text starts on."""
+    pkg = importlib.import_module("pkg")
+    shapes = {
+        pkg.with_rng: '"""Returns ``key``.',
+        pkg.Module: '"""Module.',
+        pkg.Module.method: '"""Method.',
+        vars(pkg.Module)["prop"]: '"""Prop.',
+        pkg.assigned: '_SHARED = """Assigned.',
+    }
+    for obj, line in shapes.items():
+        assert placed_where(obj, reexported) == (str(reexported), line)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from packages import PLAIN_PACKAGE, write_package
+from packages import PLAIN_PACKAGE, REEXPORTED_PACKAGE, write_package
 
 from sphinx_jaxcheck.worker.doctest_modules import collect
 
@@ -93,3 +93,30 @@ def test_a_single_module_and_a_missing_one(pkg: Path) -> None:
     assert [(p["module"], p["message"]) for p in found["problems"]] == [
         ("pkg.nowhere", "No module named 'pkg.nowhere'")
     ]
+
+
+def test_classes_exported_under_the_packages_name_are_placed_in_the_file_defining_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As jax.dtypes.extended and jax.tree_util.Partial are collected from jax.dtypes and
+    jax.tree_util: at their .py lines, not at line 1 of the module that only imports them; one
+    whose text is in no literal at its class line, saying so."""
+    folder = write_package(tmp_path, "pkg", REEXPORTED_PACKAGE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        by_name = {d["name"]: d for d in collect(["pkg"])["docstrings"]}
+    finally:
+        for name in [n for n in sys.modules if n == "pkg" or n.startswith("pkg.")]:
+            del sys.modules[name]
+    base = folder / "_src" / "base.py"
+    lines = base.read_text("utf-8").splitlines()
+    for name, first in {
+        "pkg.Extended": '"""A class with no methods',
+        "pkg.Partial": '"""A partial whose only method',
+    }.items():
+        found = by_name[name]
+        assert (found["path"], "unplaced" in found) == (str(base), False)
+        assert lines[found["line"] - 1].strip().startswith(first)
+    made = by_name["pkg.Made"]
+    assert (made["path"], lines[made["line"] - 1]) == (str(base), "@export")
+    assert "not a string literal" in made["unplaced"]
