@@ -26,6 +26,7 @@ one line, an :class:`Environment`.
 from __future__ import annotations
 
 import enum
+import inspect
 import json
 import re
 import typing
@@ -254,9 +255,16 @@ _hints_of: dict[type[Any], dict[str, Any]] = {}
 
 
 def _hints(cls: type[Any]) -> dict[str, Any]:
-    """The fields of a record and their types (resolved once)."""
+    """The fields of a record and their types (resolved once).
+
+    Not ``typing.get_type_hints``: a project's conf.py may replace it in the
+    build's process (dm-haiku's returns the annotations unresolved), and every
+    event would then be unreadable.
+    """
     if cls not in _hints_of:
-        hints = typing.get_type_hints(cls)
+        hints: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__[:-1]):
+            hints.update(inspect.get_annotations(klass, eval_str=True))
         _hints_of[cls] = {f.name: hints[f.name] for f in fields(cls)}
     return _hints_of[cls]
 

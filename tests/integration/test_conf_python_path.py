@@ -16,7 +16,9 @@ from buildkit import build, jaxcheck
 pytestmark = pytest.mark.stack
 
 CONF = """\
-import os, sys
+import os, sys, typing
+# As dm-haiku's conf.py: the build's process then reads no annotation as typing would.
+typing.get_type_hints = lambda obj, *unused: obj.__annotations__
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "checkout"))
 sys.path.append(os.path.join(here, "..", "ext"))

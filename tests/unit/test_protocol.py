@@ -3,11 +3,13 @@ record (a block may write on its child's channel) is refused."""
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass
 
 import pytest
 
 from sphinx_jaxcheck.model import Example, FailureKind, Outcome, Program, RaisedException
+from sphinx_jaxcheck.worker import protocol
 from sphinx_jaxcheck.worker.dependencies import Dependencies, Lookup
 from sphinx_jaxcheck.worker.protocol import (
     RECORDS,
@@ -91,3 +93,13 @@ def test_a_field_may_bear_any_name_even_the_words_of_the_wire(
 def test_a_record_of_another_kind_than_expected_is_refused() -> None:
     with pytest.raises(ValueError, match="not a protocol line"):
         decode(encode(Ended("s")), Began, Ran, Used)
+
+
+def test_records_are_read_though_conf_py_replaced_typing_get_type_hints(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # dm-haiku's conf.py, run in the build's process before any event is read.
+    monkeypatch.setattr(typing, "get_type_hints", lambda obj, *unused: obj.__annotations__)
+    monkeypatch.setattr(protocol, "_hints_of", {})
+    ready = Ready(("jax", "jax.numpy"), "")
+    assert decode(encode(ready)) == ready
