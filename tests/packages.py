@@ -340,11 +340,13 @@ Made.__doc__ = "".join(["Made at import.", "\\n\\n>>> 1\\n1\\n"])
 
 
 class Module:
-  """Module.
+  """Module, its examples indented as haiku's DeepRNN's (a block quote in the page).
 
-  >>> from pkg import Module
-  >>> Module().method()
-  1
+      >>> from pkg import Module
+      >>> Module().method()
+      1
+
+  Text after them.
   """
 
   def method(self):

@@ -55,12 +55,23 @@ def is_test_node(node: nodes.Node) -> bool:
 
 
 def source_of(node: nodes.Node) -> str:
-    """The source a node was read from (nested nodes often leave it to their parents)."""
+    """The source a node was read from (nested nodes often leave it to their parents).
+
+    An indented ``>>>`` paragraph of a docstring sits in a ``block_quote`` that
+    docutils gives no source, nor does autodoc's content node above it: the
+    nearest earlier node of the same level that names a docstring is where it
+    was read from, rather than the page the docstring is shown in.
+    """
     current: nodes.Node | None = node
     while current is not None:
         if current.source:
             return str(current.source)
-        current = current.parent
+        parent = current.parent
+        if parent is not None:
+            for earlier in reversed(parent.children[: parent.index(current)]):
+                if earlier.source and DOCSTRING_OF in str(earlier.source):
+                    return str(earlier.source)
+        current = parent
     return ""
 
 
