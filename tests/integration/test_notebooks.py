@@ -342,6 +342,12 @@ def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line
     assert "exclude_patterns" not in done.stdout + done.stderr
 
 
+def guide_messages() -> list[str]:
+    """The ``text`` blocks of the guide's Notebooks page: what a build prints."""
+    page = (REPO / "demo_docs" / "guide" / "notebooks.md").read_text("utf-8")
+    return re.findall(r"^```text\n(.*?)\n```$", page, re.MULTILINE | re.DOTALL)
+
+
 NOTEBOOK_CONF = (
     'extensions = ["myst_nb", "sphinx_jaxcheck"]\n'
     'source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}\n'
@@ -360,8 +366,7 @@ def test_the_notebooks_pages_example_messages_are_what_a_build_prints(tmp_path: 
         f"[jaxcheck.{m['subtype']}]"
         for m in WARNING.finditer(built.stderr)
     ]
-    page = (REPO / "demo_docs" / "guide" / "notebooks.md").read_text("utf-8")
-    shown = re.findall(r"^```text\n(.*?)\n```$", page, re.MULTILINE | re.DOTALL)
+    shown = [m for m in guide_messages() if "WARNING" in m]  # the summary line is tested apart
     assert len(shown) == 3
     for message in shown:
         assert message in printed, "\n\n".join(printed)
@@ -475,6 +480,9 @@ def test_without_myst_nb_notebooks_are_counted_not_run_unless_conf_py_says_check
     assert (done.status, done.reported) == (0, [])
     # Nothing goes unchecked without a word, but a notebook conf.py turned off.
     assert (UNCHECKED_CELLS in done.log) == (setting != "off"), done.log
+    if setting is None:  # the summary line as the guide shows it
+        (summary,) = [m for m in guide_messages() if m.startswith("jaxcheck: ")]
+        assert summary in done.log.splitlines(), done.log
 
 
 def test_reported_cells_are_counted_in_the_json_report_and_across_shards(tmp_path: Path) -> None:
