@@ -25,7 +25,7 @@ from .model import DEFAULT_ENV, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT
 PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
-NOTEBOOKS = ("check", "off")
+NOTEBOOKS = ("check", "report", "off")
 # Which warnings fail the check: those that drop checks (autodoc could not import what a page
 # shows), any warning at all (as ``sphinx-build -W``), or none.
 FAIL_ON_WARNINGS = ("dropped-checks", "any", "off")
@@ -79,6 +79,16 @@ def _optional_choice(allowed: tuple[str, ...]) -> Cleaner:
 def doctests_like_default(extensions: list[str]) -> str:
     """The rules a project's own doctest tool applies: sphinx.ext.doctest's when it is loaded."""
     return "sphinx.ext.doctest" if "sphinx.ext.doctest" in extensions else "pytest"
+
+
+def notebooks_default(extensions: list[str]) -> str:
+    """Check notebooks where MyST-NB renders them; elsewhere (nbsphinx) only count their cells.
+
+    A project whose pages nbsphinx renders runs its notebooks in no doctest of its own, and
+    often never (``nbsphinx_execute = "never"``): running them unasked would surprise it on
+    adoption. They are still counted, so none goes unchecked without a word.
+    """
+    return "check" if "myst_nb" in extensions else "report"
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -497,11 +507,12 @@ class Settings:
         ),
         _file_patterns,
     )
-    notebooks: str = _value(
-        "check",
-        "the code cells of notebooks (.ipynb pages): run them and compare their stored outputs, "
-        "or off",
-        _choice(NOTEBOOKS),
+    notebooks: str | None = _value(
+        None,
+        "the code cells of notebooks (.ipynb pages, MyST text notebooks): check (run them and "
+        "compare their stored outputs), report how many went unchecked, or off (default: check "
+        "when myst_nb is in extensions, else report)",
+        _optional_choice(NOTEBOOKS),
     )
     notebook_normalizers: tuple[str, ...] = _value(
         ("ansi", "addresses", "matplotlib", "timeit", "cell-files"),

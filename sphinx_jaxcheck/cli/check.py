@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.checking.summary import summary
     from ..sphinx.domain import domain_of
     from ..sphinx.left_out_pages import excluded_examples
+    from ..sphinx.notebooks import unchecked_cells
     from ..sphinx.page_examples import unchecked_examples
 
     domain = domain_of(built.app.env)
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         list(domain.all_findings()),
         summary=line,
         unchecked_examples=unchecked_examples(domain),
+        unchecked_cells=unchecked_cells(domain),
         excluded_examples=excluded_examples(built.app.env),
         uncached=domain.uncached(),
         run={

@@ -147,7 +147,9 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     examples.sort(key=lambda e: (e["path"], e["line"]))
     blocks = combined["blocks"]
     statuses = [Status(b["status"]) for b in blocks]
+    # Every shard reads every document, so each counts all of them.
     unchecked = int(reports[0].get("unchecked_examples", 0))
+    unchecked_cells = int(reports[0].get("unchecked_cells", 0))
     excluded = dict(reports[0].get("excluded_examples", {}))
     # Each shard names the sessions it ran; in the order of a full run's summary.
     uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
@@ -160,6 +162,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         run.get("doctests_like", ""),
         uncached,
         excluded_examples=excluded,
+        unchecked_cells=unchecked_cells,
     )
     return {
         "blocks": blocks,
@@ -168,6 +171,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "cells": cells_of(blocks),
         "findings": findings,
         "unchecked_examples": unchecked,
+        "unchecked_cells": unchecked_cells,
         "excluded_examples": excluded,
         "uncached": [[doc, why] for doc, why in uncached],
         "summary": summary,

@@ -91,6 +91,7 @@ class Report(TypedDict):
     cells: NotRequired[list[CellRecord]]  # the notebooks' code cells (also among the blocks)
     findings: list[FindingRecord]
     unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
+    unchecked_cells: NotRequired[int]  # the notebooks' code cells left unchecked
     # By page that exclude_patterns leaves out: its ``>>>`` examples, none checked.
     excluded_examples: NotRequired[dict[str, int]]
     # Sessions that ran but could not be cached: [document, why].
@@ -117,6 +118,7 @@ def summary_line(
     uncached: Sequence[tuple[str, str]] = (),
     excluded_examples: Mapping[str, int] | None = None,
     failing_warnings: int = 0,
+    unchecked_cells: int = 0,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -125,6 +127,7 @@ def summary_line(
 
     ``read`` holds the findings not tied to a block (citations, quotes, names,
     encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked,
+    ``unchecked_cells`` the notebooks' code cells (``jaxcheck_notebooks = "report"``),
     ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``).
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why sessions that ran were not cached:
@@ -182,6 +185,11 @@ def summary_line(
         )
     elif rules:
         line += f"; {rules}0 `>>>` example(s)"
+    if unchecked_cells:
+        line += (
+            f"; {unchecked_cells} notebook cell(s) were not checked: set "
+            'jaxcheck_notebooks = "check" in conf.py to check them'
+        )
     if excluded_examples:
         pages = sorted(excluded_examples)
         shown = ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if len(pages) > 3 else "")
@@ -213,6 +221,7 @@ def build_report(
     *,
     summary: str,
     unchecked_examples: int = 0,
+    unchecked_cells: int = 0,
     excluded_examples: Mapping[str, int] | None = None,
     uncached: Sequence[tuple[str, str]] = (),
     run: RunRecord | None = None,
@@ -235,6 +244,7 @@ def build_report(
         "cells": cells_of(blocks),
         "findings": [finding_record(f) for f in findings],
         "unchecked_examples": unchecked_examples,
+        "unchecked_cells": unchecked_cells,
         "excluded_examples": dict(excluded_examples or {}),
         "uncached": [[document, why] for document, why in uncached],
         "summary": summary,

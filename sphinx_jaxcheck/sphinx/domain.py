@@ -27,6 +27,7 @@ PER_DOCUMENT = (
     "citations",
     "cards",
     "unchecked_examples",
+    "unchecked_cells",
     "used",
     "uncached",
     "read_from",

@@ -7,6 +7,9 @@ itself with nbformat, so their stored outputs and lines are the file's own; a te
 cells are read as MyST-NB reads them. Where MyST-NB rendered the page, each cell's container is
 marked with its verdict and shows the outputs of our run (``rendering``); MyST-NB's own
 execution is turned off, so nothing runs twice.
+
+Under ``jaxcheck_notebooks = "report"`` (the default where MyST-NB is not loaded) the cells
+are only counted, for the summary, and MyST-NB (or nbsphinx) runs what the project tells it to.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from ..model import Block, NotebookCell, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
 from .compat import source_path
-from .domain import domain_of
+from .domain import JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block
 from .settings import settings_of
 from .stages import ConfigInited, DoctreeRead
@@ -42,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 SUFFIX = ".ipynb"
 NOTEBOOK = "jaxcheck_notebook"  # in env.temp_data: the document being read is a notebook
+UNCHECKED_CELLS = "unchecked_cells"  # per document: the code cells "report" counted
 
 
 def setup_notebooks(app: Sphinx) -> None:
@@ -86,6 +90,8 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
     except (OSError, UnicodeDecodeError):
         return  # unreadable sources are reported where Sphinx reads them
     except NotebookError as error:
+        if settings.notebooks == "report":
+            return  # nothing of it would run: the parser that renders it has its own say
         message = (
             f"{error}; its cells are not checked (open it in Jupyter and save it, or fix the JSON)"
         )
@@ -97,6 +103,9 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
     if notebook.language.lower() != "python":
         return  # a kernel of another language: nothing of ours can run it
     domain = domain_of(env)
+    if settings.notebooks == "report":  # the cells checking would run, counted
+        domain.per_document(UNCHECKED_CELLS)[docname] = [len(notebook.cells)]
+        return
     blocks = notebook_blocks(
         docname,
         path,
@@ -119,6 +128,11 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
             # margins twice).
             container.parent.replace(container, wrapper)
             wrapper += container
+
+
+def unchecked_cells(domain: JaxcheckDomain) -> int:
+    """How many notebook code cells ``"report"`` counted and left unchecked."""
+    return sum(sum(counts) for counts in domain.per_document(UNCHECKED_CELLS).values())
 
 
 def _with_twin(app: Sphinx, path: str, blocks: list[Block]) -> list[Block]:

@@ -22,6 +22,7 @@ from ..config import (
     closest_setting,
     doctest_files,
     doctests_like_default,
+    notebooks_default,
     read_settings,
 )
 from ..errors import ConfigurationError
@@ -117,13 +118,15 @@ def remember_settings(config: Config) -> Settings:
 
 
 def _resolved(settings: Settings, config: Config) -> Settings:
-    """The defaults that depend on the rest of conf.py: whose doctest rules, and their flags.
+    """The defaults that depend on the rest of conf.py: whose doctest rules, and their flags;
+    whether notebooks are checked.
 
     Under sphinx.ext.doctest's rules its ``doctest_default_flags`` apply (its
     own default when the extension is not loaded) unless
     ``jaxcheck_doctest_flags`` names some.
     """
-    like = settings.doctests_like or doctests_like_default(list(config.extensions))
+    extensions = list(config.extensions)
+    like = settings.doctests_like or doctests_like_default(extensions)
     flags = settings.doctest_flags
     if like == "sphinx.ext.doctest" and not flags:
         default = (
@@ -131,7 +134,8 @@ def _resolved(settings: Settings, config: Config) -> Settings:
         )
         given = getattr(config, "doctest_default_flags", default)
         flags = names_of_flags(given if isinstance(given, int) else default)
-    return replace(settings, doctests_like=like, doctest_flags=flags)
+    notebooks = settings.notebooks or notebooks_default(extensions)
+    return replace(settings, doctests_like=like, doctest_flags=flags, notebooks=notebooks)
 
 
 def settings_of(config: Config) -> Settings:

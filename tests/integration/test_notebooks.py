@@ -342,6 +342,12 @@ def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line
     assert "exclude_patterns" not in done.stdout + done.stderr
 
 
+def guide_messages() -> list[str]:
+    """The ``text`` blocks of the guide's Notebooks page: what a build prints."""
+    page = (REPO / "demo_docs" / "guide" / "notebooks.md").read_text("utf-8")
+    return re.findall(r"^```text\n(.*?)\n```$", page, re.MULTILINE | re.DOTALL)
+
+
 NOTEBOOK_CONF = (
     'extensions = ["myst_nb", "sphinx_jaxcheck"]\n'
     'source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}\n'
@@ -360,8 +366,7 @@ def test_the_notebooks_pages_example_messages_are_what_a_build_prints(tmp_path: 
         f"[jaxcheck.{m['subtype']}]"
         for m in WARNING.finditer(built.stderr)
     ]
-    page = (REPO / "demo_docs" / "guide" / "notebooks.md").read_text("utf-8")
-    shown = re.findall(r"^```text\n(.*?)\n```$", page, re.MULTILINE | re.DOTALL)
+    shown = [m for m in guide_messages() if "WARNING" in m]  # the summary line is tested apart
     assert len(shown) == 3
     for message in shown:
         assert message in printed, "\n\n".join(printed)
@@ -405,3 +410,123 @@ def test_a_cell_that_did_not_run_to_its_end_shows_what_its_notebook_stores(
     for kept in ("stored: refused", "stored: timed out", "stored: skipped", "shown"):
         assert f"{kept}\n</pre>" in page, kept
     assert "stored: stale\n</pre>" not in page  # it ran: the page shows what it showed
+
+
+# A stand-in for nbsphinx, which is not among the test dependencies: an extension of the
+# project that reads each .ipynb page as a parser of its own, without MyST-NB, showing each code
+# cell's source and running nothing (as nbsphinx_execute = "never").
+NOTEBOOK_READER = """\
+import nbformat
+from docutils import nodes
+from sphinx.parsers import Parser
+
+
+class NotebookParser(Parser):
+    supported = ("notebook",)
+
+    def parse(self, inputstring, document):
+        notebook = nbformat.reads(inputstring, as_version=4)
+        section = nodes.section(ids=["notebook"], names=["notebook"])
+        section += nodes.title(text="A notebook")
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                section += nodes.literal_block(cell.source, cell.source)
+        document += section
+
+
+def setup(app):
+    app.add_source_suffix(".ipynb", "notebook")
+    app.add_source_parser(NotebookParser)
+    return {"parallel_read_safe": True}
+"""
+READER_CONF = (
+    "import os, sys\n"
+    "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"
+    'extensions = ["myst_parser", "notebook_reader", "sphinx_jaxcheck"]\n'
+)
+UNCHECKED_CELLS = (
+    '2 notebook cell(s) were not checked: set jaxcheck_notebooks = "check" in conf.py to check them'
+)
+
+
+def read_without_myst_nb(tmp_path: Path, runs: Path, conf: str = "") -> Path:
+    """A project whose notebook a parser other than MyST-NB reads, with a cell that notes each
+    run of it in ``runs`` and a cell whose stored output is stale."""
+    root = write_project(tmp_path / "docs", {"index.md": INDEX}, conf=READER_CONF + conf)
+    (root / "notebook_reader.py").write_text(NOTEBOOK_READER, encoding="utf-8")
+    write_notebook(
+        root / "nb.ipynb",
+        markdown("# A notebook"),
+        code(f"open({str(runs)!r}, 'a').write('ran\\n')", result("4")),
+        code("print(3)", stdout("2\n")),
+    )
+    return root
+
+
+@pytest.mark.parametrize("setting", [None, "report", "check", "off"])
+def test_without_myst_nb_notebooks_are_counted_not_run_unless_conf_py_says_check(
+    tmp_path: Path, setting: str | None
+) -> None:
+    runs = tmp_path / "runs.txt"
+    conf = "" if setting is None else f"jaxcheck_notebooks = {setting!r}\n"
+    root = read_without_myst_nb(tmp_path, runs, conf)
+    done = build(root)
+    if setting == "check":  # the stand-in's pages are checked as MyST-NB's are
+        assert runs.read_text() == "ran\n"
+        assert [(r.file, r.subtype) for r in done.reported] == [("nb.ipynb", "drift")]
+        assert done.status == 1 and "notebook cell(s)" not in done.log
+        return
+    assert not runs.exists()
+    assert (done.status, done.reported) == (0, [])
+    # Nothing goes unchecked without a word, but a notebook conf.py turned off.
+    assert (UNCHECKED_CELLS in done.log) == (setting != "off"), done.log
+    if setting is None:  # the summary line as the guide shows it
+        (summary,) = [m for m in guide_messages() if m.startswith("jaxcheck: ")]
+        assert summary in done.log.splitlines(), done.log
+
+
+def test_reported_cells_are_counted_in_the_json_report_and_across_shards(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.txt"
+    root = read_without_myst_nb(tmp_path, runs)
+    for n in range(3):  # sessions for the shards to split
+        page = f"---\norphan: true\n---\n# Page {n}\n\n```{{jaxcheck}}\nprint({n})\n\n# {n}\n```\n"
+        (root / f"page{n}.md").write_text(page, encoding="utf-8")
+    full = jaxcheck("check", root, "--format", "json")
+    assert full.returncode == 0, full.stdout + full.stderr
+    whole = json.loads(full.stdout)
+    assert whole["unchecked_cells"] == 2
+    assert whole["summary"].endswith(f"(jax {whole['run']['jax']}); {UNCHECKED_CELLS}")
+    reports = []
+    for k in (1, 2):
+        shard = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        assert shard.returncode == 0, shard.stdout + shard.stderr
+        (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
+        reports.append(tmp_path / f"shard{k}.json")
+    merged = json.loads(jaxcheck("merge", *reports, "--format", "json").stdout)
+    assert (merged["unchecked_cells"], merged["summary"]) == (2, whole["summary"])
+    assert not runs.exists()
+
+
+@needs_myst_nb
+def test_report_with_myst_nb_counts_the_cells_and_leaves_myst_nb_to_run_them_as_conf_py_says(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.txt"
+    # CONF sets nb_execution_mode = "force": MyST-NB runs each notebook, jaxcheck none.
+    root = notebook_project(
+        tmp_path,
+        code(f"open({str(runs)!r}, 'a').write('ran\\n')", result("4")),
+        code("print(3)", stdout("2\n")),
+        conf='jaxcheck_notebooks = "report"\n',
+    )
+    (root / "text.md").write_text(TEXT_NOTEBOOK, encoding="utf-8")
+    (root / "index.md").write_text(INDEX.replace("nb\n", "nb\ntext\n"), encoding="utf-8")
+    done = jaxcheck("check", root, "--format", "json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert (report["unchecked_cells"], report["cells"], report["blocks"]) == (5, [], [])
+    assert (
+        '5 notebook cell(s) were not checked: set jaxcheck_notebooks = "check"'
+        in (report["summary"])
+    )
+    assert runs.read_text() == "ran\n"  # MyST-NB's run, as conf.py has it

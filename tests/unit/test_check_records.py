@@ -129,6 +129,22 @@ def test_the_summary_names_whose_doctest_rules_found_the_examples() -> None:
     )
 
 
+def test_the_summary_counts_unchecked_notebook_cells_and_says_how_to_check_them() -> None:
+    hint = (
+        '12 notebook cell(s) were not checked: set jaxcheck_notebooks = "check" in conf.py to '
+        "check them"
+    )
+    assert summary_line([Status.VERIFIED], [], "0.10.2", unchecked_cells=12) == (
+        f"jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed (jax 0.10.2); {hint}"
+    )
+    # After the pages' unchecked examples, each with its own setting.
+    assert summary_line([], [], "0.10.2", [], 3, "pytest", unchecked_cells=12).endswith(
+        "; doctests like pytest: 3 `>>>` example(s) of the pages were not checked: set "
+        f'jaxcheck_doctests = "check" in conf.py to check them; {hint}'
+    )
+    assert "notebook" not in summary_line([Status.VERIFIED], [], "0.10.2")
+
+
 def test_a_summary_of_examples_alone_counts_them_as_the_plan_does_with_no_word_of_blocks() -> None:
     examples = [
         ExampleVerdict("/pkg/mod.py", 4, "mod.py:4", "stale", "pkg.mod.one"),

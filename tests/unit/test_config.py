@@ -7,15 +7,18 @@ import re
 from pathlib import Path
 
 import pytest
+from sphinx.config import Config
 
 from sphinx_jaxcheck.config import (
     VALUES,
     closest_setting,
     doctest_files,
     doctests_like_default,
+    notebooks_default,
     read_settings,
 )
 from sphinx_jaxcheck.errors import ConfigurationError
+from sphinx_jaxcheck.sphinx.settings import _resolved
 
 
 def test_every_value_rejects_a_value_of_the_wrong_type() -> None:
@@ -51,6 +54,24 @@ def test_doctests_like_names_one_of_two_tools_or_leaves_the_choice_to_extensions
         "sphinx.ext.doctest"
     )
     assert doctests_like_default(["sphinx.ext.autodoc", "sphinx_jaxcheck"]) == "pytest"
+
+
+def test_notebooks_are_checked_by_default_only_where_myst_nb_renders_them() -> None:
+    """nbsphinx runs no notebook in a project's own doctest: there they are only counted."""
+    assert notebooks_default(["myst_nb", "sphinx_jaxcheck"]) == "check"
+    assert notebooks_default(["nbsphinx", "sphinx_jaxcheck"]) == "report"
+    assert notebooks_default(["myst_parser", "sphinx_jaxcheck"]) == "report"
+    assert read_settings(lambda name: None).notebooks is None  # left to the extensions
+    for extensions, resolved in ((["myst_nb"], "check"), (["nbsphinx"], "report")):
+        config = Config({"extensions": extensions})
+        assert _resolved(read_settings(lambda name: None), config).notebooks == resolved
+    for given in ("check", "report", "off"):  # a value conf.py gives always wins
+        chosen = read_settings(lambda name, v=given: v if name == "jaxcheck_notebooks" else None)
+        for extensions in (["myst_nb"], ["nbsphinx"]):
+            config = Config({"extensions": extensions})
+            assert _resolved(chosen, config).notebooks == given
+    with pytest.raises(ConfigurationError, match="'run' is not one of check, report, off"):
+        read_settings(lambda name: "run" if name == "jaxcheck_notebooks" else None)
 
 
 def _files_setting(value: object) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from ...report.records import summary_line
 from ..compat import warnings_logged
 from ..domain import domain_of
 from ..left_out_pages import excluded_examples
+from ..notebooks import unchecked_cells
 from ..page_examples import unchecked_examples
 from ..settings import settings_of
 from ..stages import BuildFinished
@@ -44,6 +45,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         domain.uncached(),
         excluded_examples(domain.env),
         warned,
+        unchecked_cells(domain),
     )
     return line, failed
 
