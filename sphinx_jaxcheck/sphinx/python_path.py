@@ -87,6 +87,7 @@ def _fresh_path(python: str, folder: str, pythonpath: str) -> frozenset[str]:
             cwd=folder,
             check=True,
             timeout=60,
+            env={**os.environ, "PYTHONPATH": pythonpath},
         ).stdout
         entries = json.loads(printed)
     except (OSError, subprocess.SubprocessError, ValueError):

@@ -99,7 +99,7 @@ def test_records_are_read_though_conf_py_replaced_typing_get_type_hints(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # dm-haiku's conf.py, run in the build's process before any event is read.
-    monkeypatch.setattr(typing, "get_type_hints", lambda obj, *unused: obj.__annotations__)
+    monkeypatch.setattr(typing, "get_type_hints", lambda obj, *_: obj.__annotations__)
     monkeypatch.setattr(protocol, "_hints_of", {})
     ready = Ready(("jax", "jax.numpy"), "")
     assert decode(encode(ready)) == ready
