@@ -13,6 +13,7 @@ the finding holds exactly as long as the import fails.
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 from pathlib import Path
@@ -70,8 +71,7 @@ def dropped_finding(message: str, page: Path, docname: str) -> Finding:
     name = ""
     if found:
         name = f"{found['module']}.{found['name']}" if found["module"] else found["name"]
-    # The exception is the message's last line (a traceback's last line, or the error alone).
-    reason = message.strip().splitlines()[-1].strip()
+    reason = _exception_of(message)
     try:
         lines = page.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError):
@@ -88,6 +88,23 @@ def dropped_finding(message: str, page: Path, docname: str) -> Finding:
         line,
         docname,
     )
+
+
+def _exception_of(message: str) -> str:
+    """The exception autodoc's warning ends with: a traceback's last line, or the error alone.
+
+    Sphinx 8.2 writes the traceback as the repr of :func:`traceback.format_exception`'s list,
+    all on one line; its last item ends with the exception.
+    """
+    last = message.strip().splitlines()[-1].strip()
+    if last.startswith("[") and last.endswith("]"):
+        try:
+            lines = ast.literal_eval(last)
+        except (ValueError, SyntaxError):
+            return last
+        if isinstance(lines, list) and lines and isinstance(lines[-1], str) and lines[-1].strip():
+            return lines[-1].strip().splitlines()[-1]
+    return last
 
 
 def _autodoc_logger() -> logging.Logger:

@@ -364,10 +364,12 @@ def test_the_summary_names_the_rules_and_failures_stand_at_their_lines(
 
 
 def test_the_guide_shows_the_summary_line_such_a_project_gets(like_sphinx: Build) -> None:
-    """The adopting page's example of the summary under sphinx.ext.doctest's rules is this
-    project's, built from its own folder."""
+    """The adopting page's example of the summary under sphinx.ext.doctest's rules, in its
+    section "Whose rules", is this project's, built from its own folder. (The worked examples
+    further down quote real projects' runs.)"""
     guide = (REPO / "demo_docs" / "guide" / "adopting.md").read_text("utf-8")
-    shown = re.findall(r"^```text\n(jaxcheck: .*?sphinx\.ext\.doctest: .*)\n```$", guide, re.M)
+    section = guide.split("\n## Whose rules\n", 1)[1].split("\n## ", 1)[0]
+    shown = re.findall(r"^```text\n(jaxcheck: .*?sphinx\.ext\.doctest: .*)\n```$", section, re.M)
     (printed,) = re.findall(r"^jaxcheck: doctests like .*", like_sphinx.log, re.M)
     assert shown == [re.sub(r"jaxcheck update \S+`", "jaxcheck update .`", printed)]
 

@@ -160,7 +160,9 @@ def test_re_exported_functions_methods_properties_and_assigned_docstrings_are_pl
     pkg = importlib.import_module("pkg")
     shapes = {
         pkg.with_rng: '"""Returns ``key``.',
-        pkg.Module: '"""Module.',
+        pkg.Module: (
+            '"""Module, its examples indented as haiku\'s DeepRNN\'s (a block quote in the page).'
+        ),
         pkg.Module.method: '"""Method.',
         vars(pkg.Module)["prop"]: '"""Prop.',
         pkg.assigned: '_SHARED = """Assigned.',

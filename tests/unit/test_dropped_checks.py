@@ -26,7 +26,20 @@ PAGE = (
             6,
             "No module named 'numpyro_missing'",
         ),
-        (  # Sphinx 7.3 to 8.2
+        (  # Sphinx 8.2, whose message holds the repr of the traceback's list of lines
+            "autodoc: failed to import module 'broken'; the following exception was raised:\n"
+            + repr(
+                [
+                    "Traceback (most recent call last):\n",
+                    '  File "broken.py", line 1, in <module>\n    import numpyro_missing\n',
+                    "ModuleNotFoundError: No module named 'numpyro_missing'\n",
+                ]
+            ),
+            "broken",
+            6,
+            "ModuleNotFoundError: No module named 'numpyro_missing'",
+        ),
+        (  # Sphinx 7.3 to 8.1
             "autodoc: failed to import module 'broken'; the following exception was raised:\n"
             'Traceback (most recent call last):\n  File "broken.py", line 1\n'
             "ZeroDivisionError: division by zero\n",

@@ -34,7 +34,8 @@ class ProgressDisplay:
     pulled one item per call, so it looks and counts like Sphinx's reading and
     writing progress: up to the number of blocks announced to run. Not ``live``
     (no terminal), the stage gets a line every :data:`LOG_EVERY` seconds from
-    :meth:`start` on, with what is done so far and the time since, and one when it ends.
+    :meth:`start` on while some are left, with what is done so far and the time since, and
+    one when it ends.
     """
 
     def __init__(self, summary: str, verbosity: int, live: bool = True) -> None:
@@ -58,10 +59,17 @@ class ProgressDisplay:
 
         def tick() -> None:
             while not self.ended.wait(LOG_EVERY):
-                share = f"{self.shown / self.total: >4.0%}"
+                done, of = self.shown, self.total
+                if done >= of:
+                    continue  # all ran: :meth:`finish`'s line is next, and says so
                 elapsed = time.monotonic() - begun
                 logger.info(
-                    "%s[%s] %d/%d, %d s", self.summary, share, self.shown, self.total, elapsed
+                    "%s[%s] %d/%d, %d s",
+                    self.summary,
+                    f"{done / of: >4.0%}",
+                    done,
+                    of,
+                    elapsed,
                 )
 
         self.ticker = threading.Thread(target=tick, name="jaxcheck-progress", daemon=True)
