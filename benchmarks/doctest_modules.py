@@ -50,9 +50,8 @@ from doctest_oracle import (  # type: ignore[import-not-found]  # noqa: E402
 )
 
 ENV = {"JAX_PLATFORMS": "cpu", "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
-CONF = f"""\
+CONF = """\
 extensions = ["sphinx_jaxcheck"]
-jaxcheck_env = {ENV!r}
 jaxcheck_doctests = "check"
 jaxcheck_doctest_flags = ["NUMBER", "NORMALIZE_WHITESPACE"]
 jaxcheck_setup = "import jax, jax.numpy as jnp, numpy as np; from jax import lax"
@@ -101,9 +100,9 @@ def installed(module: str) -> Path:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-def check(docs: Path, extra_env: dict[str, str]) -> dict[str, Any]:
+def check(docs: Path, run_env: dict[str, str]) -> dict[str, Any]:
     """The JSON report of ``jaxcheck check`` (exit 0 or 1: both are answers)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), **ENV, **extra_env}
+    env = {**os.environ, "PYTHONPATH": str(REPO), **run_env}
     command = [sys.executable, "-m", "sphinx_jaxcheck", "check", ".", "--format", "json"]
     done = subprocess.run(command, cwd=docs, env=env, capture_output=True, text=True, check=False)
     if done.returncode not in (0, 1):
@@ -129,7 +128,8 @@ def main() -> None:
     modules = ["jax"] if args.jax_ci else args.modules.split(",")
     ignore = JAX_CI_IGNORE if args.jax_ci else []
     filters = JAX_CI_FILTERWARNINGS if args.jax_ci else []
-    extra_env = {"JAX_TRACEBACK_FILTERING": "off"} if args.jax_ci else {}
+    # The examples' environment, the same for both tools.
+    run_env = {**ENV, "JAX_TRACEBACK_FILTERING": "off"} if args.jax_ci else ENV
     targets = [installed(module) for module in modules]
     # A name with no file of its own (jax.config at 0.10.2) leaves pytest nothing to ignore.
     files = [module for module in ignore if importlib.util.find_spec(module) is not None]
@@ -141,8 +141,7 @@ def main() -> None:
     ini = "filterwarnings =\n" + "".join(f"    {f}\n" for f in filters) if filters else ""
     conf = CONF + f"jaxcheck_doctest_modules = {modules!r}\n"
     conf += f"jaxcheck_doctest_modules_ignore = {ignore!r}\njaxcheck_filterwarnings = {filters!r}\n"
-    conf += f"jaxcheck_env = { ({**ENV, **extra_env})!r}\n"
-    pytest_env = {**ENV, **extra_env}
+    conf += f"jaxcheck_env = {run_env!r}\n"
     before = os.getloadavg()
     times: dict[str, tuple[float, float]] = {}  # wall and CPU seconds
     with tempfile.TemporaryDirectory() as scratch:
@@ -150,15 +149,15 @@ def main() -> None:
         docs.mkdir()
         (docs / "conf.py").write_text(conf, "utf-8")
         (docs / "index.rst").write_text("Index\n=====\n\nThe docstrings.\n", "utf-8")
-        settings: dict[str, Any] = {"env": pytest_env, "collect": collect, "ini": ini}
+        settings: dict[str, Any] = {"env": run_env, "collect": collect, "ini": ini}
         with timed_into(times, "pytest --doctest-modules"):
             theirs, errors, _ = pytest_verdicts(oracle, targets, JAX_CONFTEST, **settings)
         with timed_into(times, "pytest --doctest-modules -n 2"):
             pytest_verdicts(oracle, targets, JAX_CONFTEST, workers=2, **settings)
         with timed_into(times, "jaxcheck check, cold"):
-            report = check(docs, extra_env)
+            report = check(docs, run_env)
         with timed_into(times, "jaxcheck check, warm"):
-            check(docs, extra_env)
+            check(docs, run_env)
         # The report's paths are relative to the folder it ran in.
         ours = [replace(v, path=os.path.normpath(docs / v.path)) for v in jaxcheck_verdicts(report)]
         elsewhere, right = misplaced(ours, theirs)
