@@ -110,7 +110,10 @@ def test_a_probe_begun_but_never_read_ends_with_the_process_that_began_it(
 ) -> None:
     """A build stopped before its first cache key leaves no probe running."""
     slow, said = tmp_path / "python", tmp_path / "pid"
-    slow.write_text(f"#!/bin/sh\necho $$ > {said}\nexec sleep 120\n", "utf-8")
+    # Written aside and renamed: the file appears whole, never created but still empty.
+    slow.write_text(
+        f"#!/bin/sh\necho $$ > {said}.part\nmv {said}.part {said}\nexec sleep 120\n", "utf-8"
+    )
     slow.chmod(0o755)
     begins = (
         "import os, time\n"
