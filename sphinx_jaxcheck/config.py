@@ -288,6 +288,17 @@ def _file_patterns(name: str, value: Any) -> tuple[str, ...]:
     return tuple(os.fspath(p) for p in patterns)
 
 
+def _notebook_patterns(name: str, value: Any) -> tuple[str, ...]:
+    patterns = [p.strip() for p in value.split(",")] if isinstance(value, str) else value  # -D
+    if not isinstance(patterns, (list, tuple)) or not all(isinstance(p, str) and p for p in patterns):
+        raise ConfigurationError(
+            f"{name} = {_shown(value)} is not a list of patterns of notebooks' paths (matched as "
+            f'MyST-NB matches nb_execution_excludepatterns): expected e.g. {name} = '
+            '["notebooks/layout.*", "pallas/*.ipynb"]'
+        )
+    return tuple(patterns)
+
+
 def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) -> list[str]:
     """The files ``jaxcheck_doctest_files`` names, each once, in the order named (a glob's in
     sorted order), as paths from ``confdir``; raises :class:`ConfigurationError` for an entry
@@ -519,6 +530,13 @@ class Settings:
         "the noise removed from a notebook cell's outputs, stored and fresh, before they are "
         "compared",
         _normalizers,
+    )
+    notebooks_exclude: tuple[str, ...] = _value(
+        (),
+        "notebooks not run, as MyST-NB's nb_execution_excludepatterns: globs matched from the "
+        "right of each notebook's path (its cells are reported not run, its page shows the "
+        "outputs it stores)",
+        _notebook_patterns,
     )
     filterwarnings: tuple[str, ...] = _value(
         (),

@@ -10,15 +10,18 @@ their meaning (user guide: guide/notebooks).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 from typing import Any
 
 import nbformat
 
 from ..errors import NotebookError
 from ..model import Block, BlockOptions, CellOutput, NotebookCell, OutputMode, Program, Subtype
+from . import conditions
 from .options import (
     BadOption,
     StrictOptionSpec,
@@ -87,6 +90,9 @@ class Notebook:
 
     cells: tuple[Cell, ...]
     language: str  # the kernel's language: only Python notebooks are run
+    # Why its metadata keeps it from being run (nbsphinx's ``"execute": "never"``); "": it does not.
+    not_run: str = ""
+    platforms: tuple[str, ...] = ()  # those its metadata's ``jaxcheck`` entry names (empty: any)
 
 
 def read_notebook(text: str) -> Notebook:
@@ -98,13 +104,40 @@ def read_notebook(text: str) -> Notebook:
     if node.get("nbformat") != 4:
         raise NotebookError(f"nbformat {node.get('nbformat')}; expected version 4")
     lines = source_lines(text)
-    defaults = _metadata_options(node.get("metadata", {}).get("jaxcheck", {}))
+    metadata = node.get("metadata", {})
+    defaults = _metadata_options(metadata.get("jaxcheck", {}))
     cells = []
     for index, cell in enumerate(node.cells):
         if cell.get("cell_type") != "code":
             continue
         cells.append(_cell(index, cell, lines.get(index, 1), defaults))
-    return Notebook(tuple(cells), _language(node))
+    nbsphinx = metadata.get("nbsphinx")
+    never = isinstance(nbsphinx, Mapping) and nbsphinx.get("execute") == "never"
+    return Notebook(
+        tuple(cells),
+        _language(node),
+        'excluded from execution by its metadata: nbsphinx "execute": "never"' if never else "",
+        _platforms(defaults),
+    )
+
+
+def _platforms(defaults: _Options) -> tuple[str, ...]:
+    """The platforms a notebook's metadata names; none when it names none, or badly (its cells
+    report that)."""
+    try:
+        return conditions.platforms(str(defaults.values["platforms"]))
+    except (KeyError, ValueError):
+        return ()
+
+
+def excluding_pattern(paths: Sequence[str], patterns: Sequence[str]) -> str | None:
+    """The first of ``patterns`` that matches one of ``paths`` (a notebook's, and its jupytext
+    twin's), as MyST-NB matches ``nb_execution_excludepatterns``: a glob matched from the
+    right of the file's path (``PurePosixPath.match``); None when none does."""
+    for pattern in patterns:
+        if any(PurePosixPath(path.replace(os.sep, "/")).match(pattern) for path in paths):
+            return pattern
+    return None
 
 
 def read_text_notebook(node: Any, source_map: Sequence[int], text: str) -> Notebook:
@@ -404,9 +437,11 @@ def notebook_blocks(
     normalizers: tuple[str, ...],
     digest: str,
     first: int = 0,
+    not_run: str = "",
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
-    ``first`` (after the page's other blocks)."""
+    ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
+    notebook's own reason, from its metadata, is taken when it is "")."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         program = Program(
@@ -437,6 +472,8 @@ def notebook_blocks(
                     cell.written.lines if cell.written else None,
                     cell.written.first if cell.written else 0,
                     images=cell.images,
+                    not_run=not_run or notebook.not_run,
+                    notebook_platforms=notebook.platforms,
                 ),
                 placed=False,
             )

@@ -12,10 +12,11 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..model import Status
 from .colour import BOLD, RESET, colour_diff
 
 if TYPE_CHECKING:
-    from .records import FindingRecord, Report
+    from .records import BlockRecord, FindingRecord, Report
 
 # A report, and whether to colour it, to the text printed.
 Renderer = Callable[["Report", bool], str]
@@ -33,18 +34,46 @@ def text(report: Report, colour: bool) -> str:
     next step."""
     findings = report["findings"]
     parts = [format_finding(f, colour) for f in findings]
-    # Blocks whose limits exclude this JAX: not problems, but say why they did not run.
-    parts.extend(
-        f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n"
-        for b in [*report["blocks"], *report.get("example_groups", [])]
-        if b.get("reason")
-    )
+    # Not problems, but say why they did not run: a notebook none of whose cells ran once,
+    # other blocks (whose limits exclude this JAX) each.
+    not_run = {n["path"]: n for n in report.get("not_run_notebooks", [])}
+    named = set()
+    for b in [*report["blocks"], *report.get("example_groups", [])]:
+        notebook = not_run.get(b["path"]) if "cell" in b else None
+        if notebook is not None and b["path"] not in named:
+            named.add(b["path"])
+            parts.append(
+                f"{b['path']}:{b['line']}: not run: {notebook['cells']} cell(s): "
+                f"{notebook['reason']}\n"
+            )
+        elif notebook is None and b.get("reason"):
+            parts.append(f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n")
+    not_compared = [b for b in report["blocks"] if b["status"] == Status.NOT_COMPARED.value]
+    if not_compared:
+        parts.append(_not_compared(not_compared))
     parts.append(report["summary"] + "\n")
     if any(f.get("updatable") for f in findings):  # only where update can act
         run = report["run"]
         update = run.get("update") or f"jaxcheck update {run.get('sourcedir', '.')}"
         parts.append(f"Accept the new outputs with: {update}\n")
     return "\n".join(parts)
+
+
+NOT_COMPARED_SHOWN = 5  # blocks the line of those not compared names; the JSON lists each
+
+
+def _not_compared(blocks: list[BlockRecord]) -> str:
+    """One line naming the blocks that ran with nothing to compare, the first few of them."""
+    shown = ", ".join(
+        f"{b['path']}:{b['line']}" + (f" (cell {b['cell']})" if "cell" in b else "")
+        for b in blocks[:NOT_COMPARED_SHOWN]
+    )
+    more = len(blocks) - NOT_COMPARED_SHOWN
+    return (
+        f"not compared (they ran, with no stored or expected output to compare): {shown}"
+        + (f" and {more} more" if more > 0 else "")
+        + "\n"
+    )
 
 
 def github(report: Report, _colour: bool) -> str:

@@ -20,6 +20,7 @@ from .records import (
     Report,
     RunRecord,
     cells_of,
+    notebooks_not_run,
     summary_line,
 )
 
@@ -153,6 +154,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     excluded = dict(reports[0].get("excluded_examples", {}))
     # Each shard names the sessions it ran; in the order of a full run's summary.
     uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
+    not_run = notebooks_not_run(blocks)
     summary = summary_line(
         statuses,
         read,
@@ -163,6 +165,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         uncached,
         excluded_examples=excluded,
         unchecked_cells=unchecked_cells,
+        not_run_notebooks=not_run,
     )
     return {
         "blocks": blocks,
@@ -172,6 +175,8 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "findings": findings,
         "unchecked_examples": unchecked,
         "unchecked_cells": unchecked_cells,
+        "not_run_notebooks": not_run,
+        "not_run_cells": sum(n["cells"] for n in not_run),
         "excluded_examples": excluded,
         "uncached": [[doc, why] for doc, why in uncached],
         "summary": summary,

@@ -39,6 +39,15 @@ class CellRecord(TypedDict):
     cell: int  # its index in the notebook's ``cells`` list
     line: int  # the line of the file its source starts on
     status: str
+    reason: NotRequired[str]  # why it did not run (its notebook is excluded from execution)
+
+
+class NotRunRecord(TypedDict):
+    """A notebook none of whose cells ran, and why."""
+
+    path: str
+    cells: int
+    reason: str
 
 
 class ExampleRecord(TypedDict):
@@ -92,6 +101,9 @@ class Report(TypedDict):
     findings: list[FindingRecord]
     unchecked_examples: int  # the pages' own ``>>>`` examples left unchecked
     unchecked_cells: NotRequired[int]  # the notebooks' code cells left unchecked
+    # The notebooks not run at all (excluded from execution, or for another platform).
+    not_run_notebooks: NotRequired[list[NotRunRecord]]
+    not_run_cells: NotRequired[int]  # their code cells
     # By page that exclude_patterns leaves out: its ``>>>`` examples, none checked.
     excluded_examples: NotRequired[dict[str, int]]
     # Sessions that ran but could not be cached: [document, why].
@@ -119,6 +131,7 @@ def summary_line(
     excluded_examples: Mapping[str, int] | None = None,
     failing_warnings: int = 0,
     unchecked_cells: int = 0,
+    not_run_notebooks: Sequence[NotRunRecord] = (),
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -128,7 +141,8 @@ def summary_line(
     ``read`` holds the findings not tied to a block (citations, quotes, names,
     encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked,
     ``unchecked_cells`` the notebooks' code cells (``jaxcheck_notebooks = "report"``),
-    ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``).
+    ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``),
+    ``not_run_notebooks`` the notebooks none of whose cells ran, with why.
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why sessions that ran were not cached:
     (document, why). ``failing_warnings`` counts the build's warnings when any warning
@@ -190,6 +204,16 @@ def summary_line(
             f"; {unchecked_cells} notebook cell(s) were not checked: set "
             'jaxcheck_notebooks = "check" in conf.py to check them'
         )
+    if not_run_notebooks:
+        shown = ", ".join(
+            f"{n['path']} ({n['reason']})" for n in not_run_notebooks[:NOT_RUN_SHOWN]
+        )
+        more = len(not_run_notebooks) - NOT_RUN_SHOWN
+        line += (
+            f"; {sum(n['cells'] for n in not_run_notebooks)} notebook cell(s) in "
+            f"{len(not_run_notebooks)} notebook(s) were not run: {shown}"
+            + (f" and {more} more" if more > 0 else "")
+        )
     if excluded_examples:
         pages = sorted(excluded_examples)
         shown = ", ".join(pages[:3]) + (f" and {len(pages) - 3} more" if len(pages) > 3 else "")
@@ -213,6 +237,24 @@ def summary_line(
 
 
 UNCACHED_SHOWN = 3  # reasons a summary names; sphinx-build's log has every one
+NOT_RUN_SHOWN = 3  # notebooks not run that a summary names; the text report names each
+
+
+def notebooks_not_run(blocks: Iterable[BlockRecord]) -> list[NotRunRecord]:
+    """The notebooks none of whose code cells ran, each with the one reason all its cells
+    give (excluded from execution, or for a platform the workers lack), by path."""
+    reasons: dict[str, set[str]] = {}
+    cells: dict[str, int] = {}
+    for block in blocks:
+        if "cell" in block:
+            skipped = block["status"] == Status.SKIPPED.value
+            reasons.setdefault(block["path"], set()).add(block.get("reason", "") if skipped else "")
+            cells[block["path"]] = cells.get(block["path"], 0) + 1
+    return [
+        {"path": path, "cells": cells[path], "reason": why}
+        for path, found in sorted(reasons.items())
+        if len(found) == 1 and (why := next(iter(found)))
+    ]
 
 
 def build_report(
@@ -233,10 +275,11 @@ def build_report(
     quotes, unreadable files) have ``"block": null``. ``run`` says what was
     checked and how (documents, JAX, configuration, shard); merging needs it.
     """
-    blocks = [_block_record(b, verdict) for b, verdict in checked if not b.doctest_style]
+    blocks = [block_record(b, verdict) for b, verdict in checked if not b.doctest_style]
+    not_run = notebooks_not_run(blocks)
     return {
         "blocks": blocks,
-        "example_groups": [_block_record(b, verdict) for b, verdict in checked if b.doctest_style],
+        "example_groups": [block_record(b, verdict) for b, verdict in checked if b.doctest_style],
         "examples": sorted(
             (_example_record(e) for e in all_examples(checked)),
             key=lambda e: (e["path"], e["line"]),
@@ -245,6 +288,8 @@ def build_report(
         "findings": [finding_record(f) for f in findings],
         "unchecked_examples": unchecked_examples,
         "unchecked_cells": unchecked_cells,
+        "not_run_notebooks": not_run,
+        "not_run_cells": sum(n["cells"] for n in not_run),
         "excluded_examples": dict(excluded_examples or {}),
         "uncached": [[document, why] for document, why in uncached],
         "summary": summary,
@@ -264,7 +309,8 @@ def _example_record(example: ExampleVerdict) -> ExampleRecord:
     return record
 
 
-def _block_record(block: Block, verdict: Verdict) -> BlockRecord:
+def block_record(block: Block, verdict: Verdict) -> BlockRecord:
+    """One block and its verdict, as reports hold it."""
     record: BlockRecord = {
         "document": block.docname,
         "name": block.label,
@@ -283,11 +329,19 @@ def _block_record(block: Block, verdict: Verdict) -> BlockRecord:
 
 def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
     """The notebooks' code cells among these blocks."""
-    return [
-        {"path": b["path"], "cell": b["cell"], "line": b["line"], "status": b["status"]}
-        for b in blocks
-        if "cell" in b
-    ]
+    found: list[CellRecord] = []
+    for b in blocks:
+        if "cell" in b:
+            cell: CellRecord = {
+                "path": b["path"],
+                "cell": b["cell"],
+                "line": b["line"],
+                "status": b["status"],
+            }
+            if "reason" in b:
+                cell["reason"] = b["reason"]
+            found.append(cell)
+    return found
 
 
 def finding_record(finding: Finding) -> FindingRecord:

@@ -19,6 +19,7 @@ from ..model import (
     Block,
     FailureKind,
     GroupCode,
+    Limits,
     NotebookCell,
     Outcome,
     OutputMode,
@@ -144,7 +145,7 @@ def select_sessions(
         (b.docname, b.index): why
         for blocks in documents.values()
         for b in blocks
-        if runtime and b.error is None and (why := why_skipped(b.options.limits, runtime))
+        if (why := why_not_run(b, runtime))
     }
     every_session = list(
         dict.fromkeys(b.session_key for blocks in documents.values() for b in blocks)
@@ -155,6 +156,21 @@ def select_sessions(
         runnable = [b for b in blocks if (b.docname, b.index) not in skipped]
         sessions.update((k, s) for k, s in sessions_of(runnable).items() if k in chosen)
     return Selection(sessions, chosen, skipped)
+
+
+def why_not_run(block: Block, runtime: Runtime | None) -> str | None:
+    """Why a block is left out of its session, or None when it runs: its notebook is not run
+    (excluded from execution, or it needs a platform the workers lack), or its own limits
+    exclude the runtime."""
+    if isinstance(block.kind, NotebookCell):
+        if block.kind.not_run:
+            return block.kind.not_run  # before any problem of its options: nothing of it runs
+        needs = Limits(platforms=block.kind.notebook_platforms)
+        if runtime and (why := why_skipped(needs, runtime)):
+            return f"the notebook needs {why}"
+    if runtime and block.error is None:
+        return why_skipped(block.options.limits, runtime)
+    return None
 
 
 @dataclass

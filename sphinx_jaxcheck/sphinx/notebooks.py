@@ -14,6 +14,7 @@ are only counted, for the summary, and MyST-NB (or nbsphinx) runs what the proje
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import replace
 
@@ -28,6 +29,7 @@ from ..errors import NotebookError
 from ..expect.notebooks import (
     OUTPUT_DIRECTIVE,
     Notebook,
+    excluding_pattern,
     notebook_blocks,
     read_notebook,
     read_text_notebook,
@@ -39,7 +41,7 @@ from .compat import source_path
 from .domain import JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block
 from .settings import settings_of
-from .stages import ConfigInited, DoctreeRead
+from .stages import ConfigInited, DoctreeRead, SourceRead
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ UNCHECKED_CELLS = "unchecked_cells"  # per document: the code cells "report" cou
 def setup_notebooks(app: Sphinx) -> None:
     """Read notebook pages' cells, and keep MyST-NB from running them."""
     app.connect("config-inited", _no_second_run, priority=ConfigInited.NOTEBOOKS)
+    app.connect("source-read", _name_language, priority=SourceRead.NOTEBOOK_LANGUAGE)
     app.connect("doctree-read", _read_cells, priority=DoctreeRead.NOTEBOOK_CELLS)
     app.add_directive(OUTPUT_DIRECTIVE, OutputBlock)
 
@@ -76,6 +79,36 @@ def _no_second_run(app: Sphinx, config: Config) -> None:
     # show our run's outputs instead of running the notebooks a second time.
     if "myst_nb" in app.extensions and settings_of(config).notebooks == "check":
         config.nb_execution_mode = "off"
+
+
+# What an IPython kernel says of its language, as a notebook it ran stores it.
+IPYTHON_LANGUAGE = {"name": "python", "pygments_lexer": "ipython3"}
+
+
+def _name_language(app: Sphinx, docname: str, content: list[str]) -> None:
+    # MyST-NB highlights a cell's code in the language the notebook's metadata names, which a
+    # notebook saved without a run may lack: a run by MyST-NB would have stored the kernel's,
+    # and with its run turned off it warns at each cell ("No source code lexer found"). The
+    # page shows our run, in an IPython shell: its language, in the text MyST-NB parses only.
+    if "myst_nb" not in app.extensions or settings_of(app.config).notebooks != "check":
+        return
+    if not str(source_path(app.env, docname)).endswith(SUFFIX):
+        return
+    try:
+        node = json.loads(content[0])
+    except ValueError:
+        return  # not JSON: reported where the cells are read
+    metadata = node.get("metadata") if isinstance(node, dict) else None
+    if not isinstance(metadata, dict):
+        return
+    info = metadata.get("language_info") or {}
+    kernel = metadata.get("kernelspec") or {}
+    if not isinstance(info, dict) or not isinstance(kernel, dict):
+        return
+    if info.get("pygments_lexer") or info.get("name") or kernel.get("language"):
+        return
+    metadata["language_info"] = {**info, **IPYTHON_LANGUAGE}
+    content[0] = json.dumps(node)
 
 
 def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
@@ -114,6 +147,7 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         normalizers=settings.notebook_normalizers,
         digest=file_digest(path),
         first=len(domain.blocks(docname)),
+        not_run=_excluded(app, path),
     )
     blocks = _with_twin(app, path, blocks)
     domain.per_document("blocks").setdefault(docname, []).extend(blocks)
@@ -128,6 +162,23 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
             # margins twice).
             container.parent.replace(container, wrapper)
             wrapper += container
+
+
+def _excluded(app: Sphinx, path: str) -> str:
+    """Why conf.py keeps a notebook from being run ("": it does not): a pattern of
+    ``jaxcheck_notebooks_exclude``, or of MyST-NB's ``nb_execution_excludepatterns`` (which
+    MyST-NB would not run either), matched to the notebook's path or its jupytext twin's."""
+    stem = os.path.splitext(path)[0]
+    paths = [path, *(p for p in (stem + ".md", stem + SUFFIX) if p != path and os.path.isfile(p))]
+    named = [("jaxcheck_notebooks_exclude", settings_of(app.config).notebooks_exclude)]
+    if "myst_nb" in app.extensions:
+        patterns = getattr(app.config, "nb_execution_excludepatterns", None) or ()
+        named.append(("nb_execution_excludepatterns", tuple(patterns)))
+    for setting, patterns in named:
+        pattern = excluding_pattern(paths, patterns)
+        if pattern is not None:
+            return f"excluded from execution by {setting} {pattern!r} (conf.py)"
+    return ""
 
 
 def unchecked_cells(domain: JaxcheckDomain) -> int:

@@ -91,3 +91,4 @@ class SourceRead(enum.IntEnum):
     """``source-read``: a document's text is read."""
 
     READ_DIGESTS = 1  # the text as the file holds it, before any extension changes it
+    NOTEBOOK_LANGUAGE = 500  # a notebook that names no language is Python, as our run shows it

@@ -10,7 +10,8 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ...judge.example_verdicts import all_examples
-from ...report.records import summary_line
+from ...model import NotebookCell
+from ...report.records import block_record, notebooks_not_run, summary_line
 from ..compat import warnings_logged
 from ..domain import domain_of
 from ..left_out_pages import excluded_examples
@@ -46,6 +47,9 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         excluded_examples(domain.env),
         warned,
         unchecked_cells(domain),
+        notebooks_not_run(
+            block_record(b, verdict) for b, verdict in checked if isinstance(b.kind, NotebookCell)
+        ),
     )
     return line, failed
 
