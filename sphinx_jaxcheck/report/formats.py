@@ -70,7 +70,7 @@ def _not_compared(blocks: list[BlockRecord]) -> str:
     )
     more = len(blocks) - NOT_COMPARED_SHOWN
     return (
-        f"not compared (they ran, with no stored or expected output to compare): {shown}"
+        f"not compared (ran, with nothing to compare): {shown}"
         + (f" and {more} more" if more > 0 else "")
         + "\n"
     )

@@ -177,7 +177,7 @@ def _excluded(app: Sphinx, path: str) -> str:
     for setting, patterns in named:
         pattern = excluding_pattern(paths, patterns)
         if pattern is not None:
-            return f"excluded from execution by {setting} {pattern!r} (conf.py)"
+            return f"excluded from execution by {setting} {pattern!r} in conf.py"
     return ""
 
 

@@ -72,7 +72,7 @@ class RenderVerdicts(SphinxPostTransform):
                 if block is not None and isinstance(block.kind, NotebookCell) and _ran(verdict):
                     for cell in node.children:  # MyST-NB's container of the cell
                         if isinstance(cell, nodes.Element):
-                            replace_outputs(cell, verdict.outputs, is_html)
+                            replace_outputs(cell, verdict.outputs, is_html, str(self.env.srcdir))
             container = nodes.container(classes=["jaxcheck-block", f"jaxcheck-{worst.slug}"])
             container.extend(node.children)
             for block, verdict, status in shown:

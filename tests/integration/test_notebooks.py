@@ -4,6 +4,7 @@ files (guide/notebooks)."""
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import json
 import os
@@ -19,6 +20,7 @@ from buildkit import WARNING, build, copy_root, jaxcheck, sphinx_build, write_pr
 from notebooks import code, error, markdown, result, stdout, write_notebook
 
 from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
+from sphinx_jaxcheck.report.formats import render
 from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
 from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
 
@@ -530,3 +532,117 @@ def test_report_with_myst_nb_counts_the_cells_and_leaves_myst_nb_to_run_them_as_
         in (report["summary"])
     )
     assert runs.read_text() == "ran\n"  # MyST-NB's run, as conf.py has it
+
+
+# Notebooks kept from being run, one per way of saying so; each would fail if it ran.
+EXCLUDING_CONF = (
+    'nb_execution_excludepatterns = ["slow/*", "paired.md"]\n'
+    'jaxcheck_notebooks_exclude = ["mine.*"]\n'
+    'exclude_patterns = ["_build", "paired.md"]\n'
+)
+NOT_RUN = {
+    "slow/a.ipynb": "excluded from execution by nb_execution_excludepatterns 'slow/*' in conf.py",
+    # The pattern names the jupytext twin (MyST-NB matches the document it reads).
+    "paired.ipynb": (
+        "excluded from execution by nb_execution_excludepatterns 'paired.md' in conf.py"
+    ),
+    "mine.ipynb": "excluded from execution by jaxcheck_notebooks_exclude 'mine.*' in conf.py",
+    "never.ipynb": 'excluded from execution by its metadata: nbsphinx "execute": "never"',
+    "tpu.ipynb": "the notebook needs platforms tpu: the workers run on cpu",
+}
+
+
+@pytest.fixture(scope="module")
+def excluding(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project whose notebooks conf.py (or their metadata) keeps from being run, beside one
+    that runs: two cells with nothing to compare, and a cell whose error comes from inside
+    jax."""
+    tmp_path = tmp_path_factory.mktemp("excluding")
+    index = "# Notebooks\n\n```{toctree}\n" + "\n".join(n[:-6] for n in [*NOT_RUN, "ok.ipynb"])
+    root = write_project(tmp_path / "docs", {"index.md": index + "\n```\n"}, CONF + EXCLUDING_CONF)
+    (root / "slow").mkdir()
+    failing = code("raise RuntimeError('it ran')", stdout("stored output\n"))
+    metadata: dict[str, dict[str, object]] = {
+        "never.ipynb": {"nbsphinx": {"execute": "never"}},
+        "tpu.ipynb": {"jaxcheck": {"platforms": ["tpu"]}},
+    }
+    for name in NOT_RUN:
+        write_notebook(root / name, markdown("# Not run"), failing, **metadata.get(name, {}))
+    (root / "paired.md").write_text("# Not run\n", encoding="utf-8")
+    jax_error = "import jax\njax.lax.fori_loop(0, 3, lambda i, c: c + 0.5, jax.numpy.int32(0))"
+    write_notebook(
+        root / "ok.ipynb",
+        markdown("# Runs"),
+        code("x = 1", count=None),
+        code("print(x)", stdout("1\n")),
+        code("y = 2", count=None),
+        code(jax_error, tags=["raises-exception"], jaxcheck={"output": "ignore"}),
+    )
+    return root
+
+
+@needs_myst_nb
+def test_notebooks_excluded_from_execution_are_not_run_and_show_what_they_store(
+    excluding: Path,
+) -> None:
+    done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=excluding)
+    assert done.returncode == 0, done.stderr
+    (summary,) = [line for line in done.stdout.splitlines() if " verified, " in line]
+    assert "5 skipped" in summary
+    assert "; 5 notebook cell(s) in 5 notebook(s) were not run: " in summary
+    assert "mine.ipynb (excluded from execution by jaxcheck_notebooks_exclude 'mine.*' " in summary
+    assert summary.endswith(" and 2 more")  # the text report names each
+    for name, reason in NOT_RUN.items():
+        page = (excluding / "_build" / "html" / name.replace(".ipynb", ".html")).read_text()
+        assert ">stored output\n</pre>" in page and "RuntimeError: it ran" not in page
+        assert html.escape(f"not run · {reason}") in page
+
+
+@needs_myst_nb
+def test_the_reports_say_why_each_notebook_did_not_run_and_name_the_cells_not_compared(
+    excluding: Path,
+) -> None:
+    done = jaxcheck("check", excluding, "--format", "json", cwd=excluding)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["not_run_notebooks"] == [
+        {"path": name, "cells": 1, "reason": NOT_RUN[name]} for name in sorted(NOT_RUN)
+    ]
+    assert report["not_run_cells"] == 5
+    reasons = {c["path"]: (c["status"], c.get("reason")) for c in report["cells"]}
+    assert {p: r for p, r in reasons.items() if p != "ok.ipynb"} == {
+        name: ("skipped", reason) for name, reason in NOT_RUN.items()
+    }
+    text = render(report, "text", False)
+    for name, reason in NOT_RUN.items():
+        assert f"{name}:26: not run: 1 cell(s): {reason}\n" in text
+    lines = (excluding / "ok.ipynb").read_text().splitlines()
+    first, third, fourth = (
+        next(n for n, line in enumerate(lines, 1) if line.startswith(f'    "{source}'))
+        for source in ("x = 1", "y = 2", "import jax")
+    )
+    assert (
+        "not compared (ran, with nothing to compare): "
+        f"ok.ipynb:{first} (cell 1), ok.ipynb:{third} (cell 3), ok.ipynb:{fourth} (cell 4)\n"
+    ) in text
+
+
+@needs_myst_nb
+def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(excluding: Path) -> None:
+    page = (excluding / "_build" / "html" / "ok.html").read_text()
+    assert "TypeError: scan body function carry input and carry output" in page
+    assert "jax/_src/lax/control_flow/loops.py" in page
+    assert "site-packages" not in page and sys.prefix not in page
+
+
+@needs_myst_nb
+def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
+    tmp_path: Path,
+) -> None:
+    root = write_project(tmp_path / "docs", {"index.md": INDEX}, conf=CONF)
+    node = nbformat.v4.new_notebook(cells=[markdown("# Bare"), code("print(1)", count=None)])
+    (root / "nb.ipynb").write_text(nbformat.writes(node), encoding="utf-8")
+    done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert "lexer" not in done.stderr
+    assert "highlight-ipython3" in (root / "_build" / "html" / "nb.html").read_text()
