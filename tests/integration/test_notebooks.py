@@ -21,6 +21,7 @@ from notebooks import code, error, markdown, result, stdout, write_notebook
 
 from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
 from sphinx_jaxcheck.report.formats import render
+from sphinx_jaxcheck.report.records import Report
 from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
 from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
 
@@ -581,11 +582,25 @@ def excluding(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def excluding_built(excluding: Path) -> subprocess.CompletedProcess[str]:
+    """The project built as sphinx-build -W builds it."""
+    return sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=excluding)
+
+
+@pytest.fixture(scope="module")
+def excluding_report(excluding: Path) -> Report:
+    """The project's JSON report, as ``jaxcheck check --format json`` prints it."""
+    done = jaxcheck("check", excluding, "--format", "json", cwd=excluding)
+    report: Report = json.loads(done.stdout)
+    return report
+
+
 @needs_myst_nb
 def test_notebooks_excluded_from_execution_are_not_run_and_show_what_they_store(
-    excluding: Path,
+    excluding: Path, excluding_built: subprocess.CompletedProcess[str]
 ) -> None:
-    done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=excluding)
+    done = excluding_built
     assert done.returncode == 0, done.stderr
     (summary,) = [line for line in done.stdout.splitlines() if " verified, " in line]
     assert "5 skipped" in summary
@@ -599,23 +614,27 @@ def test_notebooks_excluded_from_execution_are_not_run_and_show_what_they_store(
 
 
 @needs_myst_nb
-def test_the_reports_say_why_each_notebook_did_not_run_and_name_the_cells_not_compared(
-    excluding: Path,
-) -> None:
-    done = jaxcheck("check", excluding, "--format", "json", cwd=excluding)
-    assert done.returncode == 0, done.stdout + done.stderr
-    report = json.loads(done.stdout)
-    assert report["not_run_notebooks"] == [
+def test_the_reports_say_why_each_notebook_did_not_run(excluding_report: Report) -> None:
+    report = excluding_report
+    assert report["summary"].startswith("jaxcheck: 9 block(s): 1 verified, 0 stale, 0 failed")
+    assert report.get("not_run_notebooks") == [
         {"path": name, "cells": 1, "reason": NOT_RUN[name]} for name in sorted(NOT_RUN)
     ]
-    assert report["not_run_cells"] == 5
-    reasons = {c["path"]: (c["status"], c.get("reason")) for c in report["cells"]}
+    assert report.get("not_run_cells") == 5
+    reasons = {c["path"]: (c["status"], c.get("reason")) for c in report.get("cells", [])}
     assert {p: r for p, r in reasons.items() if p != "ok.ipynb"} == {
         name: ("skipped", reason) for name, reason in NOT_RUN.items()
     }
     text = render(report, "text", False)
     for name, reason in NOT_RUN.items():
         assert f"{name}:26: not run: 1 cell(s): {reason}\n" in text
+
+
+@needs_myst_nb
+def test_the_text_report_names_the_cells_not_compared(
+    excluding: Path, excluding_report: Report
+) -> None:
+    text = render(excluding_report, "text", False)
     lines = (excluding / "ok.ipynb").read_text().splitlines()
     first, third, fourth = (
         next(n for n, line in enumerate(lines, 1) if line.startswith(f'    "{source}'))
@@ -628,7 +647,9 @@ def test_the_reports_say_why_each_notebook_did_not_run_and_name_the_cells_not_co
 
 
 @needs_myst_nb
-def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(excluding: Path) -> None:
+def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(
+    excluding: Path, excluding_built: subprocess.CompletedProcess[str]
+) -> None:
     page = (excluding / "_build" / "html" / "ok.html").read_text()
     assert "TypeError: scan body function carry input and carry output" in page
     assert "jax/_src/lax/control_flow/loops.py" in page
