@@ -289,13 +289,22 @@ def _file_patterns(name: str, value: Any) -> tuple[str, ...]:
 
 
 def _notebook_patterns(name: str, value: Any) -> tuple[str, ...]:
-    patterns = [p.strip() for p in value.split(",")] if isinstance(value, str) else value  # -D
-    if not isinstance(patterns, (list, tuple)) or not all(isinstance(p, str) and p for p in patterns):
+    # -D gives a str: its comma-separated patterns.
+    patterns = (
+        [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else value
+    )
+    example = f'expected e.g. {name} = ["notebooks/layout.*", "pallas/*.ipynb"]'
+    if not isinstance(patterns, (list, tuple)):
         raise ConfigurationError(
             f"{name} = {_shown(value)} is not a list of patterns of notebooks' paths (matched as "
-            f'MyST-NB matches nb_execution_excludepatterns): expected e.g. {name} = '
-            '["notebooks/layout.*", "pallas/*.ipynb"]'
+            f"MyST-NB matches nb_execution_excludepatterns): {example}"
         )
+    for pattern in patterns:
+        if not isinstance(pattern, str) or not pattern:
+            raise ConfigurationError(
+                f"{name}: the entry {_shown(pattern)} is not a pattern of notebooks' paths (a "
+                f"non-empty str): {example}"
+            )
     return tuple(patterns)
 
 

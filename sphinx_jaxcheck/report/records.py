@@ -205,9 +205,7 @@ def summary_line(
             'jaxcheck_notebooks = "check" in conf.py to check them'
         )
     if not_run_notebooks:
-        shown = ", ".join(
-            f"{n['path']} ({n['reason']})" for n in not_run_notebooks[:NOT_RUN_SHOWN]
-        )
+        shown = ", ".join(f"{n['path']} ({n['reason']})" for n in not_run_notebooks[:NOT_RUN_SHOWN])
         more = len(not_run_notebooks) - NOT_RUN_SHOWN
         line += (
             f"; {sum(n['cells'] for n in not_run_notebooks)} notebook cell(s) in "

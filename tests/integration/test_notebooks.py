@@ -16,7 +16,15 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from buildkit import WARNING, build, copy_root, jaxcheck, sphinx_build, write_project
+from buildkit import (
+    WARNING,
+    assert_configuration_error,
+    build,
+    copy_root,
+    jaxcheck,
+    sphinx_build,
+    write_project,
+)
 from notebooks import code, error, markdown, result, stdout, write_notebook
 
 from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
@@ -667,3 +675,12 @@ def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
     assert done.returncode == 0, done.stderr
     assert "lexer" not in done.stderr
     assert "highlight-ipython3" in (root / "_build" / "html" / "nb.html").read_text()
+
+
+@needs_myst_nb
+def test_a_bad_jaxcheck_notebooks_exclude_is_a_configuration_error(tmp_path: Path) -> None:
+    root = notebook_project(tmp_path, code("x = 1"), conf="jaxcheck_notebooks_exclude = [3]\n")
+    done = jaxcheck("check", root)
+    assert_configuration_error(
+        done, "jaxcheck_notebooks_exclude: the entry 3 (int) is not a pattern", "expected e.g."
+    )

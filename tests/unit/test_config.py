@@ -110,3 +110,19 @@ def test_a_doctest_files_entry_that_names_no_file_says_where_it_was_looked_for(
         match=rf"{re.escape(repr(entry))}, looked for in {folder} \(.*\), {what}",
     ):
         doctest_files(tmp_path / "docs", (entry,))
+
+
+def test_notebooks_exclude_is_a_list_of_patterns() -> None:
+    def given(value: object) -> tuple[str, ...]:
+        chosen = read_settings(lambda name: value if name == "jaxcheck_notebooks_exclude" else None)
+        return chosen.notebooks_exclude
+
+    assert given(None) == given("") == ()
+    assert given(["notebooks/layout.*", "pallas/*"]) == ("notebooks/layout.*", "pallas/*")
+    assert given("slow/*, pallas/*") == ("slow/*", "pallas/*")  # as -D gives it
+    for bad in (3, {"slow/*": True}):
+        with pytest.raises(ConfigurationError, match=r"= .* is not a list of patterns"):
+            given(bad)
+    for bad_entry in (["slow/*", 3], [""]):
+        with pytest.raises(ConfigurationError, match=r"the entry .* is not a pattern"):
+            given(bad_entry)

@@ -9,7 +9,7 @@ import pytest
 from sphinx_jaxcheck.cli import parser
 from sphinx_jaxcheck.report.formats import RENDERERS, render
 from sphinx_jaxcheck.report.matrix import MATRIX_RENDERERS, Matrix, Row, format_matrix
-from sphinx_jaxcheck.report.records import Report
+from sphinx_jaxcheck.report.records import BlockRecord, Report
 
 REPORT: Report = {
     "blocks": [
@@ -97,3 +97,17 @@ def test_every_matrix_format_renders_each_block_under_each_version() -> None:
         "0.4.35": "stale",
         "0.10.2": "verified",
     }
+
+
+def test_the_text_report_names_the_first_blocks_not_compared_and_counts_the_rest() -> None:
+    block = REPORT["blocks"][0]
+    ran: list[BlockRecord] = [
+        {**block, "status": "not compared", "path": "nb.ipynb", "line": 10 * n, "cell": n}
+        for n in range(1, 8)
+    ]
+    text = render({**REPORT, "blocks": [block, *ran]}, "text", False)
+    assert (
+        "not compared (ran, with nothing to compare): nb.ipynb:10 (cell 1), nb.ipynb:20 (cell 2), "
+        "nb.ipynb:30 (cell 3), nb.ipynb:40 (cell 4), nb.ipynb:50 (cell 5) and 2 more\n"
+    ) in text
+    assert "not compared" not in render(REPORT, "text", False)

@@ -9,7 +9,7 @@ import pytest
 from notebooks import code, error, markdown, notebook_text, result, stdout
 
 from sphinx_jaxcheck.errors import NotebookError
-from sphinx_jaxcheck.expect.notebooks import read_notebook, source_lines
+from sphinx_jaxcheck.expect.notebooks import excluding_pattern, read_notebook, source_lines
 from sphinx_jaxcheck.model import CellOutput, OutputMode
 
 
@@ -127,3 +127,38 @@ def test_what_is_no_notebook_says_what_was_found(text: str, words: str) -> None:
 def test_the_kernel_language_is_read() -> None:
     text = notebook_text(code("1"), kernelspec={"name": "ir", "display_name": "R", "language": "R"})
     assert read_notebook(text).language == "R"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matched"),
+    [
+        ("notebooks/layout.*", True),  # JAX's own patterns
+        ("layout.ipynb", True),  # matched from the right, as MyST-NB matches
+        ("*.ipynb", True),
+        ("docs/notebooks/*", True),
+        ("pallas/*", False),
+        ("layout", False),
+        ("notebooks/*/layout.ipynb", False),  # one folder a *, as PurePosixPath.match has it
+    ],
+)
+def test_a_pattern_matches_a_notebooks_path_as_myst_nb_matches_it(
+    pattern: str, matched: bool
+) -> None:
+    path = "/home/me/docs/notebooks/layout.ipynb"
+    assert (excluding_pattern([path], ["other/*", pattern]) == pattern) is matched
+
+
+def test_a_pattern_may_match_the_jupytext_twin_instead() -> None:
+    paths = ["/docs/notebooks/layout.ipynb", "/docs/notebooks/layout.md"]
+    assert excluding_pattern(paths, ["notebooks/*.md"]) == "notebooks/*.md"
+    assert excluding_pattern(paths[:1], ["notebooks/*.md"]) is None
+
+
+def test_a_notebooks_metadata_may_keep_it_from_being_run() -> None:
+    cell = code("x = 1")
+    never = read_notebook(notebook_text(cell, nbsphinx={"execute": "never"}))
+    assert never.not_run == 'excluded from execution by its metadata: nbsphinx "execute": "never"'
+    assert read_notebook(notebook_text(cell, nbsphinx={"execute": "always"})).not_run == ""
+    tpu = read_notebook(notebook_text(cell, jaxcheck={"platforms": ["tpu", "gpu"]}))
+    assert (tpu.not_run, tpu.platforms) == ("", ("tpu", "gpu"))
+    assert read_notebook(notebook_text(cell, jaxcheck={"platforms": ["tpuu"]})).platforms == ()
