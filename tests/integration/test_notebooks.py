@@ -545,17 +545,21 @@ def test_report_with_myst_nb_counts_the_cells_and_leaves_myst_nb_to_run_them_as_
 
 # Notebooks kept from being run, one per way of saying so; each would fail if it ran.
 EXCLUDING_CONF = (
-    'nb_execution_excludepatterns = ["slow/*", "paired.md"]\n'
-    'jaxcheck_notebooks_exclude = ["mine.*"]\n'
-    'exclude_patterns = ["_build", "paired.md"]\n'
+    'nb_execution_excludepatterns = ["notebooks/layout.*", "paired.md"]\n'
+    'jaxcheck_notebooks_exclude = ["pallas/*"]\n'
+    'exclude_patterns = ["_build", "notebooks/paired.md"]\n'
 )
 NOT_RUN = {
-    "slow/a.ipynb": "excluded from execution by nb_execution_excludepatterns 'slow/*' in conf.py",
+    "notebooks/layout.ipynb": (
+        "excluded from execution by nb_execution_excludepatterns 'notebooks/layout.*' in conf.py"
+    ),
     # The pattern names the jupytext twin (MyST-NB matches the document it reads).
-    "paired.ipynb": (
+    "notebooks/paired.ipynb": (
         "excluded from execution by nb_execution_excludepatterns 'paired.md' in conf.py"
     ),
-    "mine.ipynb": "excluded from execution by jaxcheck_notebooks_exclude 'mine.*' in conf.py",
+    "pallas/quickstart.ipynb": (
+        "excluded from execution by jaxcheck_notebooks_exclude 'pallas/*' in conf.py"
+    ),
     "never.ipynb": 'excluded from execution by its metadata: nbsphinx "execute": "never"',
     "tpu.ipynb": "the notebook needs platforms tpu: the workers run on cpu",
 }
@@ -569,15 +573,15 @@ def excluding(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp_path = tmp_path_factory.mktemp("excluding")
     index = "# Notebooks\n\n```{toctree}\n" + "\n".join(n[:-6] for n in [*NOT_RUN, "ok.ipynb"])
     root = write_project(tmp_path / "docs", {"index.md": index + "\n```\n"}, CONF + EXCLUDING_CONF)
-    (root / "slow").mkdir()
     failing = code("raise RuntimeError('it ran')", stdout("stored output\n"))
     metadata: dict[str, dict[str, object]] = {
         "never.ipynb": {"nbsphinx": {"execute": "never"}},
         "tpu.ipynb": {"jaxcheck": {"platforms": ["tpu"]}},
     }
     for name in NOT_RUN:
+        (root / name).parent.mkdir(exist_ok=True)
         write_notebook(root / name, markdown("# Not run"), failing, **metadata.get(name, {}))
-    (root / "paired.md").write_text("# Not run\n", encoding="utf-8")
+    (root / "notebooks" / "paired.md").write_text("# Not run\n", encoding="utf-8")
     jax_error = "import jax\njax.lax.fori_loop(0, 3, lambda i, c: c + 0.5, jax.numpy.int32(0))"
     write_notebook(
         root / "ok.ipynb",
@@ -613,7 +617,7 @@ def test_notebooks_excluded_from_execution_are_not_run_and_show_what_they_store(
     (summary,) = [line for line in done.stdout.splitlines() if " verified, " in line]
     assert "5 skipped" in summary
     assert "; 5 notebook cell(s) in 5 notebook(s) were not run: " in summary
-    assert "mine.ipynb (excluded from execution by jaxcheck_notebooks_exclude 'mine.*' " in summary
+    assert f"never.ipynb ({NOT_RUN['never.ipynb']})" in summary
     assert summary.endswith(" and 2 more")  # the text report names each
     for name, reason in NOT_RUN.items():
         page = (excluding / "_build" / "html" / name.replace(".ipynb", ".html")).read_text()
@@ -636,6 +640,9 @@ def test_the_reports_say_why_each_notebook_did_not_run(excluding_report: Report)
     text = render(report, "text", False)
     for name, reason in NOT_RUN.items():
         assert f"{name}:26: not run: 1 cell(s): {reason}\n" in text
+    # The guide shows this very report.
+    (shown,) = [m for m in guide_messages() if "were not run" in m]
+    assert text == shown + "\n"
 
 
 @needs_myst_nb
