@@ -121,6 +121,16 @@ def test_demo_docs_build_without_any_warning(clean_build: Build) -> None:
     assert clean_build.warnings.strip() == "", clean_build.warnings
 
 
+def test_the_notebook_pages_traceback_shows_no_path_of_the_build_machine(
+    clean_build: Build,
+) -> None:
+    page = (Path(clean_build.app.outdir) / "explainer" / "notebook.html").read_text("utf-8")
+    assert "TypeError: scan body function carry input and carry output" in page
+    assert "File jax/_src/lax/control_flow/loops.py:" in page
+    for machines in ("site-packages", str(Path.home()), str(Path(clean_build.app.srcdir))):
+        assert machines not in page
+
+
 def test_demo_docs_meet_the_showcase_targets(clean_build: Build) -> None:
     blocks = list(all_blocks(clean_build))
     checked = [b for b in blocks if is_checked(b)]
