@@ -171,9 +171,10 @@ def _excluded(app: Sphinx, path: str) -> str:
     stem = os.path.splitext(path)[0]
     paths = [path, *(p for p in (stem + ".md", stem + SUFFIX) if p != path and os.path.isfile(p))]
     named = [("jaxcheck_notebooks_exclude", settings_of(app.config).notebooks_exclude)]
-    if "myst_nb" in app.extensions:
-        patterns = getattr(app.config, "nb_execution_excludepatterns", None) or ()
-        named.append(("nb_execution_excludepatterns", tuple(patterns)))
+    # As MyST-NB resolved its settings (its legacy name, execution_excludepatterns, too).
+    resolved = getattr(app.env, "mystnb_config", None)
+    if "myst_nb" in app.extensions and resolved is not None:
+        named.append(("nb_execution_excludepatterns", tuple(resolved.execution_excludepatterns)))
     for setting, patterns in named:
         pattern = excluding_pattern(paths, patterns)
         if pattern is not None:

@@ -10,7 +10,12 @@ from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict, Tally, tally_of
 from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status, Subtype, Verdict
 from sphinx_jaxcheck.report.findings import Finding
-from sphinx_jaxcheck.report.records import summary_line
+from sphinx_jaxcheck.report.records import (
+    BlockRecord,
+    NotRunRecord,
+    notebooks_not_run,
+    summary_line,
+)
 from sphinx_jaxcheck.report.run_description import describe_run
 from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan
 from sphinx_jaxcheck.run.shards import session_durations
@@ -177,4 +182,44 @@ def test_the_summary_says_which_problems_and_warnings_fail_the_check() -> None:
     assert summary_line([], [], "0.10.2", failing_warnings=2).endswith(
         '(jax 0.10.2); 2 warning(s), which fail the check (jaxcheck_fail_on_warnings = "any", '
         "as sphinx-build -W)"
+    )
+
+
+def cell_record(path: str, cell: int, status: str, reason: str = "") -> BlockRecord:
+    record: BlockRecord = {
+        "document": path,
+        "name": f"{path}:cell {cell}",
+        "session": "<cells>",
+        "path": path,
+        "line": 10 * cell,
+        "status": status,
+        "seconds": 0.0,
+        "cell": cell,
+    }
+    if reason:
+        record["reason"] = reason
+    return record
+
+
+def test_a_notebook_is_not_run_when_every_cell_gives_one_reason() -> None:
+    why = "excluded from execution by jaxcheck_notebooks_exclude 'a.*' in conf.py"
+    records = [
+        cell_record("a.ipynb", 1, "skipped", why),
+        cell_record("a.ipynb", 2, "skipped", why),
+        # A cell of its own skipped for its platform: the notebook ran.
+        cell_record("b.ipynb", 1, "skipped", "platforms tpu: the workers run on cpu"),
+        cell_record("b.ipynb", 2, "verified"),
+        cell_record("c.ipynb", 1, "other-shard"),
+        cell_record("d.ipynb", 1, "skipped"),  # `skip-execution`: no reason, nothing said
+    ]
+    not_run = notebooks_not_run(records)
+    assert not_run == [{"path": "a.ipynb", "cells": 2, "reason": why}]
+    assert summary_line([Status.SKIPPED] * 2, [], "0.10.2", not_run_notebooks=not_run) == (
+        "jaxcheck: 2 block(s): 0 verified, 0 stale, 0 failed, 2 skipped (jax 0.10.2); "
+        f"2 notebook cell(s) in 1 notebook(s) were not run: a.ipynb ({why})"
+    )
+    many: list[NotRunRecord] = [{"path": f"{n}.ipynb", "cells": 1, "reason": "r"} for n in range(5)]
+    assert summary_line([], [], "0.10.2", not_run_notebooks=many).endswith(
+        "5 notebook cell(s) in 5 notebook(s) were not run: 0.ipynb (r), 1.ipynb (r), 2.ipynb (r) "
+        "and 2 more"
     )
