@@ -298,7 +298,9 @@ class BlockItem(DocsItem):
 
         verdict = self.run.verdict(self.block)
         if verdict.status is Status.SKIPPED:
-            pytest.skip("not run (its options skip it)")
+            pytest.skip(
+                f"not run: {verdict.reason}" if verdict.reason else "not run (its options skip it)"
+            )
         open_findings = [
             f
             for f in findings_of(self.block, verdict, self.run.domain.update_refusal())
@@ -328,7 +330,9 @@ class NotebookItem(DocsItem):
 
         verdicts = [self.run.verdict(cell) for cell in self.cells]
         if all(v.status is Status.SKIPPED for v in verdicts):
-            pytest.skip("not run (its options skip every cell)")
+            reasons = {v.reason for v in verdicts}  # one, where the notebook is not run at all
+            reason = reasons.pop() if len(reasons) == 1 else ""
+            pytest.skip(f"not run: {reason}" if reason else "not run (its options skip every cell)")
         refusal = self.run.domain.update_refusal()
         found = [
             f

@@ -646,6 +646,20 @@ def test_the_reports_say_why_each_notebook_did_not_run(excluding_report: Report)
 
 
 @needs_myst_nb
+def test_pytest_skips_a_notebook_that_is_not_run_saying_why(excluding: Path) -> None:
+    tested = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "--jaxcheck", "."],
+        cwd=excluding,
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")},
+    )
+    assert "1 passed, 5 skipped" in tested.stdout, tested.stdout + tested.stderr
+    for reason in NOT_RUN.values():
+        assert f": not run: {reason}\n" in tested.stdout
+
+
+@needs_myst_nb
 def test_the_text_report_names_the_cells_not_compared(
     excluding: Path, excluding_report: Report
 ) -> None:
