@@ -11,7 +11,7 @@ from sphinx.config import Config
 from ..cache.size import INTERPRETERS_FOLDER
 from ..errors import InterpreterError
 from ..expect.conditions import Runtime
-from ..model import Block
+from ..model import Block, NotebookCell
 from ..run.interpreter import (
     Interpreter,
     Probe,
@@ -85,6 +85,10 @@ def runtime_of(config: Config, blocks: list[Block]) -> Runtime:
     path = conf_python_path(config)
     env = WorkerSettings(env=settings.env, python=found.python, python_path=path).process_env()
     platform = running_platform(env)
-    if platform is None and any(b.options.limits.platforms for b in blocks):
+    if platform is None and any(
+        b.options.limits.platforms
+        or (isinstance(b.kind, NotebookCell) and b.kind.notebook_platforms)
+        for b in blocks
+    ):
         platform = default_platform(found.python, env)  # JAX picks: ask it (imports jax there)
     return Runtime(found.jax_version, platform)
