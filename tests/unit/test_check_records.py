@@ -6,9 +6,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sphinx_jaxcheck.config import Settings
+from sphinx_jaxcheck.expect.conditions import Runtime
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import ExampleVerdict, Tally, tally_of
-from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status, Subtype, Verdict
+from sphinx_jaxcheck.model import (
+    Block,
+    BlockOptions,
+    Limits,
+    NotebookCell,
+    PageExamples,
+    Status,
+    Subtype,
+    Verdict,
+)
 from sphinx_jaxcheck.report.findings import Finding
 from sphinx_jaxcheck.report.records import (
     BlockRecord,
@@ -17,7 +27,7 @@ from sphinx_jaxcheck.report.records import (
     summary_line,
 )
 from sphinx_jaxcheck.report.run_description import describe_run
-from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan
+from sphinx_jaxcheck.run.sessions import CheckPlan, describe_plan, why_not_run
 from sphinx_jaxcheck.run.shards import session_durations
 
 
@@ -223,3 +233,19 @@ def test_a_notebook_is_not_run_when_every_cell_gives_one_reason() -> None:
         "5 notebook cell(s) in 5 notebook(s) were not run: 0.ipynb (r), 1.ipynb (r), 2.ipynb (r) "
         "and 2 more"
     )
+
+
+def test_a_notebook_not_run_leaves_out_every_cell_whatever_the_cells_own_options() -> None:
+    on_cpu = Runtime("0.10.2", "cpu")
+    cell = replace(
+        block("nb", 0),
+        kind=NotebookCell(1, notebook_platforms=("tpu",)),
+        options=BlockOptions(limits=Limits(platforms=("cpu",))),  # the cell's own says cpu
+    )
+    assert why_not_run(cell, on_cpu) == "the notebook needs platforms tpu: the workers run on cpu"
+    assert why_not_run(cell, Runtime("0.10.2", None)) is None  # the platform is unknown: it runs
+    # Where the notebook runs, the cell's own limits still apply.
+    assert why_not_run(cell, Runtime("0.10.2", "tpu")) == "platforms cpu: the workers run on tpu"
+    excluded = replace(cell, kind=NotebookCell(1, not_run="excluded"), error="not run: bad option")
+    assert why_not_run(excluded, None) == "excluded"  # nothing of it runs, its options unread
+    assert why_not_run(replace(excluded, kind=NotebookCell(1)), on_cpu) is None  # it fails
