@@ -28,6 +28,10 @@ def marked_project(root: Path, conf: str = "") -> tuple[Path, Path]:
 BAD_CONF = [
     ("jaxcheck_cache_dir = 42", ["jaxcheck_cache_dir = 42", "folder path"]),
     (
+        "jaxcheck_notebooks_exclude = ['slow/*', None]",
+        ["jaxcheck_notebooks_exclude: the entry None (NoneType) is not a pattern", "expected e.g."],
+    ),
+    (
         "jaxcheck_output_limit_mb = float('inf')",
         ["jaxcheck_output_limit_mb = inf", "greater than 0"],
     ),
