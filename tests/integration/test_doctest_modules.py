@@ -26,7 +26,7 @@ import pytest
 from buildkit import jaxcheck
 from corpus import JAX_CONFTEST
 from doctest_oracle import Verdict, agree, jaxcheck_verdicts, misplaced, pytest_verdicts
-from packages import JAX_PACKAGE, PLAIN_PACKAGE, write_package
+from packages import JAX_PACKAGE, PLAIN_PACKAGE, STATEFUL_PACKAGE, write_package
 
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.pool import Workers, WorkerSettings
@@ -398,6 +398,32 @@ def test_a_docstring_that_kills_its_worker_fails_alone_and_the_others_keep_their
         "first": "x",
         "dies": "x",
         "dies-after": "x",
+    }
+
+
+@pytest.mark.parametrize("shown", ["collected", "autodoc"])
+def test_a_later_docstring_sees_what_an_earlier_one_of_its_module_did_as_under_pytest(
+    tmp_path: Path, shown: str
+) -> None:
+    """A module's docstrings run in one process in pytest's order, each in a fresh copy of
+    the module's globals with the setup's names: pytest's verdict on each example."""
+    folder = tmp_path / "src"
+    write_package(folder, "statepkg", STATEFUL_PACKAGE)
+    conf = f"import sys\nsys.path.insert(0, {str(folder)!r})\n"
+    if shown == "collected":
+        root = project(tmp_path / "docs", conf + 'jaxcheck_doctest_modules = ["statepkg"]\n')
+    else:
+        page = "Log\n===\n\n.. automodule:: statepkg.log\n   :members:\n"
+        extensions = '["sphinx.ext.autodoc", "sphinx_jaxcheck"]'
+        root = project(tmp_path / "docs", conf, extensions=extensions, index=page)
+    status, report, stderr = check(root, path=folder)
+    ours = jaxcheck_verdicts(report)
+    theirs, _ = oracle(tmp_path / "oracle", [folder / "statepkg" / "log.py"], path=folder)
+    assert_same_verdicts(ours, theirs)
+    assert failed(ours) == [], stderr
+    assert status == 0, stderr
+    assert {v.name for v in ours} == {
+        f"statepkg.log.{n}" for n in ("a_record", "b_entries", "c_namespace")
     }
 
 
