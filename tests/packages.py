@@ -436,3 +436,21 @@ def c_namespace():
     """
 ''',
 }
+
+
+# A package that shows another's function under its own name, as jax.numpy shows NumPy's.
+SHOWING_PACKAGE = {"__init__.py": '"""Ours."""\n\nfrom lent import borrowed\n'}
+LENT_PACKAGE = {
+    "__init__.py": '''\
+"""Another project's package."""
+
+
+def borrowed():
+    """Theirs, with an example that no longer holds.
+
+    >>> borrowed()
+    'old'
+    """
+    return "new"
+''',
+}

@@ -151,6 +151,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     unchecked = int(reports[0].get("unchecked_examples", 0))
     unchecked_cells = int(reports[0].get("unchecked_cells", 0))
     excluded = dict(reports[0].get("excluded_examples", {}))
+    foreign = dict(reports[0].get("foreign_examples", {}))
     # Each shard names the sessions it ran; in the order of a full run's summary.
     uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
     summary = summary_line(
@@ -163,6 +164,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         uncached,
         excluded_examples=excluded,
         unchecked_cells=unchecked_cells,
+        foreign_examples=foreign,
     )
     return {
         "blocks": blocks,
@@ -173,6 +175,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "unchecked_examples": unchecked,
         "unchecked_cells": unchecked_cells,
         "excluded_examples": excluded,
+        "foreign_examples": foreign,
         "uncached": [[doc, why] for doc, why in uncached],
         "summary": summary,
         "run": {**run, "shard": None, "split": None},

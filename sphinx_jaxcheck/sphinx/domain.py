@@ -28,6 +28,7 @@ PER_DOCUMENT = (
     "cards",
     "unchecked_examples",
     "unchecked_cells",
+    "foreign_examples",
     "used",
     "uncached",
     "read_from",

@@ -15,7 +15,7 @@ from ..compat import warnings_logged
 from ..domain import domain_of
 from ..left_out_pages import excluded_examples
 from ..notebooks import unchecked_cells
-from ..page_examples import unchecked_examples
+from ..page_examples import foreign_examples, unchecked_examples
 from ..settings import settings_of
 from ..stages import BuildFinished
 from .read_only import is_read_only
@@ -46,6 +46,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         excluded_examples(domain.env),
         warned,
         unchecked_cells(domain),
+        foreign_examples(domain),
     )
     return line, failed
 
