@@ -519,6 +519,15 @@ class Settings:
         "modules of jaxcheck_doctest_modules left out, with their submodules (pytest's --ignore)",
         _module_names,
     )
+    docstring_packages: tuple[str, ...] = _value(
+        (),
+        (
+            "more packages whose docstrings' >>> examples are checked where pages show them "
+            "(their top-level names); those of the documented names and of "
+            "jaxcheck_doctest_modules always are"
+        ),
+        _module_names,
+    )
     doctest_files: tuple[str, ...] = _value(
         (),
         (

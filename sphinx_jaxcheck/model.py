@@ -165,6 +165,10 @@ class Program:
     # ``>>>`` examples: the warning filters they run under (``jaxcheck_filterwarnings``, in
     # pytest's ``filterwarnings`` syntax). Empty: the interpreter's own filters.
     filterwarnings: tuple[str, ...] = ()
+    # A docstring's examples: the docstring (as pytest names its doctest). A session holds a
+    # module's docstrings, in one process as pytest runs them, and each starts in a fresh copy
+    # of the module's globals with what the setup defined. Empty: the session's one namespace.
+    namespace: str = ""
 
 
 @dataclass(frozen=True)

@@ -394,3 +394,63 @@ def write_package(root: Path, name: str, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
     return folder
+
+
+# A module whose docstrings share state as pytest runs them: one process for the module, its
+# doctests in the order of their names, each in its own copy of the module's globals.
+STATEFUL_PACKAGE = {
+    "__init__.py": '"""Docstrings that depend on each other."""\n',
+    "log.py": '''\
+"""A log every docstring of this module writes to."""
+
+ENTRIES: list[str] = []
+
+
+def a_record(entry):
+    """Record an entry.
+
+    >>> a_record("first")
+    >>> kept = "only here"
+    >>> len(ENTRIES)
+    1
+    """
+    ENTRIES.append(entry)
+
+
+def b_entries():
+    """The entries so far (an earlier docstring recorded one).
+
+    >>> b_entries()
+    ['first']
+    >>> jnp.zeros(1).shape  # what the setup defined, in every docstring
+    (1,)
+    """
+    return list(ENTRIES)
+
+
+def c_namespace():
+    """Names bound by another docstring's examples are not this one's.
+
+    >>> "kept" in globals()
+    False
+    """
+''',
+}
+
+
+# A package that shows another's function under its own name, as jax.numpy shows NumPy's.
+SHOWING_PACKAGE = {"__init__.py": '"""Ours."""\n\nfrom lent import borrowed\n'}
+LENT_PACKAGE = {
+    "__init__.py": '''\
+"""Another project's package."""
+
+
+def borrowed():
+    """Theirs, with an example that no longer holds.
+
+    >>> borrowed()
+    'old'
+    """
+    return "new"
+''',
+}

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from ..sphinx.domain import domain_of
     from ..sphinx.left_out_pages import excluded_examples
     from ..sphinx.notebooks import unchecked_cells
-    from ..sphinx.page_examples import unchecked_examples
+    from ..sphinx.page_examples import foreign_examples, unchecked_examples
 
     domain = domain_of(built.app.env)
     line, failed = summary(built.app)
@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         unchecked_examples=unchecked_examples(domain),
         unchecked_cells=unchecked_cells(domain),
         excluded_examples=excluded_examples(built.app.env),
+        foreign_examples=foreign_examples(domain),
         uncached=domain.uncached(),
         run={
             "sourcedir": built.sourcedir,

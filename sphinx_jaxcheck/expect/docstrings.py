@@ -1,10 +1,12 @@
-"""A docstring's ``>>>`` examples as blocks: each docstring a session of its own, as pytest
-runs it.
+"""A docstring's ``>>>`` examples as blocks: a module's docstrings one session, each in a
+namespace of its own, as pytest runs them.
 
 pytest runs each docstring as one doctest, in a copy of the globals of the
 module it was collected from, with the conftest's namespace added (here
-``jaxcheck_setup``, which runs first). So each docstring here is a session of
-its own whose programs name that module. Its examples are reported at the
+``jaxcheck_setup``, which runs first), and a module's doctests one after another
+in one process. So the docstrings of a module are one session, in the order
+given, each of whose programs names its docstring (a fresh namespace each) and
+that module. Its examples are reported at the
 ``.py`` file and line where its text stands (``__doc__`` line ``k`` is file
 line ``line + k``), or, when its text is no literal of any file, all at one
 line: where a page shows it, or where its object is defined. Pure: no Sphinx.
@@ -31,16 +33,19 @@ class Docstring:
     shown_as: str = ""  # the name autodoc's nodes give it, when not ``name``
 
 
-def session_of(name: str) -> str:
-    """The ``:session:`` of a docstring's blocks: one per docstring."""
-    return f"docstring {name}"
+SESSION_PREFIX = "docstrings of "
+
+
+def session_of(doc: Docstring) -> str:
+    """The ``:session:`` of a docstring's blocks: one per module, as pytest runs a module's
+    doctests one after another in one process (a docstring with no module: its own)."""
+    return f"{SESSION_PREFIX}{doc.module}" if doc.module else f"docstring {doc.name}"
 
 
 def docstring_of(block: Block) -> str | None:
     """The name of the docstring (``pkg.mod.func``, as pytest names it) whose examples a block
     checks, or None for a block of a page."""
-    session = block.options.session or ""
-    return session.removeprefix("docstring ") if session.startswith("docstring ") else None
+    return block.program.namespace or None
 
 
 def docstring_blocks(
@@ -67,12 +72,12 @@ def docstring_blocks(
                 # All of an unplaced docstring's examples share one line: named by the docstring.
                 options=replace(
                     block.options,
-                    session=session_of(doc.name),
+                    session=session_of(doc),
                     name=(doc.name if number == 1 else f"{doc.name} #{number}")
                     if doc.unplaced
                     else "",
                 ),
-                program=replace(block.program, module_globals=doc.module),
+                program=replace(block.program, module_globals=doc.module, namespace=doc.name),
                 kind=DocstringExamples(),
                 placed=not doc.unplaced,
                 update_refusal=_refusal(doc),

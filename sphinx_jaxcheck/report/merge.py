@@ -152,6 +152,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     unchecked = int(reports[0].get("unchecked_examples", 0))
     unchecked_cells = int(reports[0].get("unchecked_cells", 0))
     excluded = dict(reports[0].get("excluded_examples", {}))
+    foreign = dict(reports[0].get("foreign_examples", {}))
     # Each shard names the sessions it ran; in the order of a full run's summary.
     uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
     not_run = notebooks_not_run(blocks)
@@ -166,6 +167,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         excluded_examples=excluded,
         unchecked_cells=unchecked_cells,
         not_run_notebooks=not_run,
+        foreign_examples=foreign,
     )
     return {
         "blocks": blocks,
@@ -178,6 +180,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "not_run_notebooks": not_run,
         "not_run_cells": sum(n["cells"] for n in not_run),
         "excluded_examples": excluded,
+        "foreign_examples": foreign,
         "uncached": [[doc, why] for doc, why in uncached],
         "summary": summary,
         "run": {**run, "shard": None, "split": None},

@@ -106,6 +106,8 @@ class Report(TypedDict):
     not_run_cells: NotRequired[int]  # their code cells
     # By page that exclude_patterns leaves out: its ``>>>`` examples, none checked.
     excluded_examples: NotRequired[dict[str, int]]
+    # By package: the examples of its docstrings that pages show, not run (not the project's).
+    foreign_examples: NotRequired[dict[str, int]]
     # Sessions that ran but could not be cached: [document, why].
     uncached: NotRequired[list[list[str]]]
     summary: str
@@ -132,6 +134,7 @@ def summary_line(
     failing_warnings: int = 0,
     unchecked_cells: int = 0,
     not_run_notebooks: Sequence[NotRunRecord] = (),
+    foreign_examples: Mapping[str, int] | None = None,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -142,7 +145,8 @@ def summary_line(
     encoding, settings); ``unchecked_examples`` counts the pages' own examples left unchecked,
     ``unchecked_cells`` the notebooks' code cells (``jaxcheck_notebooks = "report"``),
     ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``),
-    ``not_run_notebooks`` the notebooks none of whose cells ran, with why.
+    ``not_run_notebooks`` the notebooks none of whose cells ran, with why,
+    ``foreign_examples`` by package those of other packages' docstrings that pages show.
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why sessions that ran were not cached:
     (document, why). ``failing_warnings`` counts the build's warnings when any warning
@@ -220,6 +224,13 @@ def summary_line(
             f"exclude_patterns leaves out were not checked ({shown}): take the pages out of "
             "exclude_patterns to check them"
         )
+    if foreign_examples:
+        packages = sorted(foreign_examples)
+        line += (
+            f"; {sum(foreign_examples.values())} `>>>` example(s) of docstrings from other "
+            f"packages ({', '.join(packages)}) that pages show were not run: add "
+            f"{', '.join(map(repr, packages))} to jaxcheck_docstring_packages to check them"
+        )
     if uncached:
         shown = "; ".join(f"{doc}: {why}" for doc, why in uncached[:UNCACHED_SHOWN])
         more = len(uncached) - UNCACHED_SHOWN
@@ -263,6 +274,7 @@ def build_report(
     unchecked_examples: int = 0,
     unchecked_cells: int = 0,
     excluded_examples: Mapping[str, int] | None = None,
+    foreign_examples: Mapping[str, int] | None = None,
     uncached: Sequence[tuple[str, str]] = (),
     run: RunRecord | None = None,
 ) -> Report:
@@ -289,6 +301,7 @@ def build_report(
         "not_run_notebooks": not_run,
         "not_run_cells": sum(n["cells"] for n in not_run),
         "excluded_examples": dict(excluded_examples or {}),
+        "foreign_examples": dict(foreign_examples or {}),
         "uncached": [[document, why] for document, why in uncached],
         "summary": summary,
         "run": run.copy() if run else {},

@@ -28,12 +28,15 @@ PER_DOCUMENT = (
     "cards",
     "unchecked_examples",
     "unchecked_cells",
+    "foreign_examples",
     "used",
     "uncached",
     "read_from",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
     "doctest-modules-own",
+    "doctest-modules-set-aside",
+    "doctest-modules-checked-at",
     "compiled",
 )
 
@@ -90,6 +93,17 @@ class JaxcheckDomain(Domain):
             return usual
         # A page's own examples are numbered after its blocks but run among them.
         return next((v for b, v in zip(blocks, verdicts, strict=False) if b.index == index), None)
+
+    def checked_at(self, docname: str, index: int) -> tuple[str, int]:
+        """Where the block a page's node shows is checked: its own place, or the block that
+        checks it (a docstring runs once: where ``jaxcheck_doctest_modules`` collects it, else
+        on the first page showing it)."""
+        for page_index, where, number in self.per_document("doctest-modules-checked-at").get(
+            docname, []
+        ):
+            if page_index == index:
+                return where, number
+        return docname, index
 
     def documents_in_scope(self) -> list[str]:
         """The documents with blocks that this build checks and reports on."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docutils import nodes
 
@@ -36,6 +36,8 @@ class TextExamples:
     lines: list[str]  # the page's
     # The docstrings autodoc brought in (all checked), by the names its nodes may give them.
     docstrings: dict[str, Docstring]
+    # Docstrings shown but not checked, by documented name: why (another package's).
+    unchecked: dict[str, str] = field(default_factory=dict)
 
 
 def mark_nodes(
@@ -142,6 +144,7 @@ def _why_not_run(node: nodes.Element, text: TextExamples) -> str:
         line.lstrip().startswith(">>>") for line in node.astext().split("\n")
     ):
         return ""
-    if source.rsplit(DOCSTRING_OF, 1)[1] in text.docstrings:
+    name = source.rsplit(DOCSTRING_OF, 1)[1]
+    if name in text.docstrings:
         return ""
-    return NOT_IN_DOC
+    return text.unchecked.get(name, NOT_IN_DOC)

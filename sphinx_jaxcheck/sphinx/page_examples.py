@@ -14,6 +14,7 @@ a node holding examples that will not run renders saying so. With
 
 from __future__ import annotations
 
+import doctest
 import inspect
 import sys
 from dataclasses import replace
@@ -49,6 +50,10 @@ UNCHECKED = "unchecked_examples"
 # In the domain's data: the examples of jaxcheck_doctest_files that "report" counted, each build.
 UNCHECKED_FILES = "unchecked_file_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
+# In temp_data: the docstrings of other packages autodoc brought into this page, not run (by
+# documented name: the package and the number of examples); per document, the same counts.
+FOREIGN = "jaxcheck_foreign_docstrings"
+FOREIGN_EXAMPLES = "foreign_examples"
 UNPLACED = "its text is not a string literal of the file it comes from"
 
 
@@ -87,6 +92,13 @@ def _note_docstring(
     if not isinstance(text, str) or ">>>" not in text:
         return
     module = module_of(obj, name)
+    settings = settings_of(app.config)
+    package = foreign_package(module, name, settings)
+    if package and settings.doctests_like != "sphinx.ext.doctest":
+        # make doctest tests every doctest block of a page; pytest only the project's modules
+        foreign: dict[str, tuple[str, int]] = app.env.temp_data.setdefault(FOREIGN, {})  # type: ignore[assignment]
+        foreign.setdefault(name, (package, len(doctest.DocTestParser().get_examples(text))))
+        return
     near = [sys.modules[m] for m in (module, getattr(obj, "__module__", None)) if m in sys.modules]
     place = place_docstring(obj, text, near)
     noted: dict[str, Docstring] = app.env.temp_data.setdefault(DOCSTRINGS, {})  # type: ignore[assignment]
@@ -99,6 +111,31 @@ def _note_docstring(
     else:
         found = Docstring(name, module, text, place.path, place.line, shown_as=shown_as)
     noted.setdefault(name, found)
+
+
+def foreign_package(module: str, name: str, settings: Settings) -> str:
+    """The top-level package of ``module`` when it is none of the project's, else "".
+
+    The project's are the packages of the names its pages document (``jax`` for
+    ``jax.numpy.load``), of ``jaxcheck_doctest_modules``, and ``jaxcheck_docstring_packages``:
+    ``jax.numpy.load`` is NumPy's own function, whose docstring pytest never runs for JAX.
+    """
+    package = module.partition(".")[0]
+    own = {name.partition(".")[0]}
+    own.update(
+        m.partition(".")[0] for m in (*settings.doctest_modules, *settings.docstring_packages)
+    )
+    return "" if not package or package in own else package
+
+
+def foreign_examples(domain: JaxcheckDomain) -> dict[str, int]:
+    """By package, the examples of other packages' docstrings that pages show and that were not
+    run."""
+    counts: dict[str, int] = {}
+    for found in domain.per_document(FOREIGN_EXAMPLES).values():
+        for package, count in found:
+            counts[package] = counts.get(package, 0) + count
+    return dict(sorted(counts.items()))
 
 
 def by_shown_name(docstrings: dict[str, Docstring]) -> dict[str, Docstring]:
@@ -204,6 +241,9 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
     domain = domain_of(env)
     lines = text.splitlines()
     shown: dict[str, Docstring] = env.temp_data.get(DOCSTRINGS, {})  # type: ignore[assignment]
+    foreign: dict[str, tuple[str, int]] = env.temp_data.get(FOREIGN, {})  # type: ignore[assignment]
+    if foreign and settings.doctests == "check":
+        domain_of(env).per_document(FOREIGN_EXAMPLES)[docname] = list(foreign.values())
     like_sphinx = settings.doctests_like == "sphinx.ext.doctest"
     found = find_tests(
         doctree,
@@ -258,7 +298,20 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         merged,
         {id(item): node for item, node in items},
         found.not_run,
-        None if like_sphinx else TextExamples(lines, by_shown_name(noted)),
+        None
+        if like_sphinx
+        else TextExamples(
+            lines,
+            by_shown_name(noted),
+            {name: _foreign_reason(package) for name, (package, _) in foreign.items()},
+        ),
+    )
+
+
+def _foreign_reason(package: str) -> str:
+    return (
+        f"a docstring of {package}, whose examples are not checked here: add {package!r} to "
+        "jaxcheck_docstring_packages to check them"
     )
 
 

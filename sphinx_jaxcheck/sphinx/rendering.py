@@ -59,14 +59,14 @@ class RenderVerdicts(SphinxPostTransform):
             if node.get("reason"):  # examples shown here that do not run
                 shown = [(None, None, Status.SKIPPED)]
             else:
-                if docname not in by_document:
-                    by_document[docname] = {b.index: b for b in domain.blocks(docname)}
-                blocks = by_document[docname]
                 shown = []
                 for index in node.get("indices") or [node["index"]]:
-                    verdict = domain.verdict(docname, index)
+                    where, number = domain.checked_at(docname, index)
+                    if where not in by_document:
+                        by_document[where] = {b.index: b for b in domain.blocks(where)}
+                    verdict = domain.verdict(where, number)
                     status = verdict.status if verdict else Status.SKIPPED
-                    shown.append((blocks.get(index), verdict, status))
+                    shown.append((by_document[where].get(number), verdict, status))
             worst = max((status for _, _, status in shown), key=_RANK.index)
             for block, verdict, _ in shown:
                 if block is not None and isinstance(block.kind, NotebookCell) and _ran(verdict):

@@ -539,6 +539,10 @@ def run_session(
                 )
             )
         return
+    # pytest's doctests of a module start from one copy of its globals, taken as it is imported.
+    start = dict(runner.namespace)
+    setup_names: dict[str, Any] = {}
+    docstring = ""
     outcomes: dict[Step, Outcome] = {}
     steps = [
         *((Part.SETUP, index) for index in range(len(request.setup))),
@@ -550,6 +554,11 @@ def run_session(
         if program.cwd and program.cwd != folder:
             enter_folder(program.cwd, folder)
             folder = program.cwd
+        if step[0] is Part.ITEM and program.namespace != docstring:
+            if not docstring:  # the setup has run: what it defined, every docstring gets
+                setup_names = _defined(start, runner.namespace)
+            docstring = program.namespace
+            runner.namespace = {**start, **setup_names}
         emit(Began(session, *step))
         before = set(threading.enumerate())
         outcome = runner.run(program)
@@ -600,6 +609,13 @@ def _report_dependencies(session: str, recorder: Recorder, emit: Callable[[Event
     found = recorder.take()
     if found.files or found.lookups or found.untracked:
         emit(Used(session, found))
+
+
+def _defined(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """The names code bound in ``after`` that ``before`` lacks or bound to another object:
+    the setup's names, which each docstring of a session gets (pytest's ``doctest_namespace``,
+    the same objects in every doctest)."""
+    return {k: v for k, v in after.items() if k not in before or before[k] is not v}
 
 
 def module_namespace(name: str) -> dict[str, Any]:

@@ -26,7 +26,14 @@ import pytest
 from buildkit import jaxcheck
 from corpus import JAX_CONFTEST
 from doctest_oracle import Verdict, agree, jaxcheck_verdicts, misplaced, pytest_verdicts
-from packages import JAX_PACKAGE, PLAIN_PACKAGE, write_package
+from packages import (
+    JAX_PACKAGE,
+    LENT_PACKAGE,
+    PLAIN_PACKAGE,
+    SHOWING_PACKAGE,
+    STATEFUL_PACKAGE,
+    write_package,
+)
 
 from sphinx_jaxcheck.model import Program
 from sphinx_jaxcheck.run.pool import Workers, WorkerSettings
@@ -399,6 +406,60 @@ def test_a_docstring_that_kills_its_worker_fails_alone_and_the_others_keep_their
         "dies": "x",
         "dies-after": "x",
     }
+
+
+@pytest.mark.parametrize("shown", ["collected", "autodoc"])
+def test_a_later_docstring_sees_what_an_earlier_one_of_its_module_did_as_under_pytest(
+    tmp_path: Path, shown: str
+) -> None:
+    """A module's docstrings run in one process in pytest's order, each in a fresh copy of
+    the module's globals with the setup's names: pytest's verdict on each example."""
+    folder = tmp_path / "src"
+    write_package(folder, "statepkg", STATEFUL_PACKAGE)
+    conf = f"import sys\nsys.path.insert(0, {str(folder)!r})\n"
+    if shown == "collected":
+        root = project(tmp_path / "docs", conf + 'jaxcheck_doctest_modules = ["statepkg"]\n')
+    else:
+        page = "Log\n===\n\n.. automodule:: statepkg.log\n   :members:\n"
+        extensions = '["sphinx.ext.autodoc", "sphinx_jaxcheck"]'
+        root = project(tmp_path / "docs", conf, extensions=extensions, index=page)
+    status, report, stderr = check(root, path=folder)
+    ours = jaxcheck_verdicts(report)
+    theirs, _ = oracle(tmp_path / "oracle", [folder / "statepkg" / "log.py"], path=folder)
+    assert_same_verdicts(ours, theirs)
+    assert failed(ours) == [], stderr
+    assert status == 0, stderr
+    assert {v.name for v in ours} == {
+        f"statepkg.log.{n}" for n in ("a_record", "b_entries", "c_namespace")
+    }
+
+
+def test_another_packages_docstring_a_page_shows_is_counted_not_run_until_named(
+    tmp_path: Path,
+) -> None:
+    """As pytest --doctest-modules of the project never runs NumPy's docstrings that
+    jax.numpy re-exports: counted in the summary and the report, with the setting."""
+    folder = tmp_path / "src"
+    write_package(folder, "showing", SHOWING_PACKAGE)
+    write_package(folder, "lent", LENT_PACKAGE)
+    conf = f"import sys\nsys.path.insert(0, {str(folder)!r})\n"
+    page = "API\n===\n\n.. autofunction:: showing.borrowed\n"
+    extensions = '["sphinx.ext.autodoc", "sphinx_jaxcheck"]'
+    root = project(tmp_path / "docs", conf, extensions=extensions, index=page)
+    status, report, stderr = check(root, path=folder)
+    assert status == 0, stderr
+    assert report["examples"] == []
+    assert report["foreign_examples"] == {"lent": 1}
+    assert (
+        "1 `>>>` example(s) of docstrings from other packages (lent) that pages show were not "
+        "run: add 'lent' to jaxcheck_docstring_packages to check them" in report["summary"]
+    )
+    status, report, _ = check(root, "-D", "jaxcheck_docstring_packages=lent", path=folder)
+    assert status == 1
+    assert [(e["status"], Path(e["path"]).parent.name) for e in report["examples"]] == [
+        ("stale", "lent")
+    ]
+    assert report["foreign_examples"] == {}
 
 
 def test_an_autodoc_docstring_in_no_file_is_checked_and_reported_at_the_page_line(

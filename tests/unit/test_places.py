@@ -4,6 +4,7 @@ the finding a check reports (its hint, its ``updatable``), on hand-built docstri
 from __future__ import annotations
 
 import doctest
+from dataclasses import replace
 from pathlib import Path
 
 from sphinx_jaxcheck.expect.grammar import parse_body
@@ -28,9 +29,9 @@ def drifted(path: Path) -> tuple[Block, Verdict]:
         str(path),
         4,
         lines[2:],
-        BlockOptions(session="docstring pkg.two"),
+        BlockOptions(session="docstrings of pkg"),
         parsed.expectations,
-        parsed.program("<doctest pkg.two>"),
+        replace(parsed.program("<doctest pkg.two>"), namespace="pkg.two"),
         file_digest=digest(path.read_bytes()),
         kind=DocstringExamples(),
     )

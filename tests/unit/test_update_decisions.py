@@ -794,12 +794,17 @@ def test_one_docstring_read_as_two_blocks_of_a_document_that_disagree_is_refused
     text = '"""Where.\n\n>>> WHERE\n\'b\'\n"""\n'
     path = page(tmp_path, text, "a.py")
     body = (">>> WHERE", "'b'")
+    read = [
+        block_in(path, 3, body=body, kind=PageExamples(), index=n, docname="index")
+        for n in range(2)
+    ]
     blocks = [
         replace(
-            block_in(path, 3, body=body, kind=PageExamples(), index=n, docname="index"),
-            options=BlockOptions(session=f"docstring pkg.{module}.where"),
+            block,
+            options=BlockOptions(session=f"docstrings of pkg.{module}"),
+            program=replace(block.program, namespace=f"pkg.{module}.where"),
         )
-        for n, module in enumerate("ab")
+        for block, module in zip(read, "ab", strict=True)
     ]
     outcomes = {
         ("index", 0): Outcome(examples=("'a'\n",)),

@@ -7,8 +7,10 @@ modules), or the collection cache has them while every file and folder that
 collecting read is unchanged. Each docstring becomes a session of its own
 (:mod:`...expect.docstrings`), reported at its ``.py`` file and line, and its
 blocks join the root document's, after that page's own, so they are checked,
-reported and cached with the rest. A docstring a page already checks (autodoc)
-is checked there only. A module that cannot be imported is an error at its file.
+reported and cached with the rest. A docstring a page also shows (autodoc) runs
+once, here, under pytest's rules: the page's blocks of it are set aside (kept, to
+come back when the collection no longer holds it) and its nodes show the verdicts
+of these (:data:`CHECKED_AT`). A module that cannot be imported is an error at its file.
 The examples of the text files beside the project (:mod:`.doctest_files`) join
 the root document's blocks the same way, after the docstrings'.
 """
@@ -16,7 +18,7 @@ the root document's blocks the same way, after the docstrings'.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,11 @@ from .workers import early_workers
 # What of the root document's blocks and findings are its own: [blocks, findings] (dropped
 # with the document's other data when it is read again).
 OWN = "doctest-modules-own"
+# Per page with blocks of docstrings checked elsewhere (in the root's collection, on another
+# page): its own blocks as read, those set aside among them; and for each set aside, [its
+# number, the document and number of the block that checks it].
+SET_ASIDE = "doctest-modules-set-aside"
+CHECKED_AT = "doctest-modules-checked-at"
 
 
 def setup_doctest_modules(app: Sphinx) -> None:
@@ -58,16 +65,19 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
     domain.data[UNCHECKED_FILES] = 0
     wanted = settings.doctest_modules and settings.doctests != "off"
     if root not in env.found_docs or not domain.in_scope(root):
+        _set_aside(domain, root, False)  # the pages checked here check the docstrings
         return []
     files, findings = blocks_of_files(app, root)
     if not wanted and not files and not findings and root not in domain.per_document(OWN):
+        _set_aside(domain, root, False)
         return []
     blocks: list[Block] = []
     if wanted:
         collection = _collection(app, settings)
-        blocks = _blocks(collection, root, settings, _shown_on_pages(domain, root))
+        blocks = _blocks(collection, root, settings)
         findings = [*_problems(collection, root, Path(app.confdir) / "conf.py"), *findings]
     _replace(domain, root, [*blocks, *files], findings)
+    _set_aside(domain, root, True)
     return []
 
 
@@ -106,21 +116,7 @@ def _problem_of(found: dict[str, Any], module: str) -> str:
     return str(next(p["message"] for p in found["problems"] if p["module"] == module))
 
 
-def _shown_on_pages(domain: JaxcheckDomain, root: str) -> set[tuple[str, int]]:
-    """Where the docstrings that pages check (autodoc) start: checked there only."""
-    ours = domain.per_document(OWN).get(root)
-    shown = set()
-    for docname in domain.documents_with_blocks():
-        blocks = domain.blocks(docname)
-        for block in blocks[: ours[0]] if docname == root and ours else blocks:
-            if isinstance(block.kind, DocstringExamples):
-                shown.add((os.path.realpath(block.path), block.body_line))
-    return shown
-
-
-def _blocks(
-    collection: dict[str, Any], root: str, settings: Settings, shown: set[tuple[str, int]]
-) -> list[Block]:
+def _blocks(collection: dict[str, Any], root: str, settings: Settings) -> list[Block]:
     blocks: list[Block] = []
     for item in collection.get("docstrings", ()):
         doc = Docstring(
@@ -138,9 +134,51 @@ def _blocks(
             timeout=settings.timeout,
             digest=file_digest(doc.path),
         )
-        if not any((os.path.realpath(b.path), b.body_line) in shown for b in found):
-            blocks += found
+        blocks += found
     return blocks
+
+
+def _places(blocks: Sequence[Block]) -> Iterator[tuple[str, int]]:
+    """Where each docstring block's examples start, as a page's blocks of it say too."""
+    for block in blocks:
+        if isinstance(block.kind, DocstringExamples):
+            yield (os.path.realpath(block.path), block.body_line)
+
+
+def _set_aside(domain: JaxcheckDomain, root: str, collected: bool) -> None:
+    """Check each docstring once: where the root's collection holds it (``collected``: the
+    collection is checked here), else on the first page in scope that shows it. Every other page's
+    blocks of it are set aside, those no longer checked elsewhere come back, and a page whose
+    blocks changed is checked again."""
+    aside, checked_at, own = (domain.per_document(k) for k in (SET_ASIDE, CHECKED_AT, OWN))
+    checkers: dict[tuple[str, int], list[Any]] = {}
+    if collected and root in own:
+        for block in domain.blocks(root)[own[root][0] :]:
+            for found in _places([block]):
+                checkers.setdefault(found, [root, block.index])
+    for docname in sorted({*domain.documents_with_blocks(), *aside}):
+        current = domain.blocks(docname)
+        shown = own[docname][0] if docname == root and root in own else len(current)
+        every = aside.pop(docname, None) or current[:shown]  # the page's own, in its order
+        checked_at.pop(docname, None)
+        kept, moved = [], []
+        for block in every:
+            place = next(_places([block]), None)
+            if place is None or not domain.in_scope(docname):
+                kept.append(block)
+            elif place in checkers:
+                moved.append([block.index, *checkers[place]])
+            else:
+                checkers[place] = [docname, block.index]
+                kept.append(block)
+        if moved:
+            aside[docname] = every
+            checked_at[docname] = moved
+        if docname == root and root in own:
+            own[root] = [len(kept), own[root][1]]
+        if [*kept, *current[shown:]] != current:
+            domain.per_document("blocks")[docname] = [*kept, *current[shown:]]
+            domain.per_document("verdicts").pop(docname, None)
 
 
 def _problems(collection: dict[str, Any], root: str, conf: Path) -> list[Finding]:
@@ -183,7 +221,9 @@ def _replace(
     read = domain.per_document("findings").get(root, [])
     page_blocks = current[: ours_before[0]] if ours_before else current
     page_findings = read[: ours_before[1]] if ours_before else read
-    numbered = [replace(block, index=len(page_blocks) + n) for n, block in enumerate(blocks)]
+    # After every number of the page's own blocks, those set aside too (nodes refer to them).
+    first = len(domain.per_document(SET_ASIDE).get(root) or page_blocks)
+    numbered = [replace(block, index=first + n) for n, block in enumerate(blocks)]
     merged = [*page_blocks, *numbered]
     if merged != current:
         domain.per_document("blocks")[root] = merged

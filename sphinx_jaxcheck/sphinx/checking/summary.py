@@ -16,7 +16,7 @@ from ..compat import warnings_logged
 from ..domain import domain_of
 from ..left_out_pages import excluded_examples
 from ..notebooks import unchecked_cells
-from ..page_examples import unchecked_examples
+from ..page_examples import foreign_examples, unchecked_examples
 from ..settings import settings_of
 from ..stages import BuildFinished
 from .read_only import is_read_only
@@ -50,6 +50,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         notebooks_not_run(
             block_record(b, verdict) for b, verdict in checked if isinstance(b.kind, NotebookCell)
         ),
+        foreign_examples(domain),
     )
     return line, failed
 
