@@ -22,7 +22,7 @@ from sphinx.errors import ConfigError, ExtensionError, SphinxError
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..errors import ConfigurationError
-from .build_folder import DOCTREES
+from .build_folder import DOCTREES, IGNORE_MARK, default_build_dir
 from .checking.read_only import read_only as only_read
 from .domain import domain_of
 
@@ -85,7 +85,7 @@ def run_build(
     Raises :class:`ConfigurationError` for whatever stops the build before it
     checks anything: conf.py, a ``-D`` value, the pin, a folder, a page not in the project.
     """
-    build_dir = build_dir or srcdir / "_build" / "jaxcheck"
+    build_dir = build_dir or default_build_dir(srcdir)
     _ignored_by_git(build_dir, srcdir)
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
@@ -159,9 +159,7 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
         build_dir.mkdir(parents=True, exist_ok=True)
         ignore = build_dir / ".gitignore"
         if not ignore.exists():
-            ignore.write_text(
-                "# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8"
-            )
+            ignore.write_text(f"{IGNORE_MARK}\n*\n", encoding="utf-8")
     except OSError as error:
         raise ConfigurationError(
             f"configuration error: cannot write to {build_dir}, the build folder of jaxcheck "

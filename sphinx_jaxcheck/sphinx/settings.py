@@ -81,9 +81,12 @@ def _validate(app: Sphinx, config: Config) -> None:
         )
 
 
+DEFAULT_CACHE_FOLDER = ".jaxcheck_cache"  # beside conf.py
+
+
 def cache_directory(confdir: str | os.PathLike[str], settings: Settings) -> str:
     """Where cached outcomes live: configurable (relative to conf.py), by default beside conf.py."""
-    return os.path.join(confdir, settings.cache_dir or ".jaxcheck_cache")
+    return os.path.join(confdir, settings.cache_dir or DEFAULT_CACHE_FOLDER)
 
 
 def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> None:
