@@ -277,7 +277,9 @@ def _module_names(name: str, value: Any) -> tuple[str, ...]:
 def _file_patterns(name: str, value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
-    patterns = [p.strip() for p in value.split(",")] if isinstance(value, str) else value  # -D
+    if isinstance(value, str):  # from -D a,b (nothing: none)
+        value = [p.strip() for p in value.split(",") if p.strip()]
+    patterns = value
     if not isinstance(patterns, (list, tuple)) or not all(
         isinstance(p, (str, os.PathLike)) and os.fspath(p) for p in patterns
     ):
@@ -314,8 +316,8 @@ def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) ->
 def _warning_filters(name: str, value: Any) -> tuple[str, ...]:
     from .worker.warning_filters import FORM, parse
 
-    # One entry from -D: a comma is part of a message, never a separator.
-    entries = [value] if isinstance(value, str) else value
+    # One entry from -D: a comma is part of a message, never a separator; nothing: none.
+    entries = ([value] if value.strip() else []) if isinstance(value, str) else value
     if not isinstance(entries, (list, tuple)) or not all(isinstance(e, str) for e in entries):
         raise ConfigurationError(
             f"{name} = {_shown(value)} is not a list of warning filters in pytest's "

@@ -115,9 +115,23 @@ def remember_settings(config: Config) -> Settings:
 
     Called when the config is read, and again by whatever changes a value after that.
     """
-    settings = _resolved(read_settings(lambda name: getattr(config, name)), config)
+    settings = _resolved(read_settings(lambda name: _given(config, name)), config)
     object.__setattr__(config, _CACHED, settings)
     return settings
+
+
+# The values that are lists: Sphinx splits one given with -D at its commas, an empty one into
+# [""], which no cleaner could tell from a list holding one empty name.
+_LISTS = frozenset(value.name for value in VALUES if isinstance(value.default, list))
+
+
+def _given(config: Config, name: str) -> object:
+    """What the user configured: a list's ``-D`` text as typed (``-D name=`` is an empty list),
+    which its cleaner splits; anything else as Sphinx read it."""
+    typed = config.overrides.get(name)
+    if name in _LISTS and isinstance(typed, str):
+        return typed
+    return getattr(config, name)
 
 
 def _resolved(settings: Settings, config: Config) -> Settings:

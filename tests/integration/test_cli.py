@@ -17,11 +17,13 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from buildkit import ROOTS, copy_root, jaxcheck, sphinx_build, write_project
+from buildkit import ROOTS, build, copy_root, jaxcheck, sphinx_build, write_project
 from corpus import STALE_BLOCKS, STALE_DRIFTS
 
 from sphinx_jaxcheck import cli
+from sphinx_jaxcheck.config import VALUES
 from sphinx_jaxcheck.sphinx.checking import progress
+from sphinx_jaxcheck.sphinx.settings import settings_of
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
@@ -248,3 +250,44 @@ def test_check_writes_no_html(tmp_path: Path) -> None:
     assert filecmp.cmp(
         fresh / "forms_md.md", ROOTS / "test-conformance-fresh" / "forms_md.md", shallow=False
     )
+
+
+# A module whose one docstring example is stale, checked through jaxcheck_doctest_modules.
+STALE_DOCSTRING = '"""A module.\n\n>>> 1 + 1\n3\n"""\n'
+
+
+@pytest.mark.parametrize("tool", ["jaxcheck check", "sphinx-build"])
+def test_an_empty_minus_d_list_turns_the_docstring_examples_off(tmp_path: Path, tool: str) -> None:
+    conf = (
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.abspath('.'))\n"
+        'jaxcheck_doctest_modules = ["stalemod"]\n'
+    )
+    root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=conf)
+    (root / "stalemod.py").write_text(STALE_DOCSTRING, encoding="utf-8")
+
+    def run(*options: str) -> subprocess.CompletedProcess[str]:
+        if tool == "jaxcheck check":
+            return jaxcheck("check", root, *options)
+        return sphinx_build("-b", "jaxcheck", *options, root, tmp_path / "out")
+
+    assert run().returncode == 1  # the docstring's example drifted
+    off = run("-D", "jaxcheck_doctest_modules=")
+    assert off.returncode == 0, off.stdout + off.stderr
+    assert "stalemod" not in off.stdout + off.stderr
+
+
+def test_every_list_setting_given_empty_with_minus_d_is_an_empty_list(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "docs", {"a.md": "# A\n"})
+    lists = [value.name for value in VALUES if isinstance(value.default, list)]
+    assert "jaxcheck_doctest_modules" in lists and "jaxcheck_filterwarnings" in lists
+    # As sphinx-build -D passes them: the text typed.
+    done = build(root, "jaxcheck", **dict.fromkeys(lists, ""))
+    assert done.status == 0, done.warnings
+    settings = settings_of(done.app.config)
+    assert [getattr(settings, name.removeprefix("jaxcheck_")) for name in lists] == [
+        () for _ in lists
+    ]
+    # A comma is part of a warning filter's message, as the guide says: one entry.
+    one = build(root, "jaxcheck", jaxcheck_filterwarnings="ignore:a, b:UserWarning")
+    assert settings_of(one.app.config).filterwarnings == ("ignore:a, b:UserWarning",)
