@@ -72,12 +72,12 @@ def _validate(app: Sphinx, config: Config) -> None:
     except ConfigurationError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
     object.__setattr__(config, _UNKNOWN, _unknown_settings(config, Path(app.confdir, "conf.py")))
-    if settings.cache:
+    if settings.writes_cache:
         ensure_writable(
             cache_directory(app.confdir, settings),
             "the jaxcheck cache",
             "set jaxcheck_cache_dir to a folder you can write to, or switch the cache off "
-            "(jaxcheck_cache = False, --no-cache)",
+            "(jaxcheck_cache = False, -D jaxcheck_cache=0)",
         )
 
 
