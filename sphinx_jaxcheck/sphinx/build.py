@@ -30,6 +30,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE_END = re.compile(r"[\r\n]")
 
 
+# Our progress lines: documents read, blocks run. Found anywhere in a line, since a line
+# logged while documents are read may land after a piece of Sphinx's own.
+_OURS = re.compile(r"jaxcheck: (running|reading documents)")
+
+
 class _StatusFilter(io.TextIOBase):
     """Pass only our own progress lines from Sphinx's status stream to ``target``.
 
@@ -56,7 +61,9 @@ class _StatusFilter(io.TextIOBase):
             line, ending = self.pending[: end.start()], end.group()
             self.pending = self.pending[end.end() :]
             plain = _ANSI.sub("", line)
-            if plain.startswith("jaxcheck: running"):
+            ours = _OURS.search(plain)
+            if ours is not None:
+                plain = plain[ours.start() :]
                 newline = "\r" if ending == "\r" and self.overwrite else "\n"
                 self.target.write(("\x1b[2K" if self.overwrite else "") + plain + newline)
                 self.target.flush()

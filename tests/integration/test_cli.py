@@ -291,3 +291,38 @@ def test_every_list_setting_given_empty_with_minus_d_is_an_empty_list(tmp_path: 
     # A comma is part of a warning filter's message, as the guide says: one entry.
     one = build(root, "jaxcheck", jaxcheck_filterwarnings="ignore:a, b:UserWarning")
     assert settings_of(one.app.config).filterwarnings == ("ignore:a, b:UserWarning",)
+
+
+# An extension in conf.py that makes each document slow to read, as a long page is.
+SLOW_READING = (
+    "import time\n\n"
+    "def setup(app):\n"
+    "    app.connect('source-read', lambda *args: time.sleep(0.05))\n"
+    "    return {'parallel_read_safe': True}\n"
+)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_progress_in_a_log_has_a_line_at_least_every_interval_while_documents_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: str
+) -> None:
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.05)  # 30 s, in a CI log
+    pages = {f"page{n:02}.md": f"# Page {n}\n" for n in range(24)}
+    root = write_project(tmp_path / "docs", {**pages, "good.md": GOOD}, conf=SLOW_READING)
+    assert cli.main(["check", str(root), "-j", jobs]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    reading = [line for line in lines if line.startswith("jaxcheck: reading documents... ")]
+    assert reading, lines
+    counts = []
+    for line in reading:
+        found = re.fullmatch(
+            r"jaxcheck: reading documents\.\.\. \[ *\d+%\] (\d+)/26(, \d+ s)?", line
+        )
+        assert found, line
+        counts.append(int(found.group(1)))
+    assert counts == sorted(counts)
+    # The last says all were read, before any block runs.
+    assert reading[-1] == "jaxcheck: reading documents... [100%] 26/26"
+    assert lines.index(reading[-1]) < lines.index(
+        f"jaxcheck: running 1 of 1 block(s) (1 document(s), up to {jobs} worker(s))"
+    )
