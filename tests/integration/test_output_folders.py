@@ -59,6 +59,16 @@ def test_a_plain_sphinx_build_leaves_its_own_folders_out_too(tmp_path: Path) -> 
     )
 
 
+def test_a_build_folder_named_inside_the_sources_is_never_read(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=NOT_EXCLUDED)
+    build_dir = root / "checks"
+    assert jaxcheck("check", root, "--build-dir", build_dir).returncode == 0
+    (build_dir / "copied.md").write_text(COPIED, encoding="utf-8")  # as a tool writing there
+    second = jaxcheck("check", root, "--build-dir", build_dir)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed" in second.stdout
+
+
 def test_no_folder_jaxcheck_or_pytest_writes_is_read_by_a_plain_build(tmp_path: Path) -> None:
     conf = NOT_EXCLUDED + 'jaxcheck_cache = True\njaxcheck_cache_dir = "ci-cache"\n'
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=conf)
