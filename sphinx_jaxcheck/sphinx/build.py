@@ -33,10 +33,13 @@ _LINE_END = re.compile(r"[\r\n]")
 # Our progress lines: documents read, blocks run. Found anywhere in a line, since a line
 # logged while documents are read may land after a piece of Sphinx's own.
 _OURS = re.compile(r"jaxcheck: (running|reading documents)")
+# Sphinx's own reading bar, shown on a terminal, where it is the reading's only progress.
+_SPHINX_READING = "reading sources... "
 
 
 class _StatusFilter(io.TextIOBase):
-    """Pass only our own progress lines from Sphinx's status stream to ``target``.
+    """Pass only our own progress lines from Sphinx's status stream to ``target``, and on a
+    terminal Sphinx's reading bar.
 
     Sphinx's progress display ends a line with a carriage return on a terminal,
     so that the next one overwrites it; so does this filter.
@@ -62,8 +65,9 @@ class _StatusFilter(io.TextIOBase):
             self.pending = self.pending[end.end() :]
             plain = _ANSI.sub("", line)
             ours = _OURS.search(plain)
-            if ours is not None:
-                plain = plain[ours.start() :]
+            redrawn = ending == "\r" and self.overwrite
+            if ours is not None or (redrawn and plain.startswith(_SPHINX_READING)):
+                plain = plain[ours.start() :] if ours else plain
                 newline = "\r" if ending == "\r" and self.overwrite else "\n"
                 self.target.write(("\x1b[2K" if self.overwrite else "") + plain + newline)
                 self.target.flush()

@@ -142,6 +142,10 @@ def test_progress_on_a_terminal_overwrites_its_line_and_then_ends_it(
     os.close(leader)
     clear = "\x1b[2K"
     assert shown == (
+        # Sphinx's own reading bar, the only progress of reading on a terminal.
+        f"{clear}reading sources... [ 33%] good\r"
+        f"{clear}reading sources... [ 67%] index\r"
+        f"{clear}reading sources... [100%] more\r\n"
         f"{clear}jaxcheck: running 2 of 2 block(s) (2 document(s), up to 2 worker(s))\n"
         f"{clear}jaxcheck: running blocks... [ 50%] 1/2\r"
         f"{clear}jaxcheck: running blocks... [100%] 2/2\r\n"
