@@ -33,6 +33,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         page_examples,
         python_path,
         read_digests,
+        reading_progress,
         rendering,
         settings,
         source_files,
@@ -47,6 +48,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_domain(JaxcheckDomain)
     source_files.setup_source_files(app)
     read_digests.setup_read_digests(app)
+    reading_progress.setup_reading_progress(app)
     include_cycles.setup_include_cycles(app)
     include_directive.setup_include_directive(app)
     left_out_pages.setup_left_out_pages(app)

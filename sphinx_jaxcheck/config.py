@@ -106,6 +106,21 @@ def _flag(name: str, value: Any) -> bool:
     )
 
 
+REFRESH = "refresh"  # jaxcheck_cache: take nothing from the cache, store what runs
+
+
+def _cache(name: str, value: Any) -> bool | str:
+    if isinstance(value, str) and value.strip().lower() == REFRESH:
+        return REFRESH
+    try:
+        return _flag(name, value)
+    except ConfigurationError:
+        raise ConfigurationError(
+            f"{name} = {_shown(value)} is not a yes/no value or {REFRESH!r}: use True or False "
+            f"(1 or 0 with -D), or {REFRESH!r} to run every session and store what ran"
+        ) from None
+
+
 def _number(kind: type, *, optional: bool = False, example: str = "60") -> Cleaner:
     """A finite number greater than 0; whole for ``int``. ``-D`` gives it as text."""
     wanted = "a whole number" if kind is int else "a number"
@@ -277,7 +292,9 @@ def _module_names(name: str, value: Any) -> tuple[str, ...]:
 def _file_patterns(name: str, value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
-    patterns = [p.strip() for p in value.split(",")] if isinstance(value, str) else value  # -D
+    if isinstance(value, str):  # from -D a,b (nothing: none)
+        value = [p.strip() for p in value.split(",") if p.strip()]
+    patterns = value
     if not isinstance(patterns, (list, tuple)) or not all(
         isinstance(p, (str, os.PathLike)) and os.fspath(p) for p in patterns
     ):
@@ -334,8 +351,8 @@ def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) ->
 def _warning_filters(name: str, value: Any) -> tuple[str, ...]:
     from .worker.warning_filters import FORM, parse
 
-    # One entry from -D: a comma is part of a message, never a separator.
-    entries = [value] if isinstance(value, str) else value
+    # One entry from -D: a comma is part of a message, never a separator; nothing: none.
+    entries = ([value] if value.strip() else []) if isinstance(value, str) else value
     if not isinstance(entries, (list, tuple)) or not all(isinstance(e, str) for e in entries):
         raise ConfigurationError(
             f"{name} = {_shown(value)} is not a list of warning filters in pytest's "
@@ -451,7 +468,12 @@ class Settings:
         "more variables the workers inherit from the build's environment (names; * ends a prefix)",
         _names,
     )
-    cache: bool = _value(True, "reuse results of unchanged sessions across builds", _flag)
+    cache: bool | str = _value(
+        True,
+        "reuse results of unchanged sessions across builds (refresh: run every session, and "
+        "store what ran for the next build)",
+        _cache,
+    )
     cache_max_mb: float = _value(
         512,
         f"most disk space the cache folder may take, in MB: {RESULTS_SHARE:.0%} for session "
@@ -567,6 +589,16 @@ class Settings:
     shard: str | None = _value(
         None, "check only this shard K/N of the sessions (see `jaxcheck check --shard`)", _shard
     )
+
+    @property
+    def reads_cache(self) -> bool:
+        """Whether results are taken from the cache (else every session runs)."""
+        return self.cache is True
+
+    @property
+    def writes_cache(self) -> bool:
+        """Whether what runs is stored in the cache (``"refresh"`` too)."""
+        return bool(self.cache)
 
     @property
     def doctest_optionflags(self) -> int:

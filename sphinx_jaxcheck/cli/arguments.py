@@ -41,7 +41,12 @@ def add_run_options(command: argparse.ArgumentParser) -> None:
         help="worker processes and Sphinx readers (default: one per CPU)",
     )
     command.add_argument(
-        "--no-cache", action="store_true", help="run every session, ignoring cached results"
+        "--no-cache",
+        action="store_true",
+        help=(
+            "run every session, taking nothing from the cache; what ran is stored for the next "
+            "run (-D jaxcheck_cache=refresh)"
+        ),
     )
 
 
@@ -104,7 +109,8 @@ def build_overrides(args: argparse.Namespace) -> dict[str, object]:
     if isinstance(args.python, str):
         overrides["jaxcheck_python"] = os.path.abspath(args.python)  # relative to where we run
     if args.no_cache:
-        overrides["jaxcheck_cache"] = False
+        # config.REFRESH, not imported: the parser stays cheap to build.
+        overrides["jaxcheck_cache"] = "refresh"
     if args.jobs:
         overrides["jaxcheck_workers"] = args.jobs
     return overrides

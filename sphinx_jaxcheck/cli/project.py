@@ -126,12 +126,12 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     """
     from ..run.early_zygote import end_waiting_zygote
     from ..run.pool import start_early_zygote
-    from ..sphinx.build_folder import kept_build
+    from ..sphinx.build_folder import default_build_dir, kept_build
 
     target = find_target(args.paths or ["."], args.argv)
     srcdir = target.srcdir
     sourcedir = os.path.relpath(srcdir) if target.pages else (args.paths or ["."])[0]
-    build_dir = Path(args.build_dir).resolve() if args.build_dir else srcdir / "_build" / "jaxcheck"
+    build_dir = Path(args.build_dir).resolve() if args.build_dir else default_build_dir(srcdir)
     if args.no_cache or not (kept_build(build_dir) or _has_outcomes(srcdir / ".jaxcheck_cache")):
         # Likely a cold build, which waits for jax: its import starts before the build's.
         start_early_zygote(literal_env(srcdir / "conf.py"))

@@ -85,6 +85,7 @@ def check_documents(
     workers: Workers | WorkerSettings,
     *,
     cache: OutcomeCache | None = None,
+    reuse: bool = True,
     fingerprint: str = "",
     progress: Callable[[int, int], None] | None = None,
     setup: str = "",
@@ -95,6 +96,7 @@ def check_documents(
     """Run every session of these documents and judge every block, in ``workers`` (started
     already, which the caller closes) or in workers started with these settings for the call.
 
+    ``cache`` keeps what ran; what it holds is taken only with ``reuse``.
     ``setup`` (``jaxcheck_setup``) runs first in every session; it is part of
     the session's cache key, and when it fails every block of the session fails.
     ``announce`` hears what will happen before anything runs; ``progress``
@@ -107,7 +109,7 @@ def check_documents(
     """
     selection = select_sessions(documents, select, runtime)
     setups = (Program(setup, SETUP_FILENAME),) if setup.strip() else ()
-    found = take_cached(selection.sessions, setups, cache, fingerprint)
+    found = take_cached(selection.sessions, setups, cache if reuse else None, fingerprint)
     running = tally_of(b for key in found.to_run for b in selection.sessions[key])
     if announce:
         announce(_plan(documents, selection, running))

@@ -22,7 +22,7 @@ from sphinx.errors import ConfigError, ExtensionError, SphinxError
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..errors import ConfigurationError
-from .build_folder import DOCTREES
+from .build_folder import DOCTREES, IGNORE_MARK, default_build_dir
 from .checking.read_only import read_only as only_read
 from .domain import domain_of
 
@@ -30,8 +30,16 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE_END = re.compile(r"[\r\n]")
 
 
+# Our progress lines: documents read, blocks run. Found anywhere in a line, since a line
+# logged while documents are read may land after a piece of Sphinx's own.
+_OURS = re.compile(r"jaxcheck: (running|reading documents)")
+# Sphinx's own reading bar, shown on a terminal, where it is the reading's only progress.
+_SPHINX_READING = "reading sources... "
+
+
 class _StatusFilter(io.TextIOBase):
-    """Pass only our own progress lines from Sphinx's status stream to ``target``.
+    """Pass only our own progress lines from Sphinx's status stream to ``target``, and on a
+    terminal Sphinx's reading bar.
 
     Sphinx's progress display ends a line with a carriage return on a terminal,
     so that the next one overwrites it; so does this filter.
@@ -56,7 +64,10 @@ class _StatusFilter(io.TextIOBase):
             line, ending = self.pending[: end.start()], end.group()
             self.pending = self.pending[end.end() :]
             plain = _ANSI.sub("", line)
-            if plain.startswith("jaxcheck: running"):
+            ours = _OURS.search(plain)
+            redrawn = ending == "\r" and self.overwrite
+            if ours is not None or (redrawn and plain.startswith(_SPHINX_READING)):
+                plain = plain[ours.start() :] if ours else plain
                 newline = "\r" if ending == "\r" and self.overwrite else "\n"
                 self.target.write(("\x1b[2K" if self.overwrite else "") + plain + newline)
                 self.target.flush()
@@ -85,7 +96,7 @@ def run_build(
     Raises :class:`ConfigurationError` for whatever stops the build before it
     checks anything: conf.py, a ``-D`` value, the pin, a folder, a page not in the project.
     """
-    build_dir = build_dir or srcdir / "_build" / "jaxcheck"
+    build_dir = build_dir or default_build_dir(srcdir)
     _ignored_by_git(build_dir, srcdir)
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
@@ -159,9 +170,7 @@ def _ignored_by_git(build_dir: Path, srcdir: Path) -> None:
         build_dir.mkdir(parents=True, exist_ok=True)
         ignore = build_dir / ".gitignore"
         if not ignore.exists():
-            ignore.write_text(
-                "# Written by jaxcheck: doctrees kept between runs.\n*\n", encoding="utf-8"
-            )
+            ignore.write_text(f"{IGNORE_MARK}\n*\n", encoding="utf-8")
     except OSError as error:
         raise ConfigurationError(
             f"configuration error: cannot write to {build_dir}, the build folder of jaxcheck "

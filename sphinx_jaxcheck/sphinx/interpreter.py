@@ -37,7 +37,7 @@ def _resolve(app: Sphinx, config: Config) -> None:
             config.jaxcheck_python = locate(config.jaxcheck_python, str(app.confdir))
             remember_settings(config)
         settings = settings_of(config)
-        if settings.cache:  # the probe's answer is kept there between builds
+        if settings.reads_cache:  # the probe's answer is kept there between builds
             folder = os.path.join(cache_directory(app.confdir, settings), INTERPRETERS_FOLDER)
             object.__setattr__(config, _KEPT_IN, folder)
         interpreter_of(config)

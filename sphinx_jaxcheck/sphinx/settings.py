@@ -72,18 +72,21 @@ def _validate(app: Sphinx, config: Config) -> None:
     except ConfigurationError as problem:
         stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
     object.__setattr__(config, _UNKNOWN, _unknown_settings(config, Path(app.confdir, "conf.py")))
-    if settings.cache:
+    if settings.writes_cache:
         ensure_writable(
             cache_directory(app.confdir, settings),
             "the jaxcheck cache",
             "set jaxcheck_cache_dir to a folder you can write to, or switch the cache off "
-            "(jaxcheck_cache = False, --no-cache)",
+            "(jaxcheck_cache = False, -D jaxcheck_cache=0)",
         )
+
+
+DEFAULT_CACHE_FOLDER = ".jaxcheck_cache"  # beside conf.py
 
 
 def cache_directory(confdir: str | os.PathLike[str], settings: Settings) -> str:
     """Where cached outcomes live: configurable (relative to conf.py), by default beside conf.py."""
-    return os.path.join(confdir, settings.cache_dir or ".jaxcheck_cache")
+    return os.path.join(confdir, settings.cache_dir or DEFAULT_CACHE_FOLDER)
 
 
 def ensure_writable(folder: str | os.PathLike[str], what: str, remedy: str) -> None:
@@ -112,9 +115,23 @@ def remember_settings(config: Config) -> Settings:
 
     Called when the config is read, and again by whatever changes a value after that.
     """
-    settings = _resolved(read_settings(lambda name: getattr(config, name)), config)
+    settings = _resolved(read_settings(lambda name: _given(config, name)), config)
     object.__setattr__(config, _CACHED, settings)
     return settings
+
+
+# The values that are lists: Sphinx splits one given with -D at its commas, an empty one into
+# [""], which no cleaner could tell from a list holding one empty name.
+_LISTS = frozenset(value.name for value in VALUES if isinstance(value.default, list))
+
+
+def _given(config: Config, name: str) -> object:
+    """What the user configured: a list's ``-D`` text as typed (``-D name=`` is an empty list),
+    which its cleaner splits; anything else as Sphinx read it."""
+    typed = config.overrides.get(name)
+    if name in _LISTS and isinstance(typed, str):
+        return typed
+    return getattr(config, name)
 
 
 def _resolved(settings: Settings, config: Config) -> Settings:

@@ -43,6 +43,7 @@ class EnvBeforeReadDocs(enum.IntEnum):
     UNDECODABLE = 500  # a file that does not decode is left out (and reported)
     INCLUDE_CYCLES = 501  # documents that include each other are refused
     WORKERS = 502  # the workers start, importing jax while Sphinx reads
+    READING_PROGRESS = 503  # off a terminal, a line at least every 30 s until all are read
 
 
 class DoctreeRead(enum.IntEnum):
@@ -54,11 +55,13 @@ class DoctreeRead(enum.IntEnum):
     COLON_FENCES = 502  # a ``:::{jaxcheck-...}`` fence MyST showed as text
     # The digest of what was read, after every other extension changed the doctree.
     READ_DIGESTS = 900
+    READING_PROGRESS = 901  # one more document read, once every handler is done with it
 
 
 class EnvUpdated(enum.IntEnum):
     """``env-updated``: every document is read, nothing written yet."""
 
+    READING_PROGRESS = 300  # every document is read: its progress lines end
     DOCSTRINGS = 400  # the docstrings' examples join the blocks
     LEFT_OUT_PAGES = 490  # the examples of pages left out of the build, counted
     CHECK = 500  # every block run (or taken from the cache) and judged
@@ -74,6 +77,7 @@ class BuildFinished(enum.IntEnum):
 
     ASSETS = 500  # stylesheets and scripts copied
     DROPPED_CHECKS = 501  # autodoc no longer heard
+    READING_PROGRESS = 502  # a build stopped while reading: its progress lines end
     # After other extensions' handlers: the workers are stopped and the summary printed last.
     SIGNALS = 900
     WORKERS = 901

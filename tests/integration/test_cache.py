@@ -452,3 +452,23 @@ def test_parallel_build_with_default_workers_uses_the_cache(tmp_path: Path) -> N
         "running 0 of 3 block(s) (3 document(s)" in second.log
         and "; 3 block(s) from the cache" in second.log
     )
+
+
+def test_no_cache_takes_nothing_but_stores_what_ran_for_the_next_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran = tmp_path / "ran.txt"
+    conf = (
+        CACHED + "import os, sys\nsys.path.insert(0, os.path.abspath('.'))\n"
+        'jaxcheck_doctest_modules = ["twice"]\n'
+    )
+    root = write_project(tmp_path / "docs", {"page.md": counted_block(ran)}, conf=conf)
+    (root / "twice.py").write_text('"""Twice.\n\n>>> 2 * 2\n4\n"""\n', encoding="utf-8")
+    for _ in range(2):
+        assert cli.main(["check", str(root), "--no-cache"]) == 0
+        assert "from the cache" not in capsys.readouterr().err
+    assert runs(ran) == 2  # each ran every session
+    assert list((root / ".jaxcheck_cache").glob("docstrings-*.json"))  # the collection
+    assert cli.main(["check", str(root)]) == 0
+    assert runs(ran) == 2
+    assert "; 1 block(s) and 1 `>>>` example(s) from the cache\n" in capsys.readouterr().err

@@ -17,11 +17,13 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from buildkit import ROOTS, copy_root, jaxcheck, sphinx_build, write_project
+from buildkit import ROOTS, build, copy_root, jaxcheck, sphinx_build, write_project
 from corpus import STALE_BLOCKS, STALE_DRIFTS
 
 from sphinx_jaxcheck import cli
+from sphinx_jaxcheck.config import VALUES
 from sphinx_jaxcheck.sphinx.checking import progress
+from sphinx_jaxcheck.sphinx.settings import settings_of
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
@@ -140,6 +142,10 @@ def test_progress_on_a_terminal_overwrites_its_line_and_then_ends_it(
     os.close(leader)
     clear = "\x1b[2K"
     assert shown == (
+        # Sphinx's own reading bar, the only progress of reading on a terminal.
+        f"{clear}reading sources... [ 33%] good\r"
+        f"{clear}reading sources... [ 67%] index\r"
+        f"{clear}reading sources... [100%] more\r\n"
         f"{clear}jaxcheck: running 2 of 2 block(s) (2 document(s), up to 2 worker(s))\n"
         f"{clear}jaxcheck: running blocks... [ 50%] 1/2\r"
         f"{clear}jaxcheck: running blocks... [100%] 2/2\r\n"
@@ -166,7 +172,12 @@ def test_progress_in_a_log_has_a_line_at_least_every_interval_while_blocks_run(
     slow = "# Slow\n\n```{jaxcheck}\nimport time\n\ntime.sleep(1)\nprint(6)\n\n# 6\n```\n"
     root = write_project(tmp_path / "docs", {"slow.md": slow})
     assert cli.main(["check", str(root), "-j", "1"]) == 0
-    lines = capsys.readouterr().err.splitlines()
+    # Reading, at such an interval, may have lines of its own first.
+    lines = [
+        line
+        for line in capsys.readouterr().err.splitlines()
+        if not line.startswith("jaxcheck: reading documents... ")
+    ]
     assert lines[0] == "jaxcheck: running 1 of 1 block(s) (1 document(s), up to 1 worker(s))"
     assert lines[-1] == "jaxcheck: running blocks... [100%] 1/1"
     between = lines[1:-1]
@@ -247,4 +258,80 @@ def test_check_writes_no_html(tmp_path: Path) -> None:
     assert not list(fresh.rglob("*.html"))
     assert filecmp.cmp(
         fresh / "forms_md.md", ROOTS / "test-conformance-fresh" / "forms_md.md", shallow=False
+    )
+
+
+# A module whose one docstring example is stale, checked through jaxcheck_doctest_modules.
+STALE_DOCSTRING = '"""A module.\n\n>>> 1 + 1\n3\n"""\n'
+
+
+@pytest.mark.parametrize("tool", ["jaxcheck check", "sphinx-build"])
+def test_an_empty_minus_d_list_turns_the_docstring_examples_off(tmp_path: Path, tool: str) -> None:
+    conf = (
+        "import os, sys\n"
+        "sys.path.insert(0, os.path.abspath('.'))\n"
+        'jaxcheck_doctest_modules = ["stalemod"]\n'
+    )
+    root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=conf)
+    (root / "stalemod.py").write_text(STALE_DOCSTRING, encoding="utf-8")
+
+    def run(*options: str) -> subprocess.CompletedProcess[str]:
+        if tool == "jaxcheck check":
+            return jaxcheck("check", root, *options)
+        return sphinx_build("-b", "jaxcheck", *options, root, tmp_path / "out")
+
+    assert run().returncode == 1  # the docstring's example drifted
+    off = run("-D", "jaxcheck_doctest_modules=")
+    assert off.returncode == 0, off.stdout + off.stderr
+    assert "stalemod" not in off.stdout + off.stderr
+
+
+def test_every_list_setting_given_empty_with_minus_d_is_an_empty_list(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "docs", {"a.md": "# A\n"})
+    lists = [value.name for value in VALUES if isinstance(value.default, list)]
+    assert "jaxcheck_doctest_modules" in lists and "jaxcheck_filterwarnings" in lists
+    # As sphinx-build -D passes them: the text typed.
+    done = build(root, "jaxcheck", **dict.fromkeys(lists, ""))
+    assert done.status == 0, done.warnings
+    settings = settings_of(done.app.config)
+    assert [getattr(settings, name.removeprefix("jaxcheck_")) for name in lists] == [
+        () for _ in lists
+    ]
+    # A comma is part of a warning filter's message, as the guide says: one entry.
+    one = build(root, "jaxcheck", jaxcheck_filterwarnings="ignore:a, b:UserWarning")
+    assert settings_of(one.app.config).filterwarnings == ("ignore:a, b:UserWarning",)
+
+
+# An extension in conf.py that makes each document slow to read, as a long page is.
+SLOW_READING = (
+    "import time\n\n"
+    "def setup(app):\n"
+    "    app.connect('source-read', lambda *args: time.sleep(0.05))\n"
+    "    return {'parallel_read_safe': True}\n"
+)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_progress_in_a_log_has_a_line_at_least_every_interval_while_documents_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: str
+) -> None:
+    monkeypatch.setattr(progress, "LOG_EVERY", 0.05)  # 30 s, in a CI log
+    pages = {f"page{n:02}.md": f"# Page {n}\n" for n in range(24)}
+    root = write_project(tmp_path / "docs", {**pages, "good.md": GOOD}, conf=SLOW_READING)
+    assert cli.main(["check", str(root), "-j", jobs]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    reading = [line for line in lines if line.startswith("jaxcheck: reading documents... ")]
+    assert reading, lines
+    counts = []
+    for line in reading:
+        found = re.fullmatch(
+            r"jaxcheck: reading documents\.\.\. \[ *\d+%\] (\d+)/26(, \d+ s)?", line
+        )
+        assert found, line
+        counts.append(int(found.group(1)))
+    assert counts == sorted(counts)
+    # The last says all were read, before any block runs.
+    assert reading[-1] == "jaxcheck: reading documents... [100%] 26/26"
+    assert lines.index(reading[-1]) < lines.index(
+        f"jaxcheck: running 1 of 1 block(s) (1 document(s), up to {jobs} worker(s))"
     )

@@ -9,7 +9,8 @@ rewrites the variant the link points to, retargets the link, rewrites the
 variant and puts its old modification time back, or replaces it by an older
 copy of a variant (``cp -p``). The warm check is the incremental build with
 the cache a user runs again and again; the other one reads every page and
-runs every block (``--no-cache``, in a build folder of its own).
+runs every block and stores nothing (``-D jaxcheck_cache=0``, in a build folder of
+its own).
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ def test_a_warm_check_agrees_with_a_check_without_the_cache_after_any_edits(
     projects: Any, edits: list[tuple[str, str, str, int]]
 ) -> None:
     root = projects()
-    cold = ["--no-cache", "--build-dir", str(root.parent / "cold")]
+    cold = ["-D", "jaxcheck_cache=0", "--build-dir", str(root.parent / "cold")]
     assert check(root) == check(root, *cold)
     for kind, edit, name, index in edits:
         EDITS[edit](root, kind, name, index)
@@ -262,7 +263,7 @@ def test_a_warm_check_and_merged_shards_agree_with_a_check_without_the_cache_aft
     reading_projects: Any, edits: list[str]
 ) -> None:
     root = reading_projects()
-    cold = ["--no-cache", "--build-dir", str(root.parent / "cold")]
+    cold = ["-D", "jaxcheck_cache=0", "--build-dir", str(root.parent / "cold")]
     assert check(root) == check(root, *cold)
     for edit in edits:
         PROJECT_EDITS[edit](root)
@@ -339,7 +340,7 @@ def test_a_notebooks_warm_check_agrees_with_a_check_without_the_cache_after_any_
     notebook_projects: Any, edits: list[tuple[str, str]]
 ) -> None:
     root = notebook_projects()
-    cold = ["--no-cache", "--build-dir", str(root.parent / "cold")]
+    cold = ["-D", "jaxcheck_cache=0", "--build-dir", str(root.parent / "cold")]
     assert check(root) == check(root, *cold)
     for edit, name in edits:
         NOTEBOOK_EDITS[edit](root, name)

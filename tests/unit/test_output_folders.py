@@ -16,3 +16,5 @@ def test_only_folders_below_the_sources_are_left_out(tmp_path: Path) -> None:
     assert inside_sources(docs, folders) == ["_build/jaxcheck/out", "_build/doctrees"]
     # The source folder itself (a build in place), a folder around it, or one beside it: none.
     assert inside_sources(docs, [docs, tmp_path, tmp_path / "elsewhere"]) == []
+    # A name exclude_patterns would read as a glob matches only itself.
+    assert inside_sources(docs, [docs / "out[1]*"]) == ["out[[]1][*]"]

@@ -75,7 +75,7 @@ def _run(app: Sphinx, documents: dict[str, list[Block]], workers: Workers) -> No
     domain = domain_of(app.env)
     for docname, found in verdicts.items():
         domain.set_verdicts(docname, found)
-    if settings.cache:
+    if settings.writes_cache:
         _bound_cache(app)
 
 

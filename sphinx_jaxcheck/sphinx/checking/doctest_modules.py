@@ -84,10 +84,12 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
 def _collection(app: Sphinx, settings: Settings) -> dict[str, Any]:
     """The docstrings of the configured modules: from the cache, or collected in a worker."""
     modules, ignore = settings.doctest_modules, settings.doctest_modules_ignore
-    cache = CollectionCache(cache_directory(app.confdir, settings)) if settings.cache else None
+    cache = (
+        CollectionCache(cache_directory(app.confdir, settings)) if settings.writes_cache else None
+    )
     filters = settings.filterwarnings
     key = collection_key(fingerprint(app), modules, ignore, filters)
-    found = cache.get(key) if cache else None
+    found = cache.get(key) if cache and settings.reads_cache else None
     if found is None:
         collected = early_workers(app).collect(modules, ignore, settings.timeout, filters)
         found = (

@@ -38,8 +38,8 @@ def _outdated(
 def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> list[str]:
     """Documents whose checks are out of date although their text is not."""
     domain = domain_of(env)
-    if not settings_of(app.config).cache:
-        # No cache: every block runs in every build, also when nothing changed.
+    if not settings_of(app.config).reads_cache:
+        # Nothing from the cache: every block runs in every build, also when nothing changed.
         return sorted(set(domain.documents_with_blocks()) - removed)
     stored = domain.data.get("fingerprint", "")
     # Only with a stored one to compare: a first build asks the interpreter after

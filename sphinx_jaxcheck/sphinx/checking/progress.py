@@ -1,4 +1,5 @@
-"""The progress of running blocks, shown as Sphinx shows reading and writing."""
+"""The progress of running blocks (and, off a terminal, of reading documents), shown as Sphinx
+shows reading and writing."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from sphinx.util.display import status_iterator
 
 logger = logging.getLogger(__name__)
 
-# Off a terminal, the longest a log goes without a progress line while blocks run, in
-# seconds: a CI job that prints nothing for minutes looks hung, and some are stopped for it.
+# Off a terminal, the longest a log goes without a progress line while documents are read or
+# blocks run, in seconds: a CI job that prints nothing for minutes looks hung, and some are
+# stopped for it.
 LOG_EVERY = 30.0
 
 
@@ -35,13 +37,18 @@ class ProgressDisplay:
     writing progress: up to the number of blocks announced to run. Not ``live``
     (no terminal), the stage gets a line every :data:`LOG_EVERY` seconds from
     :meth:`start` on while some are left, with what is done so far and the time since, and
-    one when it ends.
+    one when it ends (with ``always_end`` False, only after such a line: a stage that is
+    over in seconds says nothing).
     """
 
-    def __init__(self, summary: str, verbosity: int, live: bool = True) -> None:
+    def __init__(
+        self, summary: str, verbosity: int, live: bool = True, always_end: bool = True
+    ) -> None:
         self.summary = summary
         self.verbosity = verbosity
         self.live = live
+        self.always_end = always_end
+        self.ticked = False
         self.finished: deque[str] = deque()
         self.display: Iterator[str] | None = None
         self.shown = 0
@@ -63,6 +70,7 @@ class ProgressDisplay:
                 if done >= of:
                     continue  # all ran: :meth:`finish`'s line is next, and says so
                 elapsed = time.monotonic() - begun
+                self.ticked = True
                 logger.info(
                     "%s[%s] %d/%d, %d s",
                     self.summary,
@@ -100,7 +108,7 @@ class ProgressDisplay:
             self.ticker.join()
             self.ticker = None
         if not self.live:
-            if self.shown:
+            if self.shown and (self.always_end or self.ticked):
                 share = f"{self.shown / self.total: >4.0%}"
                 logger.info("%s[%s] %d/%d", self.summary, share, self.shown, self.total)
                 self.shown = 0

@@ -49,13 +49,14 @@ def run_documents(
         doc: _as_run(blocks, os.path.dirname(source_path(app.env, doc)), settings)
         for doc, blocks in documents.items()
     }
-    cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.cache else None
+    cache = OutcomeCache(cache_directory(app.confdir, settings)) if settings.writes_cache else None
     select = shard_selector(app)
     try:
         report = check_documents(
             documents,
             workers,
             cache=cache,
+            reuse=settings.reads_cache,
             fingerprint=fingerprint(app),
             progress=progress,
             setup=settings.setup,
@@ -88,7 +89,7 @@ def run_documents(
             ]
             for doc, blocks in documents.items()
         }
-    if select is None and settings.cache:
+    if select is None and settings.writes_cache:
         remember_durations(app, documents, report.verdicts)
     return report.verdicts
 

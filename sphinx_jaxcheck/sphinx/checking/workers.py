@@ -36,8 +36,9 @@ def setup_workers(app: Sphinx) -> None:
 def workers_of(app: Sphinx) -> Workers:
     """The workers of a build, as configured (not started yet)."""
     settings = settings_of(app.config)
-    # Compiled XLA programs are kept beside the outcomes; without the cache, for this build only.
-    xla = compiled_folder(cache_directory(app.confdir, settings)) if settings.cache else None
+    # Compiled XLA programs are kept beside the outcomes; when nothing is taken from the cache,
+    # for this build only (JAX would read what the folder holds).
+    xla = compiled_folder(cache_directory(app.confdir, settings)) if settings.reads_cache else None
     return Workers(worker_settings(settings, xla, conf_python_path(app.config)))
 
 
@@ -59,7 +60,7 @@ def take_workers(app: Sphinx) -> Workers:
 def _start_early(app: Sphinx, _env: BuildEnvironment, docnames: list[str]) -> None:
     settings = settings_of(app.config)
     if is_read_only(app) or (
-        settings.cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()
+        settings.reads_cache and OutcomeCache(cache_directory(app.confdir, settings)).has_entries()
     ):
         end_waiting_zygote()  # a command's early zygote, which this build does not want now
         return
