@@ -59,6 +59,7 @@ class FindingRecord(TypedDict):
     subtype: str  # a Subtype value
     drift: bool
     updatable: NotRequired[bool]  # drift ``jaxcheck update`` may rewrite (absent: it may not)
+    refusal: NotRequired[str]  # a drift's it may not: why
     document: str
     block: str | None  # the label of its block; None for citations, quotes, unreadable files
     message: str  # printable: no terminal sequences, nothing XML 1.0 cannot hold
@@ -292,7 +293,7 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
 
 def finding_record(finding: Finding) -> FindingRecord:
     """A finding as reports hold it."""
-    return {
+    record: FindingRecord = {
         "path": relative(finding.path),
         "line": finding.line,
         "subtype": finding.subtype.value,
@@ -304,3 +305,6 @@ def finding_record(finding: Finding) -> FindingRecord:
         # XML 1.0 cannot hold.
         "message": printable(finding.message),
     }
+    if finding.refusal:
+        record["refusal"] = printable(finding.refusal)
+    return record
