@@ -157,15 +157,20 @@ def summary_line(
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if counts[Status.OTHER_SHARD]:
         parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
-    problems = ""  # found while reading, said after the first counts
-    if read:
-        other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
-        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
-        if unknown_settings:
-            named += f"{unknown_settings} unknown setting(s), "
-        if failed_imports:
-            named += f"{failed_imports} failed autodoc import(s), "
-        problems = f", {stale_quotes} stale quote(s), {named}{other} other problem(s)"
+    # Found while reading, said after the first counts: each kind only when there is one, so
+    # a summary holds the same parts whatever else a run found.
+    other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
+    problems = "".join(
+        f", {count} {kind}"
+        for count, kind in (
+            (stale_quotes, "stale quote(s)"),
+            (unknown_names, "unknown name(s)"),
+            (unknown_settings, "unknown setting(s)"),
+            (failed_imports, "failed autodoc import(s)"),
+            (other, "other problem(s)"),
+        )
+        if count
+    )
     total = sum(counts.values())
     described = describe_examples(examples)
     rules = f"doctests like {doctests_like}: " if doctests_like else ""

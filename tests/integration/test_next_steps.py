@@ -169,7 +169,7 @@ def test_groups_of_examples_are_counted_apart_from_blocks(
         (17, "verified"),
     ]
     assert report["summary"] == (
-        "jaxcheck: 4 block(s): 1 verified, 1 stale, 2 failed, 0 stale quote(s), "
+        "jaxcheck: 4 block(s): 1 verified, 1 stale, 2 failed, "
         "2 other problem(s) (jax 0.10.2); doctests like pytest: 2 `>>>` example(s): 1 verified, "
         "1 failed"
     )
