@@ -6,11 +6,11 @@ report ``"updatable": true``) only where update would go on to the second run:
 the file is one update writes (a page inside the source folder, or outside it
 when allowed; a file ``jaxcheck_doctest_files`` names; a Python file of the
 project's own checkout, not of an installed package), the docstring's examples
-are lines of one of its string literals, and nothing about the block or its
-example refuses, and the edit itself can be planned (it would drop or write no line
-closing a Markdown fence, ...: :func:`.update.edit_problem`). Elsewhere both say the
-one reason instead. Pure but for reading
-the files and looking at the file system.
+are lines of one of its string literals, nothing about the block or its example
+refuses, and update's planner can make the edit (it would drop or write no line
+closing a Markdown fence, ...: :func:`.update.edit_problem`). Elsewhere both say
+the one reason instead. Pure but for reading the files and looking at the file
+system.
 """
 
 from __future__ import annotations
