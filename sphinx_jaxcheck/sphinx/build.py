@@ -26,7 +26,7 @@ from ..errors import ConfigurationError
 from .build_folder import DOCTREES
 from .checking.read_only import read_only as only_read
 from .domain import domain_of
-from .pin import set_in_conf_py
+from .settings import conf_py_only
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE_END = re.compile(r"[\r\n]")
@@ -92,8 +92,8 @@ def run_build(
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
     try:
-        # The pytest plugin's builds (read only) take no -D: their advice says conf.py.
-        in_conf_py = set_in_conf_py() if read_only else contextlib.nullcontext()
+        # The pytest plugin's builds (read only) take no -D: their messages say conf.py.
+        in_conf_py = conf_py_only() if read_only else contextlib.nullcontext()
         with patch_docutils(srcdir), docutils_namespace(), in_conf_py:
             app = Sphinx(
                 srcdir,

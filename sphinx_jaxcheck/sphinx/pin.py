@@ -2,39 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Iterator
-from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from ..cite.pin import IN_CONF_PY, ON_COMMAND_LINE, Installed, Pin, resolve_pin
+from ..cite.pin import Installed, Pin, resolve_pin
 from ..errors import PinMismatchError
 from .interpreter import interpreter_of
-from .settings import settings_of, stop
+from .settings import set_with, settings_of, stop
 from .stages import ConfigInited
 
 if TYPE_CHECKING:
     from ..cite.jax_source import SourceIndex
-
-
-# How a wrong pin's next step sets the version for the build being made (see set_in_conf_py).
-_SET_WITH: ContextVar[str] = ContextVar("jaxcheck_set_with", default=ON_COMMAND_LINE)
-
-
-@contextlib.contextmanager
-def set_in_conf_py() -> Iterator[None]:
-    """Builds made inside say conf.py, not ``-D``, where a setting would change: the pytest
-    plugin's, whose command line takes no Sphinx setting."""
-    token = _SET_WITH.set(IN_CONF_PY)
-    try:
-        yield
-    finally:
-        _SET_WITH.reset(token)
 
 
 def setup_pin(app: Sphinx) -> None:
@@ -60,7 +42,7 @@ def pin_of(config: Config) -> Pin:
         "jaxcheck_jax_version" in overrides,
         "jaxcheck_jax_commit" in overrides,
         interpreter_of(config).installed(),
-        _SET_WITH.get(),
+        set_with(),
     )
 
 

@@ -244,6 +244,8 @@ def test_a_configuration_problem_is_one_collection_error(tmp_path: Path) -> None
     assert (
         "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in run.result.stdout
     )
+    # pytest takes no -D: the value can only be in conf.py, and the message says so.
+    assert f"(in {conf})" in run.result.stdout and "-D" not in run.result.stdout
     assert "Traceback" not in run.result.stdout
     assert run.zygotes == 0
 
