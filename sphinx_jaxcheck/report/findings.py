@@ -28,6 +28,7 @@ class Finding:
     docname: str = ""
     is_drift: bool = False  # drift counts separately from errors in summaries
     updatable: bool = False  # drift that ``jaxcheck update`` may rewrite (nothing refuses it)
+    refusal: str | None = None  # for a drift it may not: why
     block: str | None = None  # the label of its block; None for a problem found while reading
 
     @property
@@ -82,6 +83,7 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
                 block.docname,
                 is_drift=True,
                 updatable=not why,
+                refusal=why,
                 block=block.label,
             )
         )

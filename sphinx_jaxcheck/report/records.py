@@ -68,6 +68,7 @@ class FindingRecord(TypedDict):
     subtype: str  # a Subtype value
     drift: bool
     updatable: NotRequired[bool]  # drift ``jaxcheck update`` may rewrite (absent: it may not)
+    refusal: NotRequired[str]  # a drift's it may not: why
     document: str
     block: str | None  # the label of its block; None for citations, quotes, unreadable files
     message: str  # printable: no terminal sequences, nothing XML 1.0 cannot hold
@@ -174,15 +175,20 @@ def summary_line(
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if counts[Status.OTHER_SHARD]:
         parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
-    problems = ""  # found while reading, said after the first counts
-    if read:
-        other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
-        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
-        if unknown_settings:
-            named += f"{unknown_settings} unknown setting(s), "
-        if failed_imports:
-            named += f"{failed_imports} failed autodoc import(s), "
-        problems = f", {stale_quotes} stale quote(s), {named}{other} other problem(s)"
+    # Found while reading, said after the first counts: each kind only when there is one, so
+    # a summary holds the same parts whatever else a run found.
+    other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
+    problems = "".join(
+        f", {count} {kind}"
+        for count, kind in (
+            (stale_quotes, "stale quote(s)"),
+            (unknown_names, "unknown name(s)"),
+            (unknown_settings, "unknown setting(s)"),
+            (failed_imports, "failed autodoc import(s)"),
+            (other, "other problem(s)"),
+        )
+        if count
+    )
     total = sum(counts.values())
     described = describe_examples(examples)
     rules = f"doctests like {doctests_like}: " if doctests_like else ""
@@ -357,7 +363,7 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
 
 def finding_record(finding: Finding) -> FindingRecord:
     """A finding as reports hold it."""
-    return {
+    record: FindingRecord = {
         "path": relative(finding.path),
         "line": finding.line,
         "subtype": finding.subtype.value,
@@ -369,3 +375,6 @@ def finding_record(finding: Finding) -> FindingRecord:
         # XML 1.0 cannot hold.
         "message": printable(finding.message),
     }
+    if finding.refusal:
+        record["refusal"] = printable(finding.refusal)
+    return record

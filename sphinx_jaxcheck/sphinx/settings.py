@@ -7,6 +7,8 @@ import doctest
 import os
 import re
 import tempfile
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
@@ -15,6 +17,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
+from ..cite.pin import IN_CONF_PY, ON_COMMAND_LINE
 from ..config import (
     PREFIX,
     VALUES,
@@ -33,6 +36,33 @@ from .compat import add_setting, unsupported_stack
 from .stages import ConfigInited
 
 logger = logging.getLogger(__name__)
+
+
+# Whether the build being made takes settings on its command line too (-D, as sphinx-build and
+# jaxcheck do), or from conf.py alone (the pytest plugin's builds: see conf_py_only).
+_COMMAND_LINE_SETTINGS: ContextVar[bool] = ContextVar("jaxcheck_command_line", default=True)
+
+
+@contextlib.contextmanager
+def conf_py_only() -> Iterator[None]:
+    """Builds made inside take their settings from conf.py alone, so their messages name no
+    ``-D``: the pytest plugin's, whose command line takes no Sphinx setting."""
+    token = _COMMAND_LINE_SETTINGS.set(False)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE_SETTINGS.reset(token)
+
+
+def given_in(app: Sphinx) -> str:
+    """Where this build's settings were given, for a message about one."""
+    conf = Path(app.confdir, "conf.py")
+    return f"in {conf} or a -D option" if _COMMAND_LINE_SETTINGS.get() else f"in {conf}"
+
+
+def set_with() -> str:
+    """How a message's next step sets a value for this build (see :mod:`..cite.pin`)."""
+    return ON_COMMAND_LINE if _COMMAND_LINE_SETTINGS.get() else IN_CONF_PY
 
 
 def stop(message: str) -> NoReturn:
@@ -70,7 +100,7 @@ def _validate(app: Sphinx, config: Config) -> None:
         settings = remember_settings(config)
         doctest_files(app.confdir, settings.doctest_files)  # each entry names a file
     except ConfigurationError as problem:
-        stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
+        stop(f"configuration error: {problem} ({given_in(app)})")
     object.__setattr__(config, _UNKNOWN, _unknown_settings(config, Path(app.confdir, "conf.py")))
     if settings.writes_cache:
         ensure_writable(
