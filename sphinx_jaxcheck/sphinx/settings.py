@@ -73,7 +73,9 @@ def stop(message: str) -> NoReturn:
 
 
 def setup_settings(app: Sphinx) -> None:
-    """Every value re-checks all documents when it changes (rebuild="env").
+    """Every value re-checks all documents when it changes (rebuild="env"), but the cache's
+    and the number of workers, on which no document's blocks depend (a build that reads no
+    cache checks every document anyway: see :mod:`.checking.check`).
 
     Values with a number or yes/no default are registered with the default
     None (the cleaner supplies the real one): then Sphinx hands ``-D`` values
@@ -86,7 +88,7 @@ def setup_settings(app: Sphinx) -> None:
         stop(f"configuration error: {outside}")
     for value in VALUES:
         default = None if isinstance(value.default, (bool, int, float)) else value.default
-        add_setting(app, value.name, default, value.help)
+        add_setting(app, value.name, default, value.help, rereads=value.rereads)
     app.connect("config-inited", _validate, priority=ConfigInited.SETTINGS)
     # Before Sphinx creates the output folder, which it would answer with a crash report.
     for what, folder in (("output folder", app.outdir), ("doctree folder", app.doctreedir)):
