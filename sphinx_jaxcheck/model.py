@@ -318,6 +318,9 @@ class CellOutput:
     (``ename``); ``text`` a stream's text, a result's ``text/plain`` or an error's message
     (``evalue``); ``data`` every MIME type a result or display holds, each as text (images in
     base64, JSON as JSON) and its ``metadata`` (JSON), for the page and ``jaxcheck update``.
+    ``shows`` is the type of the value a fresh run's result or display showed (a notebook
+    stores none): ``matplotlib.text.Text``, or ``list[matplotlib.lines.Line2D]`` for a list
+    or tuple whose items are all of one type.
     """
 
     output_type: str
@@ -326,6 +329,7 @@ class CellOutput:
     data: tuple[tuple[str, str], ...] = ()
     traceback: tuple[str, ...] = ()
     metadata: str = ""  # a result's or display's metadata, as JSON (empty: none)
+    shows: str = ""  # the shown value's type, as the worker saw it ("": not known)
 
     def mime(self, kind: str) -> str | None:
         """The text of one MIME type of a result or display, None when it has none."""

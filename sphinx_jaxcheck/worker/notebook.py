@@ -51,7 +51,9 @@ class _Outputs:
         else:
             self.items.append(CellOutput("stream", name, text))
 
-    def mime(self, output_type: str, data: dict[str, Any], metadata: Any = None) -> None:
+    def mime(
+        self, output_type: str, data: dict[str, Any], metadata: Any = None, shows: str = ""
+    ) -> None:
         texts = tuple(
             sorted(
                 (kind, value if isinstance(value, str) else json.dumps(value))
@@ -60,7 +62,7 @@ class _Outputs:
         )
         plain = next((text for kind, text in texts if kind == "text/plain"), "")
         shown = json.dumps(metadata, sort_keys=True) if metadata else ""
-        self.items.append(CellOutput(output_type, "", plain, texts, (), shown))
+        self.items.append(CellOutput(output_type, "", plain, texts, (), shown, shows))
 
     def error(self, name: str, message: str, traceback: list[str]) -> None:
         self.items.append(CellOutput("error", name, message, (), tuple(traceback)))
@@ -99,12 +101,29 @@ class _Budget:
             raise OutputLimitExceeded
 
 
+def type_name(value: object) -> str:
+    """The type of a shown value, as the judge reads it: ``matplotlib.text.Text``; a list or
+    tuple whose items are all of one type names it too (``list[matplotlib.lines.Line2D]``)."""
+
+    def name(kind: type) -> str:
+        module = kind.__module__
+        return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+
+    found = name(type(value))
+    if isinstance(value, (list, tuple)) and value:
+        items = {type(item) for item in value}
+        if len(items) == 1:
+            found += f"[{name(items.pop())}]"
+    return found
+
+
 def _shell_class() -> Any:
-    """IPython's shell, its display hook, display publisher and compiler made to record
-    what a kernel would send (ipykernel subclasses the same four)."""
+    """IPython's shell, its display hook, display publisher, display formatter and compiler
+    made to record what a kernel would send (ipykernel subclasses the same)."""
     from IPython.core.compilerop import CachingCompiler
     from IPython.core.displayhook import DisplayHook
     from IPython.core.displaypub import DisplayPublisher
+    from IPython.core.formatters import DisplayFormatter
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets import Type
 
@@ -113,17 +132,34 @@ def _shell_class() -> Any:
             pass
 
         def write_format_data(self, format_dict: Any, md_dict: Any = None) -> None:
-            self.shell.cell_outputs.mime("execute_result", format_dict, md_dict)  # type: ignore[union-attr]
+            shell: Any = self.shell
+            shows = shell.display_formatter.take_shown()
+            shell.cell_outputs.mime("execute_result", format_dict, md_dict, shows)
 
         def finish_displayhook(self) -> None:
             self._is_active = False
 
     class Publisher(DisplayPublisher):
         def publish(self, data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> None:
-            self.shell.cell_outputs.mime("display_data", data, metadata)
+            self.shell.cell_outputs.mime(
+                "display_data", data, metadata, self.shell.display_formatter.take_shown()
+            )
 
         def clear_output(self, wait: bool = False) -> None:
             self.shell.cell_outputs.items.clear()
+
+    class Formatter(DisplayFormatter):
+        # Both a result and display() are formatted here first: the type of the value is
+        # kept for the output published next (a matplotlib object's repr is judged as one).
+        shown = ""  # the type of the value formatted last, until its output is published
+
+        def format(self, obj: Any, include: Any = None, exclude: Any = None) -> Any:  # noqa: V107 - IPython's signature
+            self.shown = type_name(obj)
+            return super().format(obj, include, exclude)  # type: ignore[no-untyped-call]
+
+        def take_shown(self) -> str:
+            shown, self.shown = self.shown, ""
+            return shown
 
     class Compiler(CachingCompiler):
         # A cell's code is named after its notebook and cell, so tracebacks and the
@@ -138,6 +174,10 @@ def _shell_class() -> Any:
         display_pub_class = Type(Publisher)
         compiler_class = Type(Compiler)
         cell_outputs = _Outputs()
+
+        def init_display_formatter(self) -> None:
+            self.display_formatter = Formatter(parent=self)
+            self.configurables.append(self.display_formatter)  # type: ignore[arg-type]
 
         def _showtraceback(self, etype: Any, evalue: Any, stb: list[str]) -> None:
             self.cell_outputs.error(etype.__name__, str(evalue), stb)

@@ -128,6 +128,29 @@ def test_a_figure_is_shown_as_an_image_and_its_repr(workers: Workers) -> None:
     assert figure.mime("image/png")
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="figures need matplotlib: pip install 'sphinx-jaxcheck[test]'",
+)
+def test_each_shown_value_comes_with_its_type_for_the_judge(workers: Workers) -> None:
+    ran = cells(
+        workers,
+        "import matplotlib\nmatplotlib.use('agg')\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots()",
+        "ax.set_title('t')",
+        "ax.plot([1, 2])",
+        "class Text:\n    def __repr__(self):\n        return \"Text(0.5, 1.0, 't')\"\nText()",
+        "from IPython.display import HTML\ndisplay(HTML('<b>x</b>'))",
+        "print(1)",
+    )
+    shows = [[(o.text, o.shows) for o in outcome.outputs] for outcome in ran.items[1:]]
+    assert shows[0] == [("Text(0.5, 1.0, 't')", "matplotlib.text.Text")]
+    assert shows[1][0][1] == "list[matplotlib.lines.Line2D]"
+    assert shows[2] == [("Text(0.5, 1.0, 't')", "__main__.Text")]
+    assert shows[3] == [("<IPython.core.display.HTML object>", "IPython.core.display.HTML")]
+    assert shows[4] == [("1\n", "")]
+
+
 def pytest_run(root: Path) -> subprocess.CompletedProcess[str]:
     """``pytest --jaxcheck ROOT`` in a fresh process, as a user runs it."""
     env = {

@@ -123,18 +123,131 @@ def test_each_normalizer_removes_its_noise_and_only_when_on(
     assert status((stored,), ran(fresh), normalizers=others) is Status.STALE
 
 
-def test_matplotlib_reprs_are_left_out_on_both_sides_whatever_their_number() -> None:
-    stored = (shown("<Figure size 432x288 with 1 Axes>", "display_data"),)
-    fresh = (
+def matplotlibs(text: str, shows: str, kind: str = "execute_result", **data: str) -> CellOutput:
+    """A result of a fresh run whose value the worker saw was of type ``shows``."""
+    return CellOutput(kind, "", text, (("text/plain", text), *data.items()), shows=shows)
+
+
+def test_matplotlib_reprs_lose_what_the_version_changes_and_keep_their_text() -> None:
+    stored = (
         shown("[<matplotlib.lines.Line2D at 0x7f61a0b2c3d0>]"),
-        shown("<Figure size 640x480 with 1 Axes>", "display_data", **{"image/png": "iVBOR"}),
-        shown("Text(0.5, 0.92, '3D conv output')"),
+        shown("Text(0.5,1,'3D conv output')"),
+        shown("<AxesSubplot:title={'center':'loss'}, xlabel='step'>"),
+        shown("<Figure size 432x288 with 1 Axes>", "display_data"),
+    )
+    fresh = (
+        matplotlibs(
+            "[<matplotlib.lines.Line2D at 0x7f0000000010>]", "list[matplotlib.lines.Line2D]"
+        ),
+        matplotlibs("Text(0.5, 1.0, '3D conv output')", "matplotlib.text.Text"),
+        matplotlibs(
+            "<Axes: title={'center': 'loss'}, xlabel='step'>", "matplotlib.axes._axes.Axes"
+        ),
+        matplotlibs(
+            "<Figure size 640x480 with 1 Axes>",
+            "matplotlib.figure.Figure",
+            "display_data",
+            **{"image/png": "iVBOR"},
+        ),
     )
     assert status(stored, ran(*fresh)) is Status.VERIFIED
     others = tuple(n for n in ALL if n != "matplotlib")
     assert status(stored, ran(*fresh), normalizers=others) is Status.STALE
-    # A value that only looks like a pair of numbers is kept when it is no figure's.
-    assert status((shown("(1, 2)"),), ran(shown("(1, 3)"))) is Status.STALE
+
+
+def test_a_changed_title_label_or_number_of_axes_is_stale() -> None:
+    title = "matplotlib.text.Text"
+    stored = (shown("Text(0.5, 1.0, 'old')"),)
+    assert status(stored, ran(matplotlibs("Text(0.5, 1.0, 'new')", title))) is Status.STALE
+    axes = "matplotlib.axes._axes.Axes"
+    stored = (shown("<Axes: xlabel='x'>"),)
+    assert status(stored, ran(matplotlibs("<Axes: xlabel='t'>", axes))) is Status.STALE
+    figure = "matplotlib.figure.Figure"
+    stored = (shown("<Figure size 640x480 with 1 Axes>"),)
+    assert status(stored, ran(matplotlibs("<Figure size 640x480 with 2 Axes>", figure))) is (
+        Status.STALE
+    )
+    # A figure shown where none was stored is an output more.
+    assert status((), ran(matplotlibs("<Figure size 640x480 with 1 Axes>", figure))) is (
+        Status.STALE
+    )
+
+
+def test_a_users_own_class_whose_repr_looks_like_matplotlibs_is_compared_as_it_is() -> None:
+    stored = (shown("Text(0.5, 1.0, 'a')"),)
+    assert status(stored, ran(matplotlibs("Text(0.5, 2.0, 'a')", "__main__.Text"))) is (
+        Status.STALE
+    )
+    assert status(stored, ran(matplotlibs("Text(0.5, 1.0, 'a')", "__main__.Text"))) is (
+        Status.VERIFIED
+    )
+    same = (shown("<Figure size 1x2 with 3 Axes>"),)
+    assert status(same, ran(matplotlibs("<Figure size 1x3 with 3 Axes>", "shapes.Figure"))) is (
+        Status.STALE
+    )
+
+
+def test_a_hex_number_printed_outside_an_address_is_compared() -> None:
+    assert status((stream("flags 0x1234567\n"),), ran(stream("flags 0x7654321\n"))) is (
+        Status.STALE
+    )
+    assert status((shown("0xdeadbeef"),), ran(shown("0xfeedface"))) is Status.STALE
+    objects = (shown("<__main__.A object at 0x7f61a0b2c3d0>"),)
+    assert status(objects, ran(shown("<__main__.A object at 0x10f4e1b20>"))) is Status.VERIFIED
+
+
+def test_no_normalizer_touches_an_errors_name_or_message() -> None:
+    def error(message: str) -> CellOutput:
+        return CellOutput("error", "ValueError", message, (), ("tb",))
+
+    stored = (error("bad handle <function f at 0x7f61a0b2c3d0>"),)
+    fresh = ran(error("bad handle <function f at 0x10f4e1b20>"), raised="ValueError")
+    assert status(stored, fresh, raises=True) is Status.STALE
+    coloured = ran(error("\x1b[31mbad\x1b[0m"), raised="ValueError")
+    assert status((error("bad"),), coloured, raises=True) is Status.STALE
+
+
+def test_timeit_hides_only_its_own_lines_figures_and_they_stay_lines() -> None:
+    printed = (stream("cost per loop: 3\n"),)
+    assert status(printed, ran(stream("cost per loop: 4\n"))) is Status.STALE
+    timed = (
+        stream(
+            "3.2 ms \u00b1 14 \u03bcs per loop (mean \u00b1 std. dev. of 7 runs, 100 loops each)\n"
+        ),
+    )
+    assert status(timed, ran()) is Status.STALE
+    noted = ran(
+        stream(
+            "The slowest run took 5.43 times longer than the fastest. This could mean that an "
+            "intermediate result is being cached.\n"
+            "1.1 s \u00b1 0 ns per loop (mean \u00b1 std. dev. of 1 run, 1 loop each)\n"
+            "Compiler time: 0.12 s\n"
+        )
+    )
+    assert status(timed, noted) is Status.VERIFIED
+
+
+def test_html_is_judged_where_its_text_plain_only_names_the_object() -> None:
+    def html(markup: str, plain: str = "<IPython.core.display.HTML object>") -> CellOutput:
+        return CellOutput("display_data", "", plain, (("text/html", markup), ("text/plain", plain)))
+
+    assert status((html("<b>1</b>"),), ran(html("<b>2</b>"))) is Status.STALE
+    assert status((html("<b>1</b>"),), ran(html("<i>1</i>"))) is Status.VERIFIED
+    styler = "<pandas.io.formats.style.Styler at 0x7f61a0b2c3d0>"
+    assert status((html("<td>1</td>", styler),), ran(html("<td>2</td>", styler))) is (Status.STALE)
+    # A text/plain that says more than the type is compared as it is.
+    frame = "   a\n0  1"
+    assert status((html("<td>1</td>", frame),), ran(html("<td>9</td>", frame))) is (Status.VERIFIED)
+    markdown = CellOutput(
+        "display_data",
+        "",
+        "<IPython.core.display.Markdown object>",
+        (("text/markdown", "**1**"), ("text/plain", "<IPython.core.display.Markdown object>")),
+    )
+    changed = CellOutput(
+        "display_data", "", markdown.text, (("text/markdown", "**2**"), markdown.data[1])
+    )
+    assert status((markdown,), ran(changed)) is Status.STALE
 
 
 def test_a_jaxpr_compares_up_to_the_names_of_its_variables() -> None:
