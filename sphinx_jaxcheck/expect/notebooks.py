@@ -3,8 +3,8 @@ the outputs it stores, the options it carries, and the line of the file it start
 
 A cell's options come from, weakest first: the notebook's metadata ``jaxcheck`` (say
 ``{"platforms": "tpu"}`` for a notebook that needs one), the cell's metadata ``jaxcheck``,
-its tags, and nbval's comments on its first lines, so that notebooks written for nbval keep
-their meaning (user guide: guide/notebooks).
+its tags, and nbval's comment lines anywhere in it, read as nbval reads them, so that
+notebooks written for nbval keep their meaning (user guide: guide/notebooks).
 """
 
 from __future__ import annotations
@@ -44,16 +44,24 @@ CELL_OPTIONS = (
     "images",
 )
 IMAGES = ("ignore", "compare")  # whether a cell's images are compared (by their bytes)
-# nbval's markers: as comments on a cell's first lines, or (lower case) as tags.
-NBVAL_OUTPUT = {
-    "NBVAL_IGNORE_OUTPUT": OutputMode.IGNORE,
-    "NBVAL_SKIP": OutputMode.SKIP,
-    "NBVAL_CHECK_OUTPUT": OutputMode.CHECK,
+# nbval's markers, as nbval reads them: a comment line anywhere in the cell, or (lower case,
+# ``_`` as ``-``) a tag; each sets one of a cell's three options, the last one read winning,
+# a comment over a tag.
+NBVAL_COMMENTS: dict[str, tuple[str, bool]] = {
+    "NBVAL_IGNORE_OUTPUT": ("check", False),
+    "PYTEST_VALIDATE_IGNORE_OUTPUT": ("check", False),  # nbval's older name
+    "NBVAL_CHECK_OUTPUT": ("check", True),
+    "NBVAL_RAISES_EXCEPTION": ("raises", True),
+    "NBVAL_SKIP": ("skip", True),
 }
-NBVAL_RAISES = "NBVAL_RAISES_EXCEPTION"
 # Jupyter's own tags (JupyterLab, MyST-NB, nbmake and nbval honour them).
 TAG_RAISES = "raises-exception"
 TAG_SKIP = "skip-execution"
+NBVAL_TAGS: dict[str, tuple[str, bool]] = {
+    **{name.lower().replace("_", "-"): marker for name, marker in NBVAL_COMMENTS.items()},
+    TAG_RAISES: ("raises", True),
+    TAG_SKIP: ("skip", True),
+}
 # A text notebook's expected output: a fence of this directive right after a code cell.
 OUTPUT_DIRECTIVE = "jaxcheck-output"
 OUTPUT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\{jaxcheck-output\}\s*$")
@@ -193,19 +201,12 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
     source = "".join(source) if isinstance(source, list) else str(source)
     own = _metadata_options(cell.get("metadata", {}).get("jaxcheck", {}))
     values = {**defaults.values, **own.values}
-    tags = {str(tag) for tag in cell.get("metadata", {}).get("tags", ())}
-    raises = TAG_RAISES in tags or "nbval-raises-exception" in tags
-    for tag, mode in (
-        ("nbval-ignore-output", "ignore"),
-        ("nbval-skip", "skip"),
-        (TAG_SKIP, "skip"),
-    ):
-        if tag in tags:
-            values["output"] = mode
-    for comment in _leading_comments(source):
-        if comment in NBVAL_OUTPUT:
-            values["output"] = NBVAL_OUTPUT[comment].value
-        raises = raises or comment == NBVAL_RAISES
+    markers = _markers(cell.get("metadata", {}).get("tags", ()), source)
+    raises = markers.get("raises", False)
+    if markers.get("skip"):
+        values["output"] = OutputMode.SKIP.value
+    elif "check" in markers:
+        values["output"] = (OutputMode.CHECK if markers["check"] else OutputMode.IGNORE).value
     spec = _spec()
     converted = {name: spec[name](str(value)) for name, value in values.items()}
     problems = (
@@ -267,15 +268,22 @@ def _images(value: str | None) -> str | BadOption:
     return BadOption("images", value, "one of " + ", ".join(IMAGES), closest(text, IMAGES))
 
 
-def _leading_comments(source: str) -> list[str]:
-    """The words of the comment lines a cell starts with (where nbval reads its markers)."""
-    words = []
+def _markers(tags: Any, source: str) -> dict[str, bool]:
+    """The options nbval's markers set (``check``, ``raises``, ``skip``), as nbval reads
+    them: its tags in order, then every comment line of the cell, the last one winning."""
+    found: dict[str, bool] = {}
+    for tag in tags if isinstance(tags, list) else ():
+        if str(tag) in NBVAL_TAGS:
+            kind, value = NBVAL_TAGS[str(tag)]
+            found[kind] = value
     for line in source.splitlines():
         stripped = line.strip()
-        if not stripped.startswith("#"):
-            break
-        words.append(stripped.lstrip("#").strip())
-    return words
+        if stripped.startswith("#"):
+            comment = stripped.lstrip("#").strip()
+            if comment in NBVAL_COMMENTS:
+                kind, value = NBVAL_COMMENTS[comment]
+                found[kind] = value
+    return found
 
 
 def stored_output(output: Mapping[str, Any]) -> CellOutput:

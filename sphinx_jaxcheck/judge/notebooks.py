@@ -31,6 +31,7 @@ from ..model import (
     Subtype,
     Verdict,
 )
+from ..worker.streams import as_jupyter_stores
 from .matching import (
     MatchRules,
     normalize,
@@ -255,7 +256,10 @@ def comparable(
         if kept is None:
             continue
         if kept.output_type == "stream":
-            text = kept.text if kept.name == "stdout" else _headed(f"[{kept.name}]", kept.text)
+            # As Jupyter stores it: a notebook saved elsewhere (Colab, nbclient) may hold the
+            # carriage returns and backspaces still.
+            stream = as_jupyter_stores(kept.text)
+            text = stream if kept.name == "stdout" else _headed(f"[{kept.name}]", stream)
         elif kept.output_type == "error":
             text = f"{kept.name}: {kept.text}" if kept.text else kept.name
         else:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import dataclasses
+import getpass
 import importlib.util
 import io
 import json
@@ -25,6 +27,7 @@ from typing import Any
 
 from ..model import CellOutput, FailureKind, Outcome, Program
 from .runner import Capture, OutputLimitExceeded, SessionRunner
+from .streams import as_jupyter_stores
 
 # Figures are shown as a notebook shows them (a PNG, and the figure's repr as text) when
 # matplotlib's inline backend is there; the project's MPLBACKEND, if any, wins.
@@ -36,15 +39,32 @@ MISSING_IPYTHON = (
 
 
 class _Outputs:
-    """A cell's outputs as they come, a stream's consecutive writes merged into one output
-    (as Jupyter merges them)."""
+    """A cell's outputs as nbclient stores them from a kernel's messages: a stream's
+    consecutive writes merged into one output (as Jupyter merges them), ``clear_output``
+    (now, or with ``wait`` before the next output), and a display with an id updated in
+    place."""
 
     def __init__(self) -> None:
         self.items: list[CellOutput] = []
+        self.displays: dict[str, list[int]] = {}  # display id -> its outputs' indexes
+        self.clear_pending = False  # clear_output(wait=True): before the next output
+
+    def clear(self, wait: bool) -> None:
+        if wait:
+            self.clear_pending = True
+        else:
+            self.items.clear()
+            self.displays.clear()
+
+    def _next_output(self) -> None:
+        if self.clear_pending:
+            self.clear(wait=False)
+            self.clear_pending = False
 
     def stream(self, name: str, text: str) -> None:
         if not text:
             return
+        self._next_output()
         last = self.items[-1] if self.items else None
         if last is not None and last.output_type == "stream" and last.name == name:
             self.items[-1] = CellOutput("stream", name, last.text + text)
@@ -52,7 +72,13 @@ class _Outputs:
             self.items.append(CellOutput("stream", name, text))
 
     def mime(
-        self, output_type: str, data: dict[str, Any], metadata: Any = None, shows: str = ""
+        self,
+        output_type: str,
+        data: dict[str, Any],
+        metadata: Any = None,
+        shows: str = "",
+        display_id: str | None = None,
+        update: bool = False,
     ) -> None:
         texts = tuple(
             sorted(
@@ -62,10 +88,32 @@ class _Outputs:
         )
         plain = next((text for kind, text in texts if kind == "text/plain"), "")
         shown = json.dumps(metadata, sort_keys=True) if metadata else ""
-        self.items.append(CellOutput(output_type, "", plain, texts, (), shown, shows))
+        output = CellOutput(output_type, "", plain, texts, (), shown, shows)
+        if display_id is not None:
+            # Every output shown with this id takes the new data; an update adds none.
+            for index in self.displays.get(display_id, ()):
+                self.items[index] = dataclasses.replace(
+                    output, output_type=self.items[index].output_type
+                )
+            if update:
+                return
+        self._next_output()
+        if display_id is not None:
+            self.displays.setdefault(display_id, []).append(len(self.items))
+        self.items.append(output)
 
     def error(self, name: str, message: str, traceback: list[str]) -> None:
+        self._next_output()
         self.items.append(CellOutput("error", name, message, (), tuple(traceback)))
+
+    def stored(self) -> tuple[CellOutput, ...]:
+        """The outputs as the notebook stores them (a stream's overwritten text gone)."""
+        return tuple(
+            dataclasses.replace(item, text=as_jupyter_stores(item.text))
+            if item.output_type == "stream"
+            else item
+            for item in self.items
+        )
 
 
 class _Stream(Capture):
@@ -141,12 +189,18 @@ def _shell_class() -> Any:
 
     class Publisher(DisplayPublisher):
         def publish(self, data: Any, metadata: Any = None, *args: Any, **kwargs: Any) -> None:
+            transient = kwargs.get("transient") or {}
             self.shell.cell_outputs.mime(
-                "display_data", data, metadata, self.shell.display_formatter.take_shown()
+                "display_data",
+                data,
+                metadata,
+                self.shell.display_formatter.take_shown(),
+                transient.get("display_id"),
+                bool(kwargs.get("update")),
             )
 
         def clear_output(self, wait: bool = False) -> None:
-            self.shell.cell_outputs.items.clear()
+            self.shell.cell_outputs.clear(wait)
 
     class Formatter(DisplayFormatter):
         # Both a result and display() are formatted here first: the type of the value is
@@ -207,8 +261,11 @@ class NotebookRunner(SessionRunner):
     def __init__(self, output_limit: int, namespace: dict[str, Any] | None = None) -> None:
         super().__init__(output_limit, namespace)
         self.shell = _new_shell(self.namespace)
-        # The builtins a cell starts with are a notebook's (``display``, ``get_ipython``).
+        # The builtins a cell starts with are a notebook's (``display``, ``get_ipython``), and
+        # asking for input fails as in a kernel whose frontend has no stdin (nbclient's).
         self.user_builtins = dict(vars(builtins))
+        self.user_builtins["input"] = _no_input
+        getpass.getpass = _no_getpass
 
     def _run(self, program: Program) -> Outcome:
         started = time.perf_counter()
@@ -237,14 +294,33 @@ class NotebookRunner(SessionRunner):
         if exception is not None and exception.out_of_memory and failure is None:
             failure = FailureKind.OUT_OF_MEMORY
             message = exception.traceback
+        stored = outputs.stored()
         return Outcome(
-            stdout="".join(o.text for o in outputs.items if o.output_type == "stream"),
+            stdout="".join(o.text for o in stored if o.output_type == "stream"),
             exception=exception,
             failure=failure,
             message=message,
             seconds=time.perf_counter() - started,
-            outputs=tuple(outputs.items),
+            outputs=stored,
         )
+
+
+def _no_input(prompt: str = "") -> str:
+    """``input()`` in a kernel whose frontend sends no input (ipykernel's words)."""
+    from IPython.core.error import StdinNotImplementedError
+
+    raise StdinNotImplementedError(
+        "raw_input was called, but this frontend does not support input requests."
+    )
+
+
+def _no_getpass(prompt: str = "Password: ", stream: Any = None) -> str:
+    """``getpass.getpass()`` in a kernel whose frontend sends no input (ipykernel's words)."""
+    from IPython.core.error import StdinNotImplementedError
+
+    raise StdinNotImplementedError(
+        "getpass was called, but this frontend does not support input requests."
+    )
 
 
 def notebook_runner(output_limit: int, namespace: dict[str, Any] | None) -> SessionRunner:

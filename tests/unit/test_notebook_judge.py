@@ -85,6 +85,13 @@ def test_a_stream_split_in_two_writes_is_the_same_stream() -> None:
     assert status((stream("a\nb\n"),), ran(stream("a\n"), stream("b\n"))) is Status.VERIFIED
 
 
+def test_a_stream_stored_with_its_carriage_returns_is_compared_as_jupyter_stores_it() -> None:
+    progress = (stream("0/3\r1/3\r3/3 done\n", "stderr"),)
+    assert status(progress, ran(stream("3/3 done\n", "stderr"))) is Status.VERIFIED
+    assert status(progress, ran(stream("2/3 done\n", "stderr"))) is Status.STALE
+    assert status((stream("ab\bc\n"),), ran(stream("ac\n"))) is Status.VERIFIED
+
+
 def test_stderr_is_compared_and_told_apart_from_stdout() -> None:
     assert status((stream("w\n", "stderr"),), ran(stream("w\n"))) is Status.STALE
     assert comparable((stream("w\n", "stderr"),), ALL) == ["[stderr]", "w"]
