@@ -410,6 +410,12 @@ class Verdict:
     # reported by a problem of its own; the block's other examples keep their verdicts.
     failed_examples: tuple[Expectation, ...] = ()
     outputs: tuple[CellOutput, ...] = ()  # a notebook cell's, as it ran: what its page shows
+    # A notebook cell that failed after an earlier cell of its notebook failed: that cell's
+    # label (its finding lists this one); "" for any other verdict.
+    after: str = ""
+    # The first failed cell of a notebook: each later cell that failed too, in words
+    # (``nb.ipynb:cell 4 (line 52): NameError: name 'x' is not defined``).
+    followers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import hashlib
 import html.parser
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ..model import (
     Block,
@@ -341,6 +342,39 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
         seconds=outcome.seconds,
         outputs=outcome.outputs,
     )
+
+
+def follow_failures(blocks: Sequence[Block], verdicts: list[Verdict]) -> None:
+    """Mark each notebook cell that failed after an earlier cell of its notebook failed
+    (``after``), and list them on that first one (``followers``), in place: the shell went on
+    after the first failure, as a kernel does, so the later ones most often fail for it (a
+    name it did not define). A cell not run for its bad options is neither: its finding
+    says what to fix in its metadata."""
+    roots: dict[tuple[str, str | None], int] = {}  # notebook's session -> its first failed cell
+    followers: dict[int, list[str]] = {}
+    for number, (block, verdict) in enumerate(zip(blocks, verdicts, strict=True)):
+        if (
+            not isinstance(block.kind, NotebookCell)
+            or verdict.status is not Status.FAILED
+            or block.error  # not run, for its options: reported on its own
+        ):
+            continue
+        root = roots.setdefault(block.session_key, number)
+        if root != number:
+            verdicts[number] = replace(verdict, after=blocks[root].label)
+            followers.setdefault(root, []).append(
+                f"{block.label} (line {block.body_line}): {_failure(verdict)}"
+            )
+    for root, found in followers.items():
+        verdicts[root] = replace(verdicts[root], followers=tuple(found))
+
+
+def _failure(verdict: Verdict) -> str:
+    """How a failed cell failed, in one line: the error it raised, or its problem's first."""
+    error = next((o for o in verdict.outputs if o.output_type == "error"), None)
+    if error is not None:
+        return f"{error.name}: {error.text}".splitlines()[0] if error.text else error.name
+    return verdict.problems[0].message.splitlines()[0] if verdict.problems else "failed"
 
 
 def _expected(cell: NotebookCell, matplotlib: frozenset[str]) -> list[str] | None:

@@ -201,6 +201,50 @@ def test_a_build_checks_each_cell_and_myst_nb_runs_none(tmp_path: Path) -> None:
 
 
 @needs_myst_nb
+def test_after_a_failed_cell_the_shell_goes_on_and_later_failures_are_listed_under_it(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.txt"
+    root = notebook_project(
+        tmp_path,
+        code(f"open({str(runs)!r}, 'a').write('ran\\n')", result("4")),
+        code("import numpy as nmp\nx = np.ones(3)"),
+        code("print('still here')", stdout("still here\n")),
+        code("x + 1", result("array([2., 2., 2.])")),
+        code("len(x)", result("3")),
+    )
+    done = jaxcheck("check", str(root), "--format", "json")
+    report = json.loads(done.stdout)
+    assert runs.read_text() == "ran\n"  # no earlier cell ran again, as in a kernel
+    assert [(c["cell"], c["status"], c.get("after")) for c in report["cells"]] == [
+        (1, "verified", None),
+        (2, "failed", None),
+        (3, "verified", None),
+        (4, "failed", "nb.ipynb:cell 2"),
+        (5, "failed", "nb.ipynb:cell 2"),
+    ]
+    (finding,) = report["findings"]
+    assert finding["message"].startswith("nb.ipynb:cell 2: the cell raised an exception")
+    text = (root / "nb.ipynb").read_text().splitlines()
+    line = text.index('    "x + 1"') + 1
+    assert (
+        "2 later cell(s) failed after it (the shell went on, as a kernel does; fix this cell "
+        f"first):\n  nb.ipynb:cell 4 (line {line}): NameError: name 'x' is not defined\n"
+        in finding["message"]
+    )
+    summary = "5 block(s): 2 verified, 0 stale, 1 failed, 2 failed after an earlier cell"
+    assert summary in report["summary"]
+    # The guide shows this notebook's report.
+    (shown,) = [m for m in guide_messages() if "later cell(s) failed after it" in m]
+    printed = f"nb.ipynb:{finding['line']}: error: {finding['message']}\n\n{report['summary']}"
+    assert shown == printed.replace(f"(jax {report['run']['jax']})", "(jax 0.10.2)")
+    build(root)
+    page = html.unescape((root / "_build" / "html" / "nb.html").read_text())
+    assert page.count("✗ failed</span> with jax ") == 3
+    assert page.count(" after nb.ipynb:cell 2 failed (show)") == 2
+
+
+@needs_myst_nb
 def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: Path) -> None:
     root = notebook_project(
         tmp_path,

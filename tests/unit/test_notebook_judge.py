@@ -4,9 +4,13 @@ noise, and only when it is on."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+from xml.etree import ElementTree
+
 import pytest
 
-from sphinx_jaxcheck.judge.notebooks import NORMALIZERS, comparable, html_text
+from sphinx_jaxcheck.judge.notebooks import NORMALIZERS, comparable, follow_failures, html_text
 from sphinx_jaxcheck.judge.verdict import judge
 from sphinx_jaxcheck.model import (
     Block,
@@ -20,7 +24,12 @@ from sphinx_jaxcheck.model import (
     Program,
     RaisedException,
     Status,
+    Subtype,
 )
+from sphinx_jaxcheck.report.findings import findings_of
+from sphinx_jaxcheck.report.junit import write_junit
+from sphinx_jaxcheck.report.merge import merge
+from sphinx_jaxcheck.report.records import build_report, summary_line
 
 ALL = tuple(NORMALIZERS)
 DEFAULTS = BlockOptions()
@@ -331,3 +340,69 @@ def test_images_are_compared_by_their_bytes_only_when_asked() -> None:
     asked = cell_block(stored, images=True)
     assert judge(asked, ran(*other)).status is Status.STALE
     assert judge(asked, ran(figure("iVBORw0KGgoA\n"))).status is Status.VERIFIED
+
+
+def test_cells_that_fail_after_a_failed_cell_follow_it_and_its_finding_lists_them() -> None:
+    def cell(number: int) -> Block:
+        block = cell_block((stream("ok\n"),))
+        assert isinstance(block.kind, NotebookCell)
+        return replace(block, body_line=10 * number, kind=replace(block.kind, cell=number))
+
+    def raised(name: str, message: str) -> Outcome:
+        return ran(CellOutput("error", name, message, (), (f"{name}: {message}",)), raised=name)
+
+    blocks = [cell(1), cell(2), cell(3), cell(4)]
+    outcomes = [
+        raised("NameError", "name 'np' is not defined"),
+        ran(stream("ok\n")),
+        raised("NameError", "name 'x' is not defined"),
+        Outcome(failure=FailureKind.TIMEOUT, message="timed out after 60 s"),
+    ]
+    verdicts = [judge(b, o) for b, o in zip(blocks, outcomes, strict=True)]
+    follow_failures(blocks, verdicts)
+    assert [v.status for v in verdicts] == [Status.FAILED, Status.VERIFIED, *[Status.FAILED] * 2]
+    assert [v.after for v in verdicts] == ["", "", "nb.ipynb:cell 1", "nb.ipynb:cell 1"]
+    assert verdicts[0].followers == (
+        "nb.ipynb:cell 3 (line 30): NameError: name 'x' is not defined",
+        "nb.ipynb:cell 4 (line 40): timed out after 60 s",
+    )
+    (root,) = findings_of(blocks[0], verdicts[0])
+    assert root.subtype is Subtype.ERROR
+    assert "2 later cell(s) failed after it" in root.message
+    assert "  nb.ipynb:cell 3 (line 30): NameError: name 'x' is not defined" in root.message
+    assert findings_of(blocks[2], verdicts[2]) == findings_of(blocks[3], verdicts[3]) == []
+    # A cell not run for its bad options is reported on its own, and leads no other.
+    refused = replace(blocks[0], error="not run: metadata 'jaxcheck' has no option 'outptu'")
+    again = [judge(b, o) for b, o in zip([refused, *blocks[1:]], outcomes, strict=True)]
+    follow_failures([refused, *blocks[1:]], again)
+    assert [v.after for v in again] == ["", "", "", "nb.ipynb:cell 3"]
+
+
+def test_the_summary_counts_the_cells_that_failed_after_another_apart() -> None:
+    line = summary_line([Status.FAILED] * 3 + [Status.VERIFIED], [], "0.10.2", failed_after=2)
+    assert "4 block(s): 1 verified, 0 stale, 1 failed, 2 failed after an earlier cell of " in line
+
+
+def test_reports_merged_and_junit_tell_the_cells_that_failed_after_another(
+    tmp_path: Path,
+) -> None:
+    blocks = [
+        replace(
+            cell_block((stream("ok\n"),)),
+            index=n,
+            kind=NotebookCell(n, (stream("ok\n"),), False, ALL),
+        )
+        for n in (1, 2)
+    ]
+    outcome = ran(CellOutput("error", "NameError", "name 'x'", (), ()), raised="NameError")
+    verdicts = [judge(b, outcome) for b in blocks]
+    follow_failures(blocks, verdicts)
+    checked = list(zip(blocks, verdicts, strict=True))
+    findings = [f for b, v in checked for f in findings_of(b, v)]
+    report = build_report(checked, findings, summary="", run={"shard": "1/1"})
+    assert [c.get("after") for c in report["cells"]] == [None, "nb.ipynb:cell 1"]
+    assert "1 failed, 1 failed after an earlier cell" in merge([("a.json", report)])["summary"]
+    write_junit(str(tmp_path / "junit.xml"), report)
+    suite = ElementTree.parse(tmp_path / "junit.xml").getroot()
+    assert [f.get("type") for f in suite.iter("failure")] == ["error", "after"]
+    assert suite.get("failures") == "2"
