@@ -223,8 +223,8 @@ class NotebookCell:
     written_line: int = 0
     twin: str = ""  # in a notebook with a jupytext twin: the twin's file:line of this cell
     images: bool = False  # its images are compared too (by their bytes)
-    # Why its notebook is not run at all (excluded from execution by conf.py or its metadata);
-    # "" when it runs.
+    # Why it is not run: its notebook is not run at all (excluded from execution by conf.py
+    # or its metadata), or it changes the environment (``%pip install``); "" when it runs.
     not_run: str = ""
     # The platforms its notebook's metadata names (empty: any): elsewhere no cell of it runs.
     notebook_platforms: tuple[str, ...] = ()

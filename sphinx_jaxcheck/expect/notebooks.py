@@ -62,6 +62,18 @@ NBVAL_TAGS: dict[str, tuple[str, bool]] = {
     TAG_RAISES: ("raises", True),
     TAG_SKIP: ("skip", True),
 }
+# A line that installs or removes packages where the notebook runs: IPython's magics (%pip,
+# %conda, ...) and the shell's (!pip install, !python -m pip install, !conda install, ...).
+_INSTALLER = (
+    r"(?:pip3?|(?:\S*python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?)\s+-m\s+pip|uv\s+pip"
+    r"|conda|mamba|micromamba)"
+)
+_CHANGES_ENVIRONMENT = re.compile(
+    rf"^\s*(?:%(?:pip|conda|mamba|micromamba|uv\s+pip)|!\s*{_INSTALLER})\s+"
+    r"(?:install|uninstall|remove|update|upgrade|create|env\s+(?:create|update))\b.*$",
+    re.MULTILINE,
+)
+ENVIRONMENT_SETTING = "jaxcheck_notebooks_environment"
 # A text notebook's expected output: a fence of this directive right after a code cell.
 OUTPUT_DIRECTIVE = "jaxcheck-output"
 OUTPUT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\{jaxcheck-output\}\s*$")
@@ -81,6 +93,8 @@ class Cell:
     problems: tuple[str, ...] = ()  # bad options in its metadata, said in words
     images: bool = False  # its images are compared too
     written: Written | None = None  # a text notebook's output block after the cell
+    # Its first line that installs or removes packages (``%pip install optax``); "": none.
+    changes_environment: str = ""
 
 
 @dataclass(frozen=True)
@@ -229,7 +243,14 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         raises,
         tuple(problems),
         images=images == "compare",
+        changes_environment=_changes_environment(source),
     )
+
+
+def _changes_environment(source: str) -> str:
+    """The first line of a cell's code that installs or removes packages ("": none)."""
+    found = _CHANGES_ENVIRONMENT.search(source)
+    return found.group(0).strip() if found else ""
 
 
 @dataclass(frozen=True)
@@ -446,12 +467,20 @@ def notebook_blocks(
     digest: str,
     first: int = 0,
     not_run: str = "",
+    environment: str = "skip",
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
-    notebook's own reason, from its metadata, is taken when it is "")."""
+    notebook's own reason, from its metadata, is taken when it is ""). A cell that changes
+    the environment (``%pip install``) is not run unless ``environment`` is ``"run"``."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
+        own = ""
+        if cell.changes_environment and environment != "run":
+            own = (
+                f"changes the environment ({cell.changes_environment}): set "
+                f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
+            )
         program = Program(
             cell.source,
             f"{path}:cell {cell.index}",
@@ -480,7 +509,7 @@ def notebook_blocks(
                     cell.written.lines if cell.written else None,
                     cell.written.first if cell.written else 0,
                     images=cell.images,
-                    not_run=not_run or notebook.not_run,
+                    not_run=not_run or notebook.not_run or own,
                     notebook_platforms=notebook.platforms,
                 ),
                 placed=False,

@@ -245,6 +245,36 @@ def test_after_a_failed_cell_the_shell_goes_on_and_later_failures_are_listed_und
 
 
 @needs_myst_nb
+def test_a_cell_that_changes_the_environment_is_not_run_and_the_report_says_why(
+    tmp_path: Path,
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("%pip install -q optax", stdout("stored\n")),
+        code("print('next')", stdout("next\n")),
+    )
+    done = jaxcheck("check", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (shown,) = [m for m in guide_messages() if "changes the environment" in m]
+    assert f"/{shown}\n" in done.stdout  # as the guide shows it
+    assert "2 block(s): 1 verified, 0 stale, 0 failed, 1 skipped" in done.stdout
+
+
+@needs_myst_nb
+def test_a_cell_that_changes_the_environment_runs_where_conf_py_says_run(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("%pip uninstall -y jaxcheck-no-such-package\nprint('ran')", stdout("ran\n")),
+        conf='jaxcheck_notebooks_environment = "run"\n',
+    )
+    done = jaxcheck("check", str(root))
+    # pip ran in the workers' Python, and said so; the cell printed what it stores after.
+    assert "1 block(s): 0 verified, 1 stale, 0 failed" in done.stdout, done.stdout
+    assert "+WARNING: Skipping jaxcheck-no-such-package as it is not installed." in done.stdout
+    assert "not run:" not in done.stdout
+
+
+@needs_myst_nb
 def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: Path) -> None:
     root = notebook_project(
         tmp_path,

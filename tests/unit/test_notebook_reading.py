@@ -156,6 +156,34 @@ def test_a_cells_markers_mean_what_they_mean_to_nbval(lines: list[str], tags: li
     assert cell.raises == bool(options.get("check_exception"))
 
 
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("%pip install -q optax", "%pip install -q optax"),
+        (
+            "import sys\n!{sys.executable} -m pip install jax",
+            "!{sys.executable} -m pip install jax",
+        ),
+        ("!pip install 'jax[cpu]'\nimport jax", "!pip install 'jax[cpu]'"),
+        ("! python3 -m pip install -U flax", "! python3 -m pip install -U flax"),
+        ("%conda install -y numpy", "%conda install -y numpy"),
+        ("!conda env create -f environment.yml", "!conda env create -f environment.yml"),
+        ("%uv pip install optax", "%uv pip install optax"),
+        ("%pip uninstall -y jax", "%pip uninstall -y jax"),
+        ("%pip list", ""),
+        ("!pip freeze", ""),
+        ("# %pip install optax", ""),
+        ("print('%pip install optax')", ""),
+        ("!ls", ""),
+    ],
+)
+def test_a_cell_that_installs_or_removes_packages_changes_the_environment(
+    source: str, found: str
+) -> None:
+    (cell,) = read_notebook(notebook_text(code(source))).cells
+    assert cell.changes_environment == found
+
+
 def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
     cells = read_notebook(
         notebook_text(
