@@ -580,6 +580,12 @@ class Settings:
         "outputs it stores)",
         _notebook_patterns,
     )
+    notebooks_number: bool = _value(
+        False,
+        "compare the numbers of notebook cells' outputs as doctest's NUMBER does: a float "
+        "matches to the precision its stored output writes it with",
+        _flag,
+    )
     notebooks_environment: str = _value(
         "skip",
         "notebook cells that change the environment (%pip install, !pip install, %conda "

@@ -228,6 +228,9 @@ class NotebookCell:
     not_run: str = ""
     # The platforms its notebook's metadata names (empty: any): elsewhere no cell of it runs.
     notebook_platforms: tuple[str, ...] = ()
+    # Floats compare to the precision the stored outputs write them with, as doctest's
+    # NUMBER compares them (``jaxcheck_notebooks_number``).
+    number: bool = False
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.

@@ -468,11 +468,13 @@ def notebook_blocks(
     first: int = 0,
     not_run: str = "",
     environment: str = "skip",
+    floats_as_written: bool = False,
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
     notebook's own reason, from its metadata, is taken when it is ""). A cell that changes
-    the environment (``%pip install``) is not run unless ``environment`` is ``"run"``."""
+    the environment (``%pip install``) is not run unless ``environment`` is ``"run"``;
+    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER)."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         own = ""
@@ -511,6 +513,7 @@ def notebook_blocks(
                     images=cell.images,
                     not_run=not_run or notebook.not_run or own,
                     notebook_platforms=notebook.platforms,
+                    number=floats_as_written,
                 ),
                 placed=False,
             )

@@ -35,6 +35,7 @@ from ..model import (
 from ..worker.streams import as_jupyter_stores
 from .matching import (
     MatchRules,
+    adopt_written_precision,
     normalize,
     split_lines,
     texts_match,
@@ -321,6 +322,10 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
     if block.options.output is OutputMode.IGNORE or expected is None:
         return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
     actual = comparable(outcome.outputs, cell.normalizers, cell.images, matplotlib)
+    if cell.number and expected and actual:
+        # As doctest's NUMBER: a float that equals the stored one to the precision written
+        # there reads as written (numbers pair by position, as pytest pairs them).
+        actual = adopt_written_precision("\n".join(expected), "\n".join(actual)).split("\n")
     jaxpr = block.options.compare is CompareMode.JAXPR or (
         _looks_like_jaxpr(expected) and _looks_like_jaxpr(actual)
     )

@@ -275,6 +275,23 @@ def test_a_cell_that_changes_the_environment_runs_where_conf_py_says_run(tmp_pat
 
 
 @needs_myst_nb
+@pytest.mark.parametrize("number", [False, True])
+def test_with_jaxcheck_notebooks_number_a_float_matches_to_its_stored_precision(
+    tmp_path: Path, number: bool
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("import math\nprint(math.pi, 4 * math.atan(1.0))", stdout("3.14 3.1416\n")),
+        code("print(math.pi)", stdout("3.13\n")),
+        conf=f"jaxcheck_notebooks_number = {number}\n",
+    )
+    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    statuses = [c["status"] for c in report["cells"]]
+    # 3.13 is no pi to two places.
+    assert statuses == (["verified", "stale"] if number else ["stale", "stale"])
+
+
+@needs_myst_nb
 def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: Path) -> None:
     root = notebook_project(
         tmp_path,

@@ -125,6 +125,18 @@ def test_notebook_cells_that_change_the_environment_are_skipped_unless_run_is_se
         given("yes")
 
 
+def test_notebooks_number_is_a_flag_off_by_default() -> None:
+    def given(value: object) -> bool:
+        return read_settings(
+            lambda name: value if name == "jaxcheck_notebooks_number" else None
+        ).notebooks_number
+
+    assert given(None) is False
+    assert given(True) is True
+    with pytest.raises(ConfigurationError, match="jaxcheck_notebooks_number"):
+        given("maybe")
+
+
 def test_notebooks_exclude_is_a_list_of_patterns() -> None:
     def given(value: object) -> tuple[str, ...]:
         chosen = read_settings(lambda name: value if name == "jaxcheck_notebooks_exclude" else None)

@@ -281,6 +281,24 @@ def test_a_jaxpr_compares_up_to_the_names_of_its_variables() -> None:
     )
 
 
+def test_with_number_floats_compare_to_the_precision_the_notebook_stores() -> None:
+    def compared(stored: str, fresh: str, number: bool) -> Status:
+        block = cell_block((stream(stored),))
+        assert isinstance(block.kind, NotebookCell)
+        block = replace(block, kind=replace(block.kind, number=number))
+        return judge(block, ran(stream(fresh))).status
+
+    assert compared("0.3535534\n", "0.35355338\n", number=False) is Status.STALE
+    assert compared("0.3535534\n", "0.35355338\n", number=True) is Status.VERIFIED
+    assert compared("pi is 3.14\n", "pi is 3.14159\n", number=True) is Status.VERIFIED
+    assert compared("pi is 3.14\n", "pi is 3.16\n", number=True) is Status.STALE
+    assert compared("1.5e3 items\n", "1523.0 items\n", number=True) is Status.VERIFIED
+    # Integers (shapes, counts) compare as text, as under doctest's NUMBER.
+    assert compared("(3, 4)\n", "(3, 5)\n", number=True) is Status.STALE
+    # Numbers pair by position: one more or less, and nothing is adopted.
+    assert compared("[0.5]\n", "[0.5000001, 2.0]\n", number=True) is Status.STALE
+
+
 def test_tolerance_from_the_cells_options() -> None:
     stored, fresh = (shown("0.35355335"),), (shown("0.35355338"),)
     assert status(stored, ran(*fresh)) is Status.STALE

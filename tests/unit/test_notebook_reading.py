@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from notebooks import code, error, markdown, notebook_text, result, stdout
 
 from sphinx_jaxcheck.errors import NotebookError
-from sphinx_jaxcheck.expect.notebooks import excluding_pattern, read_notebook, source_lines
+from sphinx_jaxcheck.expect.notebooks import (
+    excluding_pattern,
+    notebook_blocks,
+    read_notebook,
+    source_lines,
+)
 from sphinx_jaxcheck.model import CellOutput, OutputMode
 
 
@@ -182,6 +187,23 @@ def test_a_cell_that_installs_or_removes_packages_changes_the_environment(
 ) -> None:
     (cell,) = read_notebook(notebook_text(code(source))).cells
     assert cell.changes_environment == found
+
+
+@pytest.mark.parametrize("floats_as_written", [False, True])
+def test_the_project_wide_settings_reach_every_cell(floats_as_written: bool) -> None:
+    notebook = read_notebook(notebook_text(code("a = 1"), code("%pip install optax"), code("b")))
+    blocks = notebook_blocks(
+        "nb",
+        "nb.ipynb",
+        notebook,
+        timeout=5.0,
+        normalizers=("ansi",),
+        digest="",
+        floats_as_written=floats_as_written,
+    )
+    cells = [block.kind for block in blocks]
+    assert [cell.number for cell in cells] == [floats_as_written] * 3  # type: ignore[union-attr]
+    assert [bool(cell.not_run) for cell in cells] == [False, True, False]  # type: ignore[union-attr]
 
 
 def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
