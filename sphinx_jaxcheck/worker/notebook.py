@@ -38,15 +38,29 @@ MISSING_IPYTHON = (
 )
 
 
+class _Displays:
+    """Where each display id was shown, over the whole notebook: showing or updating a
+    display updates every output shown with its id, in whichever cell (as nbclient does)."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, list[tuple[_Outputs, int]]] = {}  # id -> (a cell's outputs, index)
+        self.revised: list[_Outputs] = []  # earlier cells' outputs changed since last taken
+
+    def forget(self, outputs: _Outputs) -> None:
+        """A cell's outputs were cleared: its displays are gone."""
+        for places in self.shown.values():
+            places[:] = [(where, index) for where, index in places if where is not outputs]
+
+
 class _Outputs:
     """A cell's outputs as nbclient stores them from a kernel's messages: a stream's
     consecutive writes merged into one output (as Jupyter merges them), ``clear_output``
     (now, or with ``wait`` before the next output), and a display with an id updated in
     place."""
 
-    def __init__(self) -> None:
+    def __init__(self, displays: _Displays | None = None) -> None:
         self.items: list[CellOutput] = []
-        self.displays: dict[str, list[int]] = {}  # display id -> its outputs' indexes
+        self.displays = displays if displays is not None else _Displays()
         self.clear_pending = False  # clear_output(wait=True): before the next output
 
     def clear(self, wait: bool) -> None:
@@ -54,7 +68,7 @@ class _Outputs:
             self.clear_pending = True
         else:
             self.items.clear()
-            self.displays.clear()
+            self.displays.forget(self)
 
     def _next_output(self) -> None:
         if self.clear_pending:
@@ -91,15 +105,16 @@ class _Outputs:
         output = CellOutput(output_type, "", plain, texts, (), shown, shows)
         if display_id is not None:
             # Every output shown with this id takes the new data; an update adds none.
-            for index in self.displays.get(display_id, ()):
-                self.items[index] = dataclasses.replace(
-                    output, output_type=self.items[index].output_type
-                )
+            for where, index in self.displays.shown.get(display_id, ()):
+                kind = where.items[index].output_type
+                where.items[index] = dataclasses.replace(output, output_type=kind)
+                if where is not self and where not in self.displays.revised:
+                    self.displays.revised.append(where)
             if update:
                 return
         self._next_output()
         if display_id is not None:
-            self.displays.setdefault(display_id, []).append(len(self.items))
+            self.displays.shown.setdefault(display_id, []).append((self, len(self.items)))
         self.items.append(output)
 
     def error(self, name: str, message: str, traceback: list[str]) -> None:
@@ -266,10 +281,22 @@ class NotebookRunner(SessionRunner):
         self.user_builtins = dict(vars(builtins))
         self.user_builtins["input"] = _no_input
         getpass.getpass = _no_getpass
+        self.displays = _Displays()
+        self.runs: list[_Outputs] = []  # each cell's outputs, in the order the cells ran
+
+    def take_revised(self) -> dict[int, tuple[CellOutput, ...]]:
+        revised = {
+            number: outputs.stored()
+            for number, outputs in enumerate(self.runs)
+            if outputs in self.displays.revised
+        }
+        self.displays.revised.clear()
+        return revised
 
     def _run(self, program: Program) -> Outcome:
         started = time.perf_counter()
-        outputs = _Outputs()
+        outputs = _Outputs(self.displays)
+        self.runs.append(outputs)
         self.shell.cell_outputs = outputs
         self.shell.compile.filename = program.filename
         budget = _Budget(self.output_limit)

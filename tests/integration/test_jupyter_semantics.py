@@ -23,8 +23,17 @@ pytestmark = pytest.mark.skipif(
 
 CELLS = {
     "display_update": "h = display(1, display_id=True)\nh.update(2)",
-    "display_update_by_id": "display('a', display_id='x')\nupdate_display('b', display_id='x')",
+    "display_update_by_id": (
+        "from IPython.display import update_display\n"
+        "display('a', display_id='x')\nupdate_display('b', display_id='x');"
+    ),
     "display_again_with_its_id": "display(3, display_id='y')\ndisplay(4, display_id='y')",
+    "display_with_an_id": "h = display('a', display_id=True)\ndisplay('c', display_id='w');",
+    "updated_by_a_later_cell": "h.update('b')",
+    "cleared_then_updated": (
+        "from IPython.display import clear_output\ng = display('d', display_id=True)\n"
+        "clear_output()\ng.update('e')"
+    ),
     "clear_output_now": "from IPython.display import clear_output\nprint(1)\nclear_output()",
     "clear_output_wait_and_nothing_after": (
         "from IPython.display import clear_output\nprint(1)\nclear_output(wait=True)"
