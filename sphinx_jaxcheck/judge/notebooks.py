@@ -135,7 +135,7 @@ def _matplotlib(output: CellOutput, matplotlib: frozenset[str]) -> CellOutput | 
         return output
     text = _matplotlib_text(kind, output.text.strip())
     data = tuple((mime, text if mime == "text/plain" else value) for mime, value in output.data)
-    return CellOutput(output.output_type, "", text, data, output.traceback, output.metadata)
+    return replace(output, text=text, data=data)
 
 
 def _matplotlib_text(kind: str, text: str) -> str:
