@@ -26,6 +26,8 @@ PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
 NOTEBOOKS = ("check", "report", "off")
+# Whether a notebook's cells that install or remove packages (%pip install) run.
+NOTEBOOKS_ENVIRONMENT = ("skip", "run")
 # Which warnings fail the check: those that drop checks (autodoc could not import what a page
 # shows), any warning at all (as ``sphinx-build -W``), or none.
 FAIL_ON_WARNINGS = ("dropped-checks", "any", "off")
@@ -582,6 +584,18 @@ class Settings:
         "right of each notebook's path (its cells are reported not run, its page shows the "
         "outputs it stores)",
         _notebook_patterns,
+    )
+    notebooks_number: bool = _value(
+        False,
+        "compare the numbers of notebook cells' outputs as doctest's NUMBER does: a float "
+        "matches to the precision its stored output writes it with",
+        _flag,
+    )
+    notebooks_environment: str = _value(
+        "skip",
+        "notebook cells that change the environment (%pip install, !pip install, %conda "
+        "install): skip them (reported not run) or run them",
+        _choice(NOTEBOOKS_ENVIRONMENT),
     )
     filterwarnings: tuple[str, ...] = _value(
         (),

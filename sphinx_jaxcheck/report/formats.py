@@ -46,6 +46,8 @@ def text(report: Report, colour: bool) -> str:
                 f"{b['path']}:{b['line']}: not run: {notebook['cells']} cell(s): "
                 f"{notebook['reason']}\n"
             )
+        elif notebook is None and b.get("reason") and "cell" in b:
+            parts.append(f"{b['path']}:{b['line']}: not run: {b['name']}: {b['reason']}\n")
         elif notebook is None and b.get("reason"):
             parts.append(f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n")
     not_compared = [b for b in report["blocks"] if b["status"] == Status.NOT_COMPARED.value]

@@ -30,6 +30,7 @@ class BlockRecord(TypedDict):
     seconds: float
     reason: NotRequired[str]  # why a skipped block did not run (its limits exclude this JAX)
     cell: NotRequired[int]  # a notebook cell's index in the notebook's ``cells`` list
+    after: NotRequired[str]  # a cell that failed after this earlier cell of its notebook did
 
 
 class CellRecord(TypedDict):
@@ -40,6 +41,7 @@ class CellRecord(TypedDict):
     line: int  # the line of the file its source starts on
     status: str
     reason: NotRequired[str]  # why it did not run (its notebook is excluded from execution)
+    after: NotRequired[str]  # it failed after this earlier cell of its notebook did
 
 
 class NotRunRecord(TypedDict):
@@ -136,6 +138,7 @@ def summary_line(
     unchecked_cells: int = 0,
     not_run_notebooks: Sequence[NotRunRecord] = (),
     foreign_examples: Mapping[str, int] | None = None,
+    failed_after: int = 0,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -147,7 +150,9 @@ def summary_line(
     ``unchecked_cells`` the notebooks' code cells (``jaxcheck_notebooks = "report"``),
     ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``),
     ``not_run_notebooks`` the notebooks none of whose cells ran, with why,
-    ``foreign_examples`` by package those of other packages' docstrings that pages show.
+    ``foreign_examples`` by package those of other packages' docstrings that pages show;
+    ``failed_after`` counts, apart from the other failures, the notebook cells among
+    ``statuses`` that failed after an earlier cell of their notebook failed.
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why sessions that ran were not cached:
     (document, why). ``failing_warnings`` counts the build's warnings when any warning
@@ -167,8 +172,10 @@ def summary_line(
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.STALE]} stale",
-        f"{counts[Status.FAILED]} failed",
+        f"{counts[Status.FAILED] - failed_after} failed",
     ]
+    if failed_after:
+        parts.append(f"{failed_after} failed after an earlier cell of their notebook")
     if counts[Status.NOT_COMPARED]:
         parts.append(f"{counts[Status.NOT_COMPARED]} not compared")
     if counts[Status.SKIPPED]:
@@ -341,6 +348,8 @@ def block_record(block: Block, verdict: Verdict) -> BlockRecord:
         record["reason"] = verdict.reason
     if isinstance(block.kind, NotebookCell):
         record["cell"] = block.kind.cell
+    if verdict.after:
+        record["after"] = verdict.after
     return record
 
 
@@ -357,6 +366,8 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
             }
             if "reason" in b:
                 cell["reason"] = b["reason"]
+            if "after" in b:
+                cell["after"] = b["after"]
             found.append(cell)
     return found
 

@@ -148,6 +148,8 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         digest=file_digest(path),
         first=len(domain.blocks(docname)),
         not_run=_excluded(app, path),
+        environment=settings.notebooks_environment,
+        floats_as_written=settings.notebooks_number,
     )
     blocks = _with_twin(app, path, blocks)
     domain.per_document("blocks").setdefault(docname, []).extend(blocks)
