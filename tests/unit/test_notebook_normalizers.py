@@ -273,9 +273,12 @@ ERROR_MESSAGES = st.one_of(st.text(), pieces(()))
 
 @given(ERROR_MESSAGES, ERROR_MESSAGES)
 @example("handle <function f at 0x7f61a0b2c3d0>", "handle <function f at 0x10f4e1b20>")
+@example("", "\r")
 def test_no_normalizer_changes_an_errors_message(message: str, message2: str) -> None:
     one = CellOutput("error", "ValueError", message, (), ("tb",))
     other = CellOutput("error", "ValueError", message2, (), ("other tb",))
+    # Whatever the comparison itself makes of two messages ('' and '\r' alike), no normalizer
+    # makes more of them.
+    expected = comparable((one,), ()) == comparable((other,), ())
     for normalizer in ALL:
-        expected = alike(f"ValueError: {message}", f"ValueError: {message2}")
         assert same(normalizer, one, other) == expected
