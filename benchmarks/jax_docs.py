@@ -213,42 +213,10 @@ def main() -> None:
     edit_one_cell(ours)
     timed(rows, "jaxcheck one edited cell", check, env=env, cwd=work)
     if args.html:
-        timed(
-            rows,
-            "sphinx-build -b html -j 2 (JAX's conf.py)",
-            [
-                python,
-                "-m",
-                "sphinx",
-                "-b",
-                "html",
-                "-j",
-                "2",
-                "-q",
-                str(plain),
-                str(work / "html-plain"),
-            ],
-            env=env,
-            cwd=work,
-        )
-        timed(
-            rows,
-            "sphinx-build -b html -j 2 (with sphinx-jaxcheck)",
-            [
-                python,
-                "-m",
-                "sphinx",
-                "-b",
-                "html",
-                "-j",
-                "2",
-                "-q",
-                str(ours),
-                str(work / "html-ours"),
-            ],
-            env=env,
-            cwd=work,
-        )
+        html = [python, "-m", "sphinx", "-b", "html", "-j", "2", "-q"]
+        for docs, who in ((plain, "JAX's conf.py"), (ours, "with sphinx-jaxcheck")):
+            out = work / f"html-{docs.parent.name}"
+            timed(rows, f"sphinx-build -b html -j 2 ({who})", [*html, str(docs), str(out)], env=env)
     jobs = sum(seconds for name, seconds, _ in rows[:3])
     print(
         f"{os.cpu_count()} CPUs\n\n| run | s | load before / after | ratio |\n|---|---:|---|---:|"
