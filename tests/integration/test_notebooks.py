@@ -801,7 +801,7 @@ def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(
 
 # A MyST text notebook as jupytext writes it, whose kernelspec names no language (JAX's
 # complex-differentiation.md): MyST-NB's own run would store the kernel's.
-TEXT_NOTEBOOK = """\
+NO_LANGUAGE_NOTEBOOK = """\
 ---
 jupytext:
   formats: md:myst
@@ -833,7 +833,7 @@ def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
     root = write_project(tmp_path / "docs", {"index.md": index}, conf=CONF)
     node = nbformat.v4.new_notebook(cells=[markdown("# Bare"), code("print(1)", count=None)])
     (root / "nb.ipynb").write_text(nbformat.writes(node), encoding="utf-8")
-    (root / "text.md").write_text(TEXT_NOTEBOOK, encoding="utf-8")
+    (root / "text.md").write_text(NO_LANGUAGE_NOTEBOOK, encoding="utf-8")
     done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=root)
     # The text notebook's drift, at its file's own line (the front matter kept its lines).
     assert "text.md:19: " in done.stderr and "-5" in done.stderr and "+4" in done.stderr, (
@@ -843,8 +843,8 @@ def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
     html = root / "_build" / "html"
     assert "highlight-ipython3" in (html / "nb.html").read_text()  # language_info's lexer
     assert "highlight-python" in (html / "text.html").read_text()  # the kernelspec's language
-    assert (root / "text.md").read_text(encoding="utf-8") == TEXT_NOTEBOOK  # never the file
-    fixed = TEXT_NOTEBOOK.replace("5\n```\n", "4\n```\n")
+    assert (root / "text.md").read_text(encoding="utf-8") == NO_LANGUAGE_NOTEBOOK  # never the file
+    fixed = NO_LANGUAGE_NOTEBOOK.replace("5\n```\n", "4\n```\n")
     (root / "text.md").write_text(fixed, encoding="utf-8")
     done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=root)
     assert done.returncode == 0, done.stderr
