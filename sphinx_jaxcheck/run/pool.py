@@ -257,6 +257,9 @@ class SessionResult:
     setup: tuple[Outcome, ...]
     items: tuple[Outcome, ...]
     used: Dependencies = field(default_factory=Dependencies)
+    # Each reason the session is untracked (``used.untracked``): the item that ran when it was
+    # heard (None: the setup, or before any item).
+    untracked_at: Mapping[str, int | None] = field(default_factory=dict)
 
     @property
     def failed_setup(self) -> Outcome | None:
@@ -454,7 +457,7 @@ class ZygoteClient:
                 if gathered[name].take(event) and progress and event.part is Part.ITEM:
                     progress(keys[name], event.index)
             elif isinstance(event, Used):
-                gathered[name].used = gathered[name].used.merged(event.found)
+                gathered[name].depended(event.found)
             elif isinstance(event, Ended):
                 running.discard(name)
                 results[keys[name]] = gathered[name].result()
@@ -531,6 +534,8 @@ class _Gathered:
     setup: dict[int, Outcome] = field(default_factory=dict)
     items: dict[int, Outcome] = field(default_factory=dict)
     used: Dependencies = field(default_factory=Dependencies)
+    untracked_at: dict[str, int | None] = field(default_factory=dict)
+    last: int | None = None  # the item that ran last
 
     def take(self, event: Ran) -> bool:
         """Keep an outcome; whether it is the program's first (not a later report of a thread
@@ -538,7 +543,15 @@ class _Gathered:
         kept = self.setup if event.part is Part.SETUP else self.items
         first = event.index not in kept
         kept[event.index] = event.outcome
+        if first and event.part is Part.ITEM:
+            self.last = event.index
         return first
+
+    def depended(self, found: Dependencies) -> None:
+        """What the session used since its last report, each untracked use at its item."""
+        self.used = self.used.merged(found)
+        for why in found.untracked:
+            self.untracked_at.setdefault(why, self.last)
 
     def result(self, lost: str = "the worker ended without running this block") -> SessionResult:
         """Every outcome: a crash for each item that never reported, unless a failed setup
@@ -546,4 +559,4 @@ class _Gathered:
         setup = tuple(self.setup[i] for i in sorted(self.setup))
         missing = Outcome(failure=FailureKind.CRASH, message=lost)
         items = tuple(self.items.get(i, missing) for i in range(len(self.request.items)))
-        return SessionResult(setup, items, self.used)
+        return SessionResult(setup, items, self.used, dict(self.untracked_at))

@@ -527,7 +527,8 @@ def run_session(
         _report_dependencies(session, recorder, emit)  # the files the failed import read
         return
     try:
-        runner = _runner(request.kind, output_limit, namespace)
+        with recorder.paused():  # the worker's own making (IPython's profile folder)
+            runner = _runner(request.kind, output_limit, namespace)
     except ImportError as missing:
         for index in range(len(request.items)):
             emit(
