@@ -608,7 +608,7 @@ def _order(step: Step) -> tuple[bool, int]:
 def _report_dependencies(session: str, recorder: Recorder, emit: Callable[[Event], None]) -> None:
     """Send what the session used since the last report, if anything."""
     found = recorder.take()
-    if found.files or found.lookups or found.untracked:
+    if found.files or found.lookups or found.untracked or found.probes:
         emit(Used(session, found))
 
 
