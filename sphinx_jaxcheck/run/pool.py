@@ -42,6 +42,7 @@ from ..worker.protocol import (
     encode,
 )
 from .early_zygote import start_waiting_zygote, take_waiting_zygote
+from .secrets import hidden_values, hide
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
@@ -419,6 +420,8 @@ class ZygoteClient:
                 stderr=self.stderr,
                 env=env,
             )
+        # What the workers must not show of the build's environment (see .secrets).
+        self.hidden = hidden_values(os.environ, env)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin: IO[bytes] = self.process.stdin
         self.stdout: IO[bytes] = self.process.stdout
@@ -562,7 +565,7 @@ class ZygoteClient:
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
                 try:
-                    event: Event = decode(line)
+                    event: Event = decode(hide(line, self.hidden))
                 except ValueError:
                     continue
                 return event
@@ -584,6 +587,9 @@ class ZygoteClient:
             text = ""
         if self.process.poll() is not None:
             text = f"(exit status {self.process.returncode}) {text}".strip()
+        text = hide(text.encode("utf-8", "surrogateescape"), self.hidden).decode(
+            "utf-8", "surrogateescape"
+        )
         return text[-2000:] or "no message"
 
 
