@@ -82,6 +82,7 @@ ENV = {
     "XLA_FLAGS": "--xla_force_host_platform_device_count=8",
     "JAX_TRACEBACK_FILTERING": "off",
 }
+LOGS = Path(".")  # where each run's output is kept: WORK/logs
 # The notebook whose first code cell the edited run changes (runs on a CPU, not excluded).
 EDITED = "notebooks/Common_Gotchas_in_JAX.ipynb"
 
@@ -94,7 +95,8 @@ def timed(rows: list[tuple[str, float, str]], name: str, command: list[str], **k
     seconds = time.perf_counter() - started
     rows.append((name, seconds, f"{before:.1f} / {os.getloadavg()[0]:.1f}"))
     print(f"{name}: {seconds:.1f} s, exit {done.returncode}", file=sys.stderr)
-    (Path(kw.get("cwd") or ".") / f"{name.split()[0]}.log").write_text(done.stdout + done.stderr)
+    slug = "".join(c if c.isalnum() else "-" for c in name).strip("-")
+    (LOGS / f"{len(rows):02d}-{slug}.log").write_text(done.stdout + done.stderr)
     return str(done.stdout)
 
 
@@ -129,7 +131,9 @@ def main() -> None:
     args = options.parse_args()
     work, python = args.work, args.python
     shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    global LOGS
+    LOGS = work / "logs"
+    LOGS.mkdir(parents=True)
     plain, ours = work / "plain" / "docs", work / "ours" / "docs"
     for copy in (plain, ours):
         shutil.copytree(args.jax / "docs", copy)

@@ -26,8 +26,9 @@ source_suffix = {
 root_doc = "index"
 exclude_patterns = ["_build"]
 
-# MyST: ``:::`` fences for the Q&A cards, and ``{role}`` syntax everywhere.
-myst_enable_extensions = ["colon_fence", "deflist"]
+# MyST: ``:::`` fences for the Q&A cards, ``{role}`` syntax everywhere, and ``{.class}``
+# before a table (``{.code-table}``: its names and commands never break inside; see guide.css).
+myst_enable_extensions = ["attrs_block", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 # -- the JAX these docs are pinned to ------------------------------------------

@@ -26,6 +26,8 @@ PREFIX = "jaxcheck_"
 ON_DRIFT = ("error", "warning", "ignore")
 DOCTESTS = ("check", "report", "off")
 NOTEBOOKS = ("check", "report", "off")
+# Whether a notebook's cells that install or remove packages (%pip install) run.
+NOTEBOOKS_ENVIRONMENT = ("skip", "run")
 # Which warnings fail the check: those that drop checks (autodoc could not import what a page
 # shows), any warning at all (as ``sphinx-build -W``), or none.
 FAIL_ON_WARNINGS = ("dropped-checks", "any", "off")
@@ -423,10 +425,11 @@ def results_share(max_bytes: int) -> int:
     return int(max_bytes * RESULTS_SHARE)
 
 
-def _value(default: Any, help: str, clean: Cleaner) -> Any:
+def _value(default: Any, help: str, clean: Cleaner, *, rereads: bool = True) -> Any:
     """A field of :class:`Settings`: its default as conf.py would write it, its help, its
-    cleaner."""
-    return field(default=default, metadata={"help": help, "clean": clean})
+    cleaner; ``rereads``: whether a change reads every document again (False only for a value
+    no document's blocks or findings depend on)."""
+    return field(default=default, metadata={"help": help, "clean": clean, "rereads": rereads})
 
 
 @dataclass(frozen=True)
@@ -458,6 +461,7 @@ class Settings:
         None,
         "worker processes running sessions in parallel (default: CPU count)",
         _or_cpu_count(_number(int, optional=True, example="2")),
+        rereads=False,
     )
     env: dict[str, str] = field(
         default_factory=lambda: dict(DEFAULT_ENV),
@@ -473,6 +477,8 @@ class Settings:
         "reuse results of unchanged sessions across builds (refresh: run every session, and "
         "store what ran for the next build)",
         _cache,
+        # Not read again: a build that reads no cache runs every document's sessions anyway.
+        rereads=False,
     )
     cache_max_mb: float = _value(
         512,
@@ -480,6 +486,7 @@ class Settings:
         f"results (pruned after every build), {COMPILED_SHARE:.0%} for compiled programs "
         "(emptied after a build that leaves more)",
         _number(float, example="512"),
+        rereads=False,
     )
     cache_dir: str | None = _value(
         None,
@@ -578,6 +585,18 @@ class Settings:
         "outputs it stores)",
         _notebook_patterns,
     )
+    notebooks_number: bool = _value(
+        False,
+        "compare the numbers of notebook cells' outputs as doctest's NUMBER does: a float "
+        "matches to the precision its stored output writes it with",
+        _flag,
+    )
+    notebooks_environment: str = _value(
+        "skip",
+        "notebook cells that change the environment (%pip install, !pip install, %conda "
+        "install): skip them (reported not run) or run them",
+        _choice(NOTEBOOKS_ENVIRONMENT),
+    )
     filterwarnings: tuple[str, ...] = _value(
         (),
         "warning filters, in pytest's filterwarnings syntax and with its semantics, of the "
@@ -616,6 +635,7 @@ class ConfigValue:
     name: str
     default: Any
     help: str
+    rereads: bool = True  # a change reads every document again (Sphinx's rebuild "env")
 
 
 def _default(spec: Field[Any]) -> Any:
@@ -624,7 +644,12 @@ def _default(spec: Field[Any]) -> Any:
 
 
 VALUES: tuple[ConfigValue, ...] = tuple(
-    ConfigValue(PREFIX + spec.name, _default(spec), spec.metadata["help"])
+    ConfigValue(
+        PREFIX + spec.name,
+        _default(spec),
+        spec.metadata["help"],
+        spec.metadata.get("rereads", True),
+    )
     for spec in fields(Settings)
 )
 

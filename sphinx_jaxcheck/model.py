@@ -223,11 +223,14 @@ class NotebookCell:
     written_line: int = 0
     twin: str = ""  # in a notebook with a jupytext twin: the twin's file:line of this cell
     images: bool = False  # its images are compared too (by their bytes)
-    # Why its notebook is not run at all (excluded from execution by conf.py or its metadata);
-    # "" when it runs.
+    # Why it is not run: its notebook is not run at all (excluded from execution by conf.py
+    # or its metadata), or it changes the environment (``%pip install``); "" when it runs.
     not_run: str = ""
     # The platforms its notebook's metadata names (empty: any): elsewhere no cell of it runs.
     notebook_platforms: tuple[str, ...] = ()
+    # Floats compare to the precision the stored outputs write them with, as doctest's
+    # NUMBER compares them (``jaxcheck_notebooks_number``).
+    number: bool = False
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.
@@ -318,6 +321,9 @@ class CellOutput:
     (``ename``); ``text`` a stream's text, a result's ``text/plain`` or an error's message
     (``evalue``); ``data`` every MIME type a result or display holds, each as text (images in
     base64, JSON as JSON) and its ``metadata`` (JSON), for the page and ``jaxcheck update``.
+    ``shows`` is the type of the value a fresh run's result or display showed (a notebook
+    stores none): ``matplotlib.text.Text``, or ``list[matplotlib.lines.Line2D]`` for a list
+    or tuple whose items are all of one type.
     """
 
     output_type: str
@@ -326,6 +332,7 @@ class CellOutput:
     data: tuple[tuple[str, str], ...] = ()
     traceback: tuple[str, ...] = ()
     metadata: str = ""  # a result's or display's metadata, as JSON (empty: none)
+    shows: str = ""  # the shown value's type, as the worker saw it ("": not known)
 
     def mime(self, kind: str) -> str | None:
         """The text of one MIME type of a result or display, None when it has none."""
@@ -406,6 +413,12 @@ class Verdict:
     # reported by a problem of its own; the block's other examples keep their verdicts.
     failed_examples: tuple[Expectation, ...] = ()
     outputs: tuple[CellOutput, ...] = ()  # a notebook cell's, as it ran: what its page shows
+    # A notebook cell that failed after an earlier cell of its notebook failed: that cell's
+    # label (its finding lists this one); "" for any other verdict.
+    after: str = ""
+    # The first failed cell of a notebook: each later cell that failed too, in words
+    # (``nb.ipynb:cell 4 (line 52): NameError: name 'x' is not defined``).
+    followers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

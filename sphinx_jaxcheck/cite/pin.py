@@ -102,6 +102,12 @@ def installed() -> Installed:
     return Installed(version=installed_version("jax"), commit=commit, root=root)
 
 
+# How a next step sets a value for one build: sphinx-build's and jaxcheck's command lines
+# take -D; the pytest plugin takes no setting, so its builds say conf.py.
+ON_COMMAND_LINE = "`-D {name}={value}`"
+IN_CONF_PY = '`{name} = "{value}"` in conf.py'
+
+
 def resolve_pin(
     version: str | None,
     commit: str | None,
@@ -110,6 +116,7 @@ def resolve_pin(
     *,
     version_overridden: bool = False,
     commit_overridden: bool = False,
+    set_with: str = ON_COMMAND_LINE,
 ) -> Pin:
     """Check the configured pin against the installed jax and return the pin links use.
 
@@ -117,7 +124,8 @@ def resolve_pin(
     ``version_overridden`` says the version came from ``-D`` on the command line
     while the commit did not: the configured commit then belongs to the old pin,
     so it is neither checked nor used, and links fall back to the tag of the
-    overriding version.
+    overriding version. ``set_with`` is how the next step sets a value where the build was
+    started (:data:`ON_COMMAND_LINE`, :data:`IN_CONF_PY`).
     """
     if version is None:
         # Not pinned: cite whatever is installed, by its tag (conf.py named no commit).
@@ -131,7 +139,8 @@ def resolve_pin(
         raise PinMismatchError(
             f"installed jax {found.version} differs from the pinned jax {version} "
             f"(jaxcheck_jax_version). Install the pin with `pip install jax=={version}`, "
-            f"or build against the installed one with `-D jaxcheck_jax_version={found.version}`"
+            "or build against the installed one with "
+            + set_with.format(name="jaxcheck_jax_version", value=found.version)
         )
     if version_overridden and not commit_overridden:
         commit = None

@@ -33,7 +33,8 @@ class Target:
 
 
 def find_target(paths: Sequence[str], argv: Sequence[str] = ("check",)) -> Target:
-    """The project (the nearest folder above holding conf.py) and pages the paths name.
+    """The project (the nearest folder at or above them holding conf.py) and pages the paths
+    name: a folder names the whole project, pages only themselves.
 
     ``argv`` is the command line that named them (the words after ``jaxcheck``):
     a hint to name other paths repeats it with those.
@@ -44,12 +45,16 @@ def find_target(paths: Sequence[str], argv: Sequence[str] = ("check",)) -> Targe
             raise UsageError(
                 f"{' '.join(paths)}: give one source folder, or pages of one project, not both"
             )
-        if not (Path(folders[0]) / "conf.py").is_file():
+        folder = Path(folders[0]).resolve()
+        # A folder inside a project (docs/src, below docs/conf.py) names that project, as a
+        # page there does: every command finds it so, wherever it is run from.
+        project = next((f for f in (folder, *folder.parents) if (f / "conf.py").is_file()), None)
+        if project is None:
             raise UsageError(
                 f"{folders[0]}: no conf.py there; expected the Sphinx source folder (the one "
                 f"holding conf.py) or pages in it{_projects_hint(folders[0], argv)}"
             )
-        return Target(Path(folders[0]).resolve())
+        return Target(project)
     pages = []
     for path in paths:
         page = Path(path).resolve()

@@ -5,7 +5,9 @@ standard library.
 
 from __future__ import annotations
 
+import difflib
 import doctest
+import re
 from collections.abc import Iterable
 
 # pytest registers these names when it loads its doctest plugin; registering
@@ -26,11 +28,25 @@ def flags_from_names(names: Iterable[str]) -> int:
     for name in names:
         bit = doctest.OPTIONFLAGS_BY_NAME.get(name)
         if bit is None:
-            raise ValueError(
-                f"{name!r} is not a doctest option flag; expected one of {', '.join(flag_names())}"
-            )
+            raise ValueError(f"{name!r} is not a doctest option flag; {meant_flag(name)}")
         flags |= bit
     return flags
+
+
+def meant_flag(name: str, sign: str = "") -> str:
+    """The next step for an unknown flag name: the one it is likely a misspelling of, else
+    every name (``sign``: the ``+`` or ``-`` of a directive, given back with the guess)."""
+    guess = difflib.get_close_matches(name.upper(), flag_names(), 1, 0.6)
+    if guess:
+        return f"did you mean {sign}{guess[0]}?"
+    return f"expected one of {', '.join(flag_names())}"
+
+
+def directive_problem(error: str) -> str:
+    """doctest's parse error, with the flag meant when it names an unknown one (``invalid
+    option: '+ELIPSIS'``)."""
+    found = re.search(r"has an invalid option: '([+-])(\w*)'", error)
+    return f"{error}; {meant_flag(found[2], found[1])}" if found else error
 
 
 def names_of_flags(flags: int) -> tuple[str, ...]:

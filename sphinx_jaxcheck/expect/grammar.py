@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import JaxcheckError
 from ..model import DEFAULT_TIMEOUT, BlockOptions, Example, Expectation, ExpectationKind, Program
-from .doctest_flags import apply_directives
+from .doctest_flags import apply_directives, directive_problem
 
 PROMPT = ">>>"
 CONTINUATION = "..."
@@ -380,7 +380,9 @@ def parse_doctest(
         # doctest says "line N of the docstring (or doctest) for block ...": point at that line.
         found = re.search(r"line (\d+) of the (?:docstring|doctest)", str(err))
         line = min(int(found.group(1)), max(len(body), 1)) if found else 1
-        raise BodyError(f"the doctest cannot be parsed: {err}", line) from None
+        raise BodyError(
+            f"the doctest cannot be parsed: {directive_problem(str(err))}", line
+        ) from None
     expectations: list[Expectation] = []
     examples: list[Example] = []
     for example in parsed:

@@ -3,8 +3,8 @@ the outputs it stores, the options it carries, and the line of the file it start
 
 A cell's options come from, weakest first: the notebook's metadata ``jaxcheck`` (say
 ``{"platforms": "tpu"}`` for a notebook that needs one), the cell's metadata ``jaxcheck``,
-its tags, and nbval's comments on its first lines, so that notebooks written for nbval keep
-their meaning (user guide: guide/notebooks).
+its tags, and nbval's comment lines anywhere in it, read as nbval reads them, so that
+notebooks written for nbval keep their meaning (user guide: guide/notebooks).
 """
 
 from __future__ import annotations
@@ -44,16 +44,36 @@ CELL_OPTIONS = (
     "images",
 )
 IMAGES = ("ignore", "compare")  # whether a cell's images are compared (by their bytes)
-# nbval's markers: as comments on a cell's first lines, or (lower case) as tags.
-NBVAL_OUTPUT = {
-    "NBVAL_IGNORE_OUTPUT": OutputMode.IGNORE,
-    "NBVAL_SKIP": OutputMode.SKIP,
-    "NBVAL_CHECK_OUTPUT": OutputMode.CHECK,
+# nbval's markers, as nbval reads them: a comment line anywhere in the cell, or (lower case,
+# ``_`` as ``-``) a tag; each sets one of a cell's three options, the last one read winning,
+# a comment over a tag.
+NBVAL_COMMENTS: dict[str, tuple[str, bool]] = {
+    "NBVAL_IGNORE_OUTPUT": ("check", False),
+    "PYTEST_VALIDATE_IGNORE_OUTPUT": ("check", False),  # nbval's older name
+    "NBVAL_CHECK_OUTPUT": ("check", True),
+    "NBVAL_RAISES_EXCEPTION": ("raises", True),
+    "NBVAL_SKIP": ("skip", True),
 }
-NBVAL_RAISES = "NBVAL_RAISES_EXCEPTION"
 # Jupyter's own tags (JupyterLab, MyST-NB, nbmake and nbval honour them).
 TAG_RAISES = "raises-exception"
 TAG_SKIP = "skip-execution"
+NBVAL_TAGS: dict[str, tuple[str, bool]] = {
+    **{name.lower().replace("_", "-"): marker for name, marker in NBVAL_COMMENTS.items()},
+    TAG_RAISES: ("raises", True),
+    TAG_SKIP: ("skip", True),
+}
+# A line that installs or removes packages where the notebook runs: IPython's magics (%pip,
+# %conda, ...) and the shell's (!pip install, !python -m pip install, !conda install, ...).
+_INSTALLER = (
+    r"(?:pip3?|(?:\S*python[\d.]*|\{sys\.executable\}|\$\{?\w+\}?)\s+-m\s+pip|uv\s+pip"
+    r"|conda|mamba|micromamba)"
+)
+_CHANGES_ENVIRONMENT = re.compile(
+    rf"^\s*(?:%(?:pip|conda|mamba|micromamba|uv\s+pip)|!\s*{_INSTALLER})\s+"
+    r"(?:install|uninstall|remove|update|upgrade|create|env\s+(?:create|update))\b.*$",
+    re.MULTILINE,
+)
+ENVIRONMENT_SETTING = "jaxcheck_notebooks_environment"
 # A text notebook's expected output: a fence of this directive right after a code cell.
 OUTPUT_DIRECTIVE = "jaxcheck-output"
 OUTPUT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\{jaxcheck-output\}\s*$")
@@ -73,6 +93,8 @@ class Cell:
     problems: tuple[str, ...] = ()  # bad options in its metadata, said in words
     images: bool = False  # its images are compared too
     written: Written | None = None  # a text notebook's output block after the cell
+    # Its first line that installs or removes packages (``%pip install optax``); "": none.
+    changes_environment: str = ""
 
 
 @dataclass(frozen=True)
@@ -193,19 +215,12 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
     source = "".join(source) if isinstance(source, list) else str(source)
     own = _metadata_options(cell.get("metadata", {}).get("jaxcheck", {}))
     values = {**defaults.values, **own.values}
-    tags = {str(tag) for tag in cell.get("metadata", {}).get("tags", ())}
-    raises = TAG_RAISES in tags or "nbval-raises-exception" in tags
-    for tag, mode in (
-        ("nbval-ignore-output", "ignore"),
-        ("nbval-skip", "skip"),
-        (TAG_SKIP, "skip"),
-    ):
-        if tag in tags:
-            values["output"] = mode
-    for comment in _leading_comments(source):
-        if comment in NBVAL_OUTPUT:
-            values["output"] = NBVAL_OUTPUT[comment].value
-        raises = raises or comment == NBVAL_RAISES
+    markers = _markers(cell.get("metadata", {}).get("tags", ()), source)
+    raises = markers.get("raises", False)
+    if markers.get("skip"):
+        values["output"] = OutputMode.SKIP.value
+    elif "check" in markers:
+        values["output"] = (OutputMode.CHECK if markers["check"] else OutputMode.IGNORE).value
     spec = _spec()
     converted = {name: spec[name](str(value)) for name, value in values.items()}
     problems = (
@@ -228,7 +243,14 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         raises,
         tuple(problems),
         images=images == "compare",
+        changes_environment=_changes_environment(source),
     )
+
+
+def _changes_environment(source: str) -> str:
+    """The first line of a cell's code that installs or removes packages ("": none)."""
+    found = _CHANGES_ENVIRONMENT.search(source)
+    return found.group(0).strip() if found else ""
 
 
 @dataclass(frozen=True)
@@ -267,15 +289,22 @@ def _images(value: str | None) -> str | BadOption:
     return BadOption("images", value, "one of " + ", ".join(IMAGES), closest(text, IMAGES))
 
 
-def _leading_comments(source: str) -> list[str]:
-    """The words of the comment lines a cell starts with (where nbval reads its markers)."""
-    words = []
+def _markers(tags: Any, source: str) -> dict[str, bool]:
+    """The options nbval's markers set (``check``, ``raises``, ``skip``), as nbval reads
+    them: its tags in order, then every comment line of the cell, the last one winning."""
+    found: dict[str, bool] = {}
+    for tag in tags if isinstance(tags, list) else ():
+        if str(tag) in NBVAL_TAGS:
+            kind, value = NBVAL_TAGS[str(tag)]
+            found[kind] = value
     for line in source.splitlines():
         stripped = line.strip()
-        if not stripped.startswith("#"):
-            break
-        words.append(stripped.lstrip("#").strip())
-    return words
+        if stripped.startswith("#"):
+            comment = stripped.lstrip("#").strip()
+            if comment in NBVAL_COMMENTS:
+                kind, value = NBVAL_COMMENTS[comment]
+                found[kind] = value
+    return found
 
 
 def stored_output(output: Mapping[str, Any]) -> CellOutput:
@@ -438,12 +467,22 @@ def notebook_blocks(
     digest: str,
     first: int = 0,
     not_run: str = "",
+    environment: str = "skip",
+    floats_as_written: bool = False,
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
-    notebook's own reason, from its metadata, is taken when it is "")."""
+    notebook's own reason, from its metadata, is taken when it is ""). A cell that changes
+    the environment (``%pip install``) is not run unless ``environment`` is ``"run"``;
+    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER)."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
+        own = ""
+        if cell.changes_environment and environment != "run":
+            own = (
+                f"changes the environment ({cell.changes_environment}): set "
+                f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
+            )
         program = Program(
             cell.source,
             f"{path}:cell {cell.index}",
@@ -472,8 +511,9 @@ def notebook_blocks(
                     cell.written.lines if cell.written else None,
                     cell.written.first if cell.written else 0,
                     images=cell.images,
-                    not_run=not_run or notebook.not_run,
+                    not_run=not_run or notebook.not_run or own,
                     notebook_platforms=notebook.platforms,
+                    number=floats_as_written,
                 ),
                 placed=False,
             )

@@ -1,11 +1,12 @@
 """Compare a notebook cell's stored outputs with those of a fresh run: Outcome -> Verdict.
 
 Both sides become text the same way (:func:`comparable`): a stream's text, a result's or a
-display's ``text/plain`` (HTML reduced to its text where there is none), an error's
-``name: message`` (its traceback is not compared, as nbval compares none). Before that,
-each normalizer of :data:`NORMALIZERS` named in the cell's block removes one kind of noise
-from both sides; each was measured on JAX's own notebooks, and each can be switched off
-(``jaxcheck_notebook_normalizers``). Images are not compared.
+display's ``text/plain`` (its HTML reduced to its text where there is none, or where it only
+names the object), an error's ``name: message`` (its traceback is not compared, as nbval
+compares none). Before that, each normalizer of :data:`NORMALIZERS` named in the cell's
+block removes one kind of noise from both sides, and nothing else (no normalizer touches an
+error); each was measured on JAX's own notebooks, and each can be switched off
+(``jaxcheck_notebook_normalizers``). Images are not compared unless a cell asks.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import html.parser
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ..model import (
     Block,
@@ -30,9 +32,10 @@ from ..model import (
     Subtype,
     Verdict,
 )
+from ..worker.streams import as_jupyter_stores
 from .matching import (
     MatchRules,
-    mask_addresses,
+    adopt_written_precision,
     normalize,
     split_lines,
     texts_match,
@@ -40,56 +43,140 @@ from .matching import (
 )
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-# The repr of a matplotlib object shown as a cell's value: a figure, an artist or a list of
-# artists, a Text (``ax.set_title(...)``).
-_MATPLOTLIB = re.compile(
-    r"\s*(?:<Figure size [\d.]+x[\d.]+ with \d+ Axes>"
-    r"|\[?<(?:matplotlib|mpl_toolkits)\.[\w.]+ (?:object )?at 0x[0-9a-fA-F?]+>"
-    r"(?:,\s*<(?:matplotlib|mpl_toolkits)\.[\w.]+ (?:object )?at 0x[0-9a-fA-F?]+>)*\]?"
-    r"|<(?:matplotlib\.)?\w*(?:Axes|Subplot)\w*: .*>"
-    r"|Text\([-\d.e]+, [-\d.e]+, '.*'\))\s*",
-    re.DOTALL,
+# A memory address where a repr names one: ``<function f at 0x10f4e1b20>``, ``<__main__.A
+# object at 0x7f...>``. A hex number printed anywhere else is the cell's own output.
+_ADDRESS = re.compile(r"(?<= at )0x[0-9a-fA-F]{6,}\b")
+# The reprs of matplotlib's objects, each reduced to what its version does not change. They
+# apply only to a value the worker saw was matplotlib's, and to the stored output of that
+# cell that looks like the same kind of object: a user's own ``Text(...)`` is left alone.
+_FIGURE = re.compile(r"<Figure size [\d.]+x[\d.]+ (with \d+ Axes)>")
+_TEXT = re.compile(r"Text\(([-\d.e+]+), ?([-\d.e+]+), ?('.*'|\".*\")\)", re.DOTALL)
+_AXES = re.compile(
+    r"<(?:matplotlib\.[\w.]+\.)?(\w*Axes\w*?)(?:Subplot)?(:.*| at 0x[0-9a-fA-F?]+)>", re.DOTALL
 )
-# What %timeit prints, in every IPython's words (the figures are the machine's).
+_ARTIST = re.compile(r"<((?:matplotlib|mpl_toolkits)\.[\w.]+)(?: object)? at 0x[0-9a-fA-F?]+>")
+_ARTISTS = re.compile(rf"\[?{_ARTIST.pattern}(?:, {_ARTIST.pattern})*\]?")
+_MATPLOTLIB_TYPES = ("matplotlib.", "mpl_toolkits.")
+# %timeit's own lines, as IPython prints them (the figures are the machine's): the timing
+# (IPython 5 on, and before), and the notes it adds when a run was slow or compiling was.
+_TIME = r"(?:[\d.e+-]+ (?:s|ms|us|\u03bcs|\u00b5s|ns)|\d+(?:d|h|min|s)(?: \d+(?:d|h|min|s))*)"
 _TIMEIT = re.compile(
-    r"^.*(?:per loop|loops?, best of \d|slowest run took|intermediate result is being cached)"
-    r".*\n?",
+    rf"^{_TIME} (?:\u00b1|\+-) {_TIME} per loop \(mean (?:\u00b1|\+-) std\. dev\. of [\d,]+ "
+    r"runs?, [\d,]+ loops? each\)$"
+    rf"|^[\d,]+ loops?, best of \d+: {_TIME} per loop$",
     re.MULTILINE,
 )
-# Where a kernel says a cell's code was: ``<ipython-input-4-f510dde58e22>:3``,
-# ``/tmp/ipykernel_2270/410288286.py:4:10``, and ours (``notebook.ipynb:cell 4``).
-_CELL_FILES = re.compile(
-    r"(?:<ipython-input-\d+-[0-9a-f]+>|/\S*/ipykernel_\d+/\d+\.py|\S+\.ipynb:cell \d+)"
-    r"(?::\d+)*"
+_TIMEIT_NOTES = re.compile(
+    r"^(?:The slowest run took [\d.]+ times longer than the fastest\. This could mean that an "
+    r"intermediate result is being cached\.|Compiler time: [\d.]+ s)\n",
+    re.MULTILINE,
 )
+TIMEIT_LINE = "<%timeit's timing>"
+# Where a kernel says a cell's code was: ``<ipython-input-4-f510dde58e22>``,
+# ``/tmp/ipykernel_2270/410288286.py``, and ours (``notebook.ipynb:cell 4``); the line after
+# it is the cell's own line, in every kernel, and is compared.
+_CELL_FILES = re.compile(
+    r"(?<![^\s\"'(\[])"  # a path starts a line, or follows a space, a quote or a bracket
+    r"(?:<ipython-input-\d+-[0-9a-f]+>|/[^\s\"'(\[]*/ipykernel_\d+/\d+\.py"
+    r"|[^\s\"'(\[]+\.ipynb:cell \d+)"
+)
+# A ``text/plain`` that only names the object (IPython's default repr): the output's HTML,
+# Markdown or LaTeX is what a reader reads, so that is what is compared.
+_PLACEHOLDER = re.compile(
+    r"<[A-Za-z_][\w.]*(?: object(?: at 0x[0-9a-fA-F?]+)?| at 0x[0-9a-fA-F?]+)>"
+)
+_RICH = ("text/html", "text/markdown", "text/latex")
+
+Normalizer = Callable[[CellOutput, frozenset[str]], "CellOutput | None"]
 
 
-def _ansi(output: CellOutput) -> CellOutput | None:
+def _ansi(output: CellOutput, matplotlib: frozenset[str]) -> CellOutput | None:
     return _each_text(output, lambda text: _ANSI.sub("", text))
 
 
-def _addresses(output: CellOutput) -> CellOutput | None:
-    return _each_text(output, mask_addresses)
+def _addresses(output: CellOutput, matplotlib: frozenset[str]) -> CellOutput | None:
+    return _each_text(output, lambda text: _ADDRESS.sub("0x?", text) if "0x" in text else text)
 
 
-def _matplotlib(output: CellOutput) -> CellOutput | None:
-    if output.output_type in ("execute_result", "display_data") and _MATPLOTLIB.fullmatch(
-        output.text
+def matplotlib_kind(text: str) -> str | None:
+    """Which of matplotlib's reprs a ``text/plain`` is (``figure``, ``text``, ``axes``,
+    ``artists``), None when it is none of them."""
+    stripped = text.strip()
+    for kind, pattern in (
+        ("figure", _FIGURE),
+        ("text", _TEXT),
+        ("axes", _AXES),
+        ("artists", _ARTISTS),
     ):
-        # The repr goes; a figure's image stays, for a cell whose images are compared.
-        images = tuple((mime, data) for mime, data in output.data if mime.startswith("image/"))
-        return CellOutput(output.output_type, "", "", images) if images else None
-    return output
+        if pattern.fullmatch(stripped):
+            return kind
+    return None
 
 
-def _timeit(output: CellOutput) -> CellOutput | None:
+def shown_matplotlib(outputs: Sequence[CellOutput]) -> frozenset[str]:
+    """The kinds of matplotlib repr among the outputs of values the worker saw were
+    matplotlib's (the context the ``matplotlib`` normalizer needs)."""
+    kinds = set()
+    for output in outputs:
+        shows = output.shows.rpartition("[")[2]
+        if shows.startswith(_MATPLOTLIB_TYPES) and (kind := matplotlib_kind(output.text)):
+            kinds.add(kind)
+    return frozenset(kinds)
+
+
+def _matplotlib(output: CellOutput, matplotlib: frozenset[str]) -> CellOutput | None:
+    if output.output_type not in ("execute_result", "display_data"):
+        return output
+    kind = matplotlib_kind(output.text)
+    shows = output.shows.rpartition("[")[2]
+    fresh_matplotlib = shows.startswith(_MATPLOTLIB_TYPES)
+    # A stored output has no type: it is matplotlib's where the fresh run showed that kind.
+    if kind is None or not (fresh_matplotlib or (not output.shows and kind in matplotlib)):
+        return output
+    text = _matplotlib_text(kind, output.text.strip())
+    data = tuple((mime, text if mime == "text/plain" else value) for mime, value in output.data)
+    return replace(output, text=text, data=data)
+
+
+def _matplotlib_text(kind: str, text: str) -> str:
+    """A matplotlib repr without what its version changes: a figure's size, an address, the
+    layout of a Text's position, the name of an Axes' class; its titles and labels stay."""
+    if kind == "figure":
+        return _FIGURE.sub(r"<Figure \1>", text)
+    if kind == "text":
+        found = _TEXT.fullmatch(text)
+        assert found is not None
+        x, y, label = found.groups()
+        return f"Text({_number(x)}, {_number(y)}, {label})"
+    if kind == "axes":
+        found = _AXES.fullmatch(text)
+        assert found is not None
+        name, rest = found.groups()
+        return f"<{name}{_unspaced(rest) if rest.startswith(':') else ''}>"
+    return _ARTIST.sub(r"<\1>", text)
+
+
+def _number(text: str) -> str:
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text
+
+
+def _unspaced(text: str) -> str:
+    """Without the spaces outside quotes (matplotlib 3.7 put one after each ``:`` and ``,``)."""
+    parts = re.split(r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", text)
+    return "".join(part if n % 2 else re.sub(r"\s+", "", part) for n, part in enumerate(parts))
+
+
+def _timeit(output: CellOutput, matplotlib: frozenset[str]) -> CellOutput | None:
     if output.output_type != "stream":
         return output
-    text = _TIMEIT.sub("", output.text)
+    text = _TIMEIT.sub(TIMEIT_LINE, _TIMEIT_NOTES.sub("", output.text))
     return CellOutput("stream", output.name, text) if text else None
 
 
-def _cell_files(output: CellOutput) -> CellOutput | None:
+def _cell_files(output: CellOutput, matplotlib: frozenset[str]) -> CellOutput | None:
     return _each_text(output, lambda text: _CELL_FILES.sub("<cell>", text))
 
 
@@ -101,15 +188,18 @@ def _each_text(output: CellOutput, change: Callable[[str], str]) -> CellOutput:
         tuple(
             (mime, change(text) if mime.startswith("text/") else text) for mime, text in output.data
         ),
-        tuple(map(change, output.traceback)),
+        output.traceback,
+        output.metadata,
+        output.shows,
     )
 
 
-# Each normalizer, by the name the setting uses, in the order they apply.
-NORMALIZERS: dict[str, Callable[[CellOutput], CellOutput | None]] = {
+# Each normalizer, by the name the setting uses, in the order they apply. None touches an
+# error (its name and message are compared as they are).
+NORMALIZERS: dict[str, Normalizer] = {
     "ansi": _ansi,  # colour codes (JAX colours its jaxprs under IPython)
-    "addresses": _addresses,  # 0x7f61... in reprs
-    "matplotlib": _matplotlib,  # figure and artist reprs, whose sizes follow the version
+    "addresses": _addresses,  # 0x7f61... where a repr names an address
+    "matplotlib": _matplotlib,  # what matplotlib's version changes in its objects' reprs
     "timeit": _timeit,  # %timeit's figures
     "cell-files": _cell_files,  # the kernel's file name for a cell's code
 }
@@ -151,27 +241,31 @@ def html_text(markup: str) -> str:
 
 
 def comparable(
-    outputs: Sequence[CellOutput], normalizers: Sequence[str], images: bool = False
+    outputs: Sequence[CellOutput],
+    normalizers: Sequence[str],
+    images: bool = False,
+    matplotlib: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The lines a cell's outputs are compared by, after the normalizers named (and, with
-    ``images``, a line naming each image by a digest of its bytes)."""
+    ``images``, a line naming each image by a digest of its bytes). ``matplotlib``: the
+    kinds of matplotlib repr the fresh run of the cell showed (:func:`shown_matplotlib`)."""
     lines: list[str] = []
     for output in outputs:
         kept: CellOutput | None = output
-        for name in normalizers:
-            kept = NORMALIZERS[name](kept) if kept is not None else None
+        if output.output_type != "error":
+            for name in normalizers:
+                kept = NORMALIZERS[name](kept, matplotlib) if kept is not None else None
         if kept is None:
             continue
         if kept.output_type == "stream":
-            text = kept.text if kept.name == "stdout" else _headed(f"[{kept.name}]", kept.text)
+            # As Jupyter stores it: a notebook saved elsewhere (Colab, nbclient) may hold the
+            # carriage returns and backspaces still.
+            stream = as_jupyter_stores(kept.text)
+            text = stream if kept.name == "stdout" else _headed(f"[{kept.name}]", stream)
         elif kept.output_type == "error":
             text = f"{kept.name}: {kept.text}" if kept.text else kept.name
         else:
-            markup = kept.mime("text/html")
-            if kept.mime("text/plain") is None and markup is not None:
-                text = html_text(markup)
-            else:
-                text = kept.text
+            text = _shown_text(kept)
         if text:
             lines.extend(normalize(split_lines(text)))
         if images:
@@ -181,6 +275,19 @@ def comparable(
                 if mime.startswith("image/")
             )
     return lines
+
+
+def _shown_text(output: CellOutput) -> str:
+    """What a result or display is compared by: its ``text/plain``, or where that is missing
+    or only names the object, the text of its HTML (or Markdown, or LaTeX)."""
+    plain = output.mime("text/plain")
+    if plain is not None and not _PLACEHOLDER.fullmatch(plain.strip()):
+        return output.text
+    for mime in _RICH:
+        rich = output.mime(mime)
+        if rich is not None:
+            return html_text(rich) if mime == "text/html" else rich
+    return output.text
 
 
 def _headed(header: str, text: str) -> str:
@@ -210,10 +317,15 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
             seconds=outcome.seconds,
             outputs=outcome.outputs,
         )
-    expected = _expected(cell)
+    matplotlib = shown_matplotlib(outcome.outputs)
+    expected = _expected(cell, matplotlib)
     if block.options.output is OutputMode.IGNORE or expected is None:
         return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
-    actual = comparable(outcome.outputs, cell.normalizers, cell.images)
+    actual = comparable(outcome.outputs, cell.normalizers, cell.images, matplotlib)
+    if cell.number and expected and actual:
+        # As doctest's NUMBER: a float that equals the stored one to the precision written
+        # there reads as written (numbers pair by position, as pytest pairs them).
+        actual = adopt_written_precision("\n".join(expected), "\n".join(actual)).split("\n")
     jaxpr = block.options.compare is CompareMode.JAXPR or (
         _looks_like_jaxpr(expected) and _looks_like_jaxpr(actual)
     )
@@ -237,13 +349,53 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
     )
 
 
-def _expected(cell: NotebookCell) -> list[str] | None:
+def follow_failures(blocks: Sequence[Block], verdicts: list[Verdict]) -> None:
+    """Mark each notebook cell that failed after an earlier cell of its notebook failed
+    (``after``), and list them on that first one (``followers``), in place: the shell went on
+    after the first failure, as a kernel does, so the later ones most often fail for it (a
+    name it did not define). A cell not run for its bad options is neither: its finding
+    says what to fix in its metadata."""
+    roots: dict[tuple[str, str | None], int] = {}  # notebook's session -> its first failed cell
+    followers: dict[int, list[str]] = {}
+    for number, (block, verdict) in enumerate(zip(blocks, verdicts, strict=True)):
+        if (
+            not isinstance(block.kind, NotebookCell)
+            or verdict.status is not Status.FAILED
+            or block.error  # not run, for its options: reported on its own
+        ):
+            continue
+        root = roots.setdefault(block.session_key, number)
+        if root != number:
+            verdicts[number] = replace(verdict, after=blocks[root].label)
+            followers.setdefault(root, []).append(
+                f"{block.label} (line {block.body_line}): {_failure(verdict)}"
+            )
+    for root, found in followers.items():
+        verdicts[root] = replace(verdicts[root], followers=tuple(found))
+
+
+def _failure(verdict: Verdict) -> str:
+    """How a failed cell failed, in one line: the error it raised, or its problem's first."""
+    error = next((o for o in verdict.outputs if o.output_type == "error"), None)
+    if error is not None:
+        return f"{error.name}: {error.text}".splitlines()[0] if error.text else error.name
+    return verdict.problems[0].message.splitlines()[0] if verdict.problems else "failed"
+
+
+def _expected(cell: NotebookCell, matplotlib: frozenset[str]) -> list[str] | None:
     """What a cell is expected to show, as compared: its stored outputs, or the output block
     written after it in a text notebook; None when it has neither."""
     if cell.stored is not None:
-        return comparable(cell.stored, cell.normalizers, cell.images)
+        return comparable(cell.stored, cell.normalizers, cell.images, matplotlib)
     if cell.written is not None:
-        written = CellOutput("stream", "stdout", "\n".join(cell.written))
+        lines = list(cell.written)
+        if "matplotlib" in cell.normalizers:
+            # An output block holds a repr as a line of its own (as written_text wrote it).
+            for number, line in enumerate(lines):
+                kind = matplotlib_kind(line)
+                if kind is not None and kind in matplotlib:
+                    lines[number] = _matplotlib_text(kind, line.strip())
+        written = CellOutput("stream", "stdout", "\n".join(lines))
         return comparable((written,), cell.normalizers)
     return None
 

@@ -8,7 +8,7 @@ silence a kind with ``suppress_warnings = ["jaxcheck.timeout"]``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..model import Block, Drift, ExpectationKind, NotebookCell, Status, Subtype, Verdict
 
@@ -28,6 +28,7 @@ class Finding:
     docname: str = ""
     is_drift: bool = False  # drift counts separately from errors in summaries
     updatable: bool = False  # drift that ``jaxcheck update`` may rewrite (nothing refuses it)
+    refusal: str | None = None  # for a drift it may not: why
     block: str | None = None  # the label of its block; None for a problem found while reading
 
     @property
@@ -43,7 +44,12 @@ def own_refusal(block: Block, drift: Drift) -> str | None:
 
 def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) -> list[Finding]:
     """The problems a verdict reports, as located findings; a drift says why update will not
-    rewrite it (``refusal``), or that it will."""
+    rewrite it (``refusal``), or that it will.
+
+    A notebook cell that failed after an earlier one failed has no finding of its own: the
+    earlier one's lists it."""
+    if verdict.after:
+        return []
     found = [
         Finding(
             problem.subtype,
@@ -55,6 +61,13 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
         )
         for problem in verdict.problems
     ]
+    if verdict.followers and found:
+        listed = "\n".join(f"  {follower}" for follower in verdict.followers)
+        found[-1] = replace(
+            found[-1],
+            message=f"{found[-1].message}\n{len(verdict.followers)} later cell(s) failed after "
+            f"it (the shell went on, as a kernel does; fix this cell first):\n{listed}",
+        )
     for drift in verdict.drifts:
         what = {
             ExpectationKind.TRAILING: "the expected output at the end of the block",
@@ -82,6 +95,7 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
                 block.docname,
                 is_drift=True,
                 updatable=not why,
+                refusal=why,
                 block=block.label,
             )
         )

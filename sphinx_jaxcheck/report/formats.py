@@ -46,16 +46,23 @@ def text(report: Report, colour: bool) -> str:
                 f"{b['path']}:{b['line']}: not run: {notebook['cells']} cell(s): "
                 f"{notebook['reason']}\n"
             )
+        elif notebook is None and b.get("reason") and "cell" in b:
+            parts.append(f"{b['path']}:{b['line']}: not run: {b['name']}: {b['reason']}\n")
         elif notebook is None and b.get("reason"):
             parts.append(f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n")
     not_compared = [b for b in report["blocks"] if b["status"] == Status.NOT_COMPARED.value]
     if not_compared:
         parts.append(_not_compared(not_compared))
     parts.append(report["summary"] + "\n")
-    if any(f.get("updatable") for f in findings):  # only where update can act
+    stale = [f for f in findings if f["drift"] and f.get("block") is not None]  # not quotes
+    if any(f.get("updatable") for f in stale):  # only where update can act
         run = report["run"]
         update = run.get("update") or f"jaxcheck update {run.get('sourcedir', '.')}"
         parts.append(f"Accept the new outputs with: {update}\n")
+    elif stale:
+        reasons = {f.get("refusal") for f in stale}
+        (why,) = reasons if len(reasons) == 1 and None not in reasons else ("each one says why",)
+        parts.append(f"jaxcheck update rewrites none of the {len(stale)} stale output(s): {why}\n")
     return "\n".join(parts)
 
 

@@ -38,6 +38,15 @@ def write_junit(path: str, report: Report) -> None:
             ElementTree.SubElement(
                 case, "skipped", message=block.get("reason") or "not run (:output: skip)"
             )
+        if block.get("after"):
+            # No finding of its own: the earlier cell's lists it.
+            failures += 1
+            ElementTree.SubElement(
+                case,
+                "failure",
+                type="after",
+                message=f"failed after {block['after']} failed (its finding lists this cell)",
+            )
         for finding in by_block.get((block["document"], block["name"]), []):
             failures += 1
             failure = ElementTree.SubElement(

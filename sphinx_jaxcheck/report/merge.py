@@ -168,6 +168,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         unchecked_cells=unchecked_cells,
         not_run_notebooks=not_run,
         foreign_examples=foreign,
+        failed_after=sum(1 for b in blocks if b.get("after")),
     )
     return {
         "blocks": blocks,

@@ -30,6 +30,7 @@ class BlockRecord(TypedDict):
     seconds: float
     reason: NotRequired[str]  # why a skipped block did not run (its limits exclude this JAX)
     cell: NotRequired[int]  # a notebook cell's index in the notebook's ``cells`` list
+    after: NotRequired[str]  # a cell that failed after this earlier cell of its notebook did
 
 
 class CellRecord(TypedDict):
@@ -40,6 +41,7 @@ class CellRecord(TypedDict):
     line: int  # the line of the file its source starts on
     status: str
     reason: NotRequired[str]  # why it did not run (its notebook is excluded from execution)
+    after: NotRequired[str]  # it failed after this earlier cell of its notebook did
 
 
 class NotRunRecord(TypedDict):
@@ -68,6 +70,7 @@ class FindingRecord(TypedDict):
     subtype: str  # a Subtype value
     drift: bool
     updatable: NotRequired[bool]  # drift ``jaxcheck update`` may rewrite (absent: it may not)
+    refusal: NotRequired[str]  # a drift's it may not: why
     document: str
     block: str | None  # the label of its block; None for citations, quotes, unreadable files
     message: str  # printable: no terminal sequences, nothing XML 1.0 cannot hold
@@ -135,6 +138,7 @@ def summary_line(
     unchecked_cells: int = 0,
     not_run_notebooks: Sequence[NotRunRecord] = (),
     foreign_examples: Mapping[str, int] | None = None,
+    failed_after: int = 0,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -146,7 +150,9 @@ def summary_line(
     ``unchecked_cells`` the notebooks' code cells (``jaxcheck_notebooks = "report"``),
     ``excluded_examples`` those of each page the build leaves out (``exclude_patterns``),
     ``not_run_notebooks`` the notebooks none of whose cells ran, with why,
-    ``foreign_examples`` by package those of other packages' docstrings that pages show.
+    ``foreign_examples`` by package those of other packages' docstrings that pages show;
+    ``failed_after`` counts, apart from the other failures, the notebook cells among
+    ``statuses`` that failed after an earlier cell of their notebook failed.
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why each session that ran was not cached:
     (document, its block's file and line and why); the summary names the first.
@@ -167,23 +173,30 @@ def summary_line(
     parts = [
         f"{counts[Status.VERIFIED]} verified",
         f"{counts[Status.STALE]} stale",
-        f"{counts[Status.FAILED]} failed",
+        f"{counts[Status.FAILED] - failed_after} failed",
     ]
+    if failed_after:
+        parts.append(f"{failed_after} failed after an earlier cell of their notebook")
     if counts[Status.NOT_COMPARED]:
         parts.append(f"{counts[Status.NOT_COMPARED]} not compared")
     if counts[Status.SKIPPED]:
         parts.append(f"{counts[Status.SKIPPED]} skipped")
     if counts[Status.OTHER_SHARD]:
         parts.append(f"{counts[Status.OTHER_SHARD]} on other shards")
-    problems = ""  # found while reading, said after the first counts
-    if read:
-        other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
-        named = f"{unknown_names} unknown name(s), " if unknown_names else ""
-        if unknown_settings:
-            named += f"{unknown_settings} unknown setting(s), "
-        if failed_imports:
-            named += f"{failed_imports} failed autodoc import(s), "
-        problems = f", {stale_quotes} stale quote(s), {named}{other} other problem(s)"
+    # Found while reading, said after the first counts: each kind only when there is one, so
+    # a summary holds the same parts whatever else a run found.
+    other = len(read) - stale_quotes - unknown_names - unknown_settings - failed_imports
+    problems = "".join(
+        f", {count} {kind}"
+        for count, kind in (
+            (stale_quotes, "stale quote(s)"),
+            (unknown_names, "unknown name(s)"),
+            (unknown_settings, "unknown setting(s)"),
+            (failed_imports, "failed autodoc import(s)"),
+            (other, "other problem(s)"),
+        )
+        if count
+    )
     total = sum(counts.values())
     described = describe_examples(examples)
     rules = f"doctests like {doctests_like}: " if doctests_like else ""
@@ -334,6 +347,8 @@ def block_record(block: Block, verdict: Verdict) -> BlockRecord:
         record["reason"] = verdict.reason
     if isinstance(block.kind, NotebookCell):
         record["cell"] = block.kind.cell
+    if verdict.after:
+        record["after"] = verdict.after
     return record
 
 
@@ -350,13 +365,15 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
             }
             if "reason" in b:
                 cell["reason"] = b["reason"]
+            if "after" in b:
+                cell["after"] = b["after"]
             found.append(cell)
     return found
 
 
 def finding_record(finding: Finding) -> FindingRecord:
     """A finding as reports hold it."""
-    return {
+    record: FindingRecord = {
         "path": relative(finding.path),
         "line": finding.line,
         "subtype": finding.subtype.value,
@@ -368,3 +385,6 @@ def finding_record(finding: Finding) -> FindingRecord:
         # XML 1.0 cannot hold.
         "message": printable(finding.message),
     }
+    if finding.refusal:
+        record["refusal"] = printable(finding.refusal)
+    return record

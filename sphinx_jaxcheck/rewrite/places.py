@@ -6,19 +6,22 @@ report ``"updatable": true``) only where update would go on to the second run:
 the file is one update writes (a page inside the source folder, or outside it
 when allowed; a file ``jaxcheck_doctest_files`` names; a Python file of the
 project's own checkout, not of an installed package), the docstring's examples
-are lines of one of its string literals, and nothing about the block or its
-example refuses. Elsewhere both say the one reason instead. Pure but for reading
-the files and looking at the file system.
+are lines of one of its string literals, nothing about the block or its example
+refuses, and update's planner can make the edit (it would drop or write no line
+closing a Markdown fence, ...: :func:`.update.edit_problem`). Elsewhere both say
+the one reason instead. Pure but for reading the files and looking at the file
+system.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..model import Block, Drift, FileExamples
+from ..model import Block, Drift, FileExamples, NotebookCell
 from .checkout import checkout_of, is_python_file, python_file_problem
 from .digests import digest
 from .docstrings import PythonSource, literal_of, read_python
+from .edits import parse_source
 from .refusals import skip_reason
 
 
@@ -31,6 +34,7 @@ class Places:
         self.allow_outside = allow_outside
         self.checkout = checkout_of(root) if root is not None else None
         self._read: dict[str, PythonSource | str | None] = {}  # each Python file, or why not
+        self._data: dict[str, bytes | None] = {}  # each file as checked (None: changed since)
 
     def refusal(self, block: Block, drift: Drift) -> str | None:
         """Why update must not rewrite this drift, naming the one reason; None when it may
@@ -41,7 +45,8 @@ class Places:
         # An example that does not compile never drifts: the judge fails it.
         if not why and is_python_file(block.path):
             why = self._literal_problem(block)
-        return why or drift.note or block.update_refusal or skip_reason(drift.expectation)
+        why = why or drift.note or block.update_refusal or skip_reason(drift.expectation)
+        return why or self._edit_problem(block, drift)
 
     def _where_problem(self, path: str) -> str | None:
         """Why update must not write this file where it is, or None."""
@@ -57,17 +62,46 @@ class Places:
         then says so)."""
         real = os.path.realpath(block.path)
         if real not in self._read:
-            try:
-                with open(real, "rb") as handle:
-                    data = handle.read()
-            except OSError as error:
-                return f"cannot read the file: {error}"
-            self._read[real] = read_python(data) if digest(data) == block.file_digest else None
+            data = self._checked(block)
+            if isinstance(data, str):
+                return data
+            self._read[real] = None if data is None else read_python(data)
         python = self._read[real]
         if python is None or isinstance(python, str):
             return python
         found = literal_of(python, block)
         return found if isinstance(found, str) else None
+
+    def _edit_problem(self, block: Block, drift: Drift) -> str | None:
+        """Why update's plan would refuse the edit itself, as it decides it; None when it
+        would make it."""
+        if isinstance(block.kind, NotebookCell):
+            return None  # its outputs are edited in the notebook's JSON, not as lines
+        # update imports this module: its planner is asked here, not imported above.
+        from .update import edit_problem
+
+        data = self._checked(block)
+        if not isinstance(data, bytes):
+            return None  # unread or changed since: update says so as it reads the file
+        try:
+            source = parse_source(data)
+        except UnicodeDecodeError:
+            return None  # update names the encoding as it reads the file
+        python = self._read.get(os.path.realpath(block.path))
+        literal = literal_of(python, block) if isinstance(python, PythonSource) else None
+        return edit_problem(source, block, drift, None if isinstance(literal, str) else literal)
+
+    def _checked(self, block: Block) -> bytes | str | None:
+        """The block's file as it was checked, why it cannot be read, or None if it changed."""
+        real = os.path.realpath(block.path)
+        if real not in self._data:
+            try:
+                with open(real, "rb") as handle:
+                    data = handle.read()
+            except OSError as error:
+                return f"cannot read the file: {error}"
+            self._data[real] = data if digest(data) == block.file_digest else None
+        return self._data[real]
 
 
 def _outside(real: str, path: str, root: str | None) -> str | None:

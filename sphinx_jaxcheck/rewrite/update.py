@@ -562,6 +562,19 @@ def plan_edit(
     return Planned(block, drift, edit, first, stop, tuple(body_lines), tuple(output))
 
 
+def edit_problem(
+    source: SourceText, block: Block, drift: Drift, literal: Literal | None = None
+) -> str | None:
+    """Why update's plan refuses the edit of this drift's own lines, whatever a second run
+    shows (a line closing a Markdown fence that it would drop or write, characters a page
+    cannot hold, ...), or None: the part of :mod:`.places`'s decision that plans the edit."""
+    try:
+        planned = plan_edit(source, block, drift, literal=literal)
+    except CannotRewriteError as why:
+        return str(why)
+    return _reads_back_wrongly(source, [planned])
+
+
 def doctest_output(block: Block, drift: Drift) -> tuple[str, ...] | None:
     """The lines a page's own ``>>>`` example printed, as doctest compares them (blank lines at
     the end and spaces at the end of a line kept), when doctest alone judges it and it raised

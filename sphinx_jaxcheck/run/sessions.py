@@ -14,6 +14,7 @@ from ..cache.key import session_key
 from ..cache.outcomes import OutcomeCache
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.example_verdicts import Tally, tally_of
+from ..judge.notebooks import follow_failures
 from ..judge.verdict import judge
 from ..model import (
     Block,
@@ -287,6 +288,8 @@ def judge_documents(
         for docname, blocks in documents.items()
     }
     _skip_after_failed_setups(documents, verdicts)
+    for docname, blocks in documents.items():
+        follow_failures(blocks, verdicts[docname])
     return verdicts
 
 

@@ -9,6 +9,7 @@ reported structurally, Sphinx's own are printed with :func:`other_warnings`.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -25,6 +26,7 @@ from ..errors import ConfigurationError
 from .build_folder import DOCTREES, IGNORE_MARK, default_build_dir
 from .checking.read_only import read_only as only_read
 from .domain import domain_of
+from .settings import conf_py_only
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _LINE_END = re.compile(r"[\r\n]")
@@ -101,7 +103,9 @@ def run_build(
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
     try:
-        with patch_docutils(srcdir), docutils_namespace():
+        # The pytest plugin's builds (read only) take no -D: their messages say conf.py.
+        in_conf_py = conf_py_only() if read_only else contextlib.nullcontext()
+        with patch_docutils(srcdir), docutils_namespace(), in_conf_py:
             app = Sphinx(
                 srcdir,
                 srcdir,

@@ -12,7 +12,7 @@ import re
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.errors import FiletypeNotFoundError
+from sphinx.errors import FiletypeNotFoundError, SphinxError
 from sphinx.util import get_filetype
 
 from ..model import Subtype
@@ -32,12 +32,7 @@ def setup_colon_fences(app: Sphinx) -> None:
 def _report_unread_fences(app: Sphinx, doctree: nodes.document) -> None:
     env = app.env
     docname = env.docname
-    try:
-        markdown = (
-            get_filetype(app.config.source_suffix, str(source_path(env, docname))) == "markdown"
-        )
-    except FiletypeNotFoundError:
-        markdown = False
+    markdown = _read_by_myst(app, str(source_path(env, docname)))
     enabled = "colon_fence" in (getattr(app.config, "myst_enable_extensions", None) or ())
     for paragraph in doctree.findall(nodes.paragraph):
         found = _UNREAD.match(paragraph.astext())
@@ -61,3 +56,17 @@ def _report_unread_fences(app: Sphinx, doctree: nodes.document) -> None:
         domain_of(env).add_finding(
             docname, Finding(Subtype.SYNTAX, message, path, paragraph.line or 1, docname)
         )
+
+
+def _read_by_myst(app: Sphinx, path: str) -> bool:
+    """Whether MyST parses this file: MyST-Parser's "markdown", MyST-NB's "myst-nb", and any
+    other filetype whose parser is MyST's (MyST-NB names its .md and .ipynb so)."""
+    try:
+        from myst_parser.parsers.sphinx_ import MystParser
+    except ImportError:
+        return False
+    try:
+        parser = app.registry.get_source_parser(get_filetype(app.config.source_suffix, path))
+    except (FiletypeNotFoundError, SphinxError):
+        return False
+    return issubclass(parser, MystParser)

@@ -122,15 +122,18 @@ def source_path(env: BuildEnvironment, docname: str) -> Path:
     return Path(env.doc2path(docname))
 
 
-def add_setting(app: Sphinx, name: str, default: object, help_text: str) -> None:
-    """Register a ``jaxcheck_*`` value that re-reads every document when it changes.
+def add_setting(
+    app: Sphinx, name: str, default: object, help_text: str, *, rereads: bool = True
+) -> None:
+    """Register a ``jaxcheck_*`` value, which re-reads every document when it changes unless
+    ``rereads`` is False.
 
     Sphinx 7.4 added the ``description`` argument; 7.3 has no place for the help text.
     """
     if sphinx.version_info >= (7, 4):
-        app.add_config_value(name, default, "env", description=help_text)
+        app.add_config_value(name, default, "env" if rereads else "", description=help_text)
     else:
-        app.add_config_value(name, default, "env")
+        app.add_config_value(name, default, "env" if rereads else "")
 
 
 class BuilderWritingNothing(Builder):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -21,7 +20,7 @@ from ..run.interpreter import (
 )
 from ..run.pool import WorkerSettings, worker_settings
 from .python_path import conf_python_path
-from .settings import cache_directory, remember_settings, settings_of, stop
+from .settings import cache_directory, given_in, remember_settings, settings_of, stop
 from .stages import ConfigInited
 
 
@@ -43,7 +42,7 @@ def _resolve(app: Sphinx, config: Config) -> None:
         interpreter_of(config)
         probe_of(config).begin()  # answers while Sphinx reads the pages
     except InterpreterError as problem:
-        stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
+        stop(f"configuration error: {problem} ({given_in(app)})")
 
 
 # Where a config keeps the probe of its workers' interpreter: one per build, since

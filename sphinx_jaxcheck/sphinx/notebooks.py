@@ -18,6 +18,7 @@ import json
 import os
 from dataclasses import replace
 
+import yaml
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -93,6 +94,9 @@ def _name_language(app: Sphinx, docname: str, content: list[str]) -> None:
     if "myst_nb" not in app.extensions or settings_of(app.config).notebooks != "check":
         return
     if not str(source_path(app.env, docname)).endswith(SUFFIX):
+        named = _text_notebook_with_language(content[0])
+        if named is not None:
+            content[0] = named
         return
     try:
         node = json.loads(content[0])
@@ -109,6 +113,49 @@ def _name_language(app: Sphinx, docname: str, content: list[str]) -> None:
         return
     metadata["language_info"] = {**info, **IPYTHON_LANGUAGE}
     content[0] = json.dumps(node)
+
+
+def _text_notebook_with_language(text: str) -> str | None:
+    """A MyST text notebook whose front matter names a kernel but no language, with the
+    kernelspec written as a flow mapping on the same lines plus ``language: python``; None when
+    the text is no such notebook, or its kernelspec is not a block of plain entries.
+
+    Every line keeps its number (findings and markers are at the file's lines), and the new
+    front matter must read as the old one plus the language, or the text is left alone.
+    """
+    lines = text.split("\n")
+    if len(lines) < 3 or lines[0].rstrip() != "---":
+        return None
+    end = next((n for n in range(1, len(lines)) if lines[n].rstrip() == "---"), None)
+    if end is None:
+        return None
+    try:
+        front = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError:
+        return None
+    kernel = front.get("kernelspec") if isinstance(front, dict) else None
+    info = front.get("language_info") if isinstance(front, dict) else None
+    if not isinstance(kernel, dict) or kernel.get("language") or info:
+        return None
+    start = next((n for n in range(1, end) if lines[n].rstrip() == "kernelspec:"), None)
+    if start is None:
+        return None
+    stop = start + 1
+    while stop < end and lines[stop].startswith("  ") and lines[stop].strip():
+        stop += 1
+    entries = [line.strip() for line in lines[start + 1 : stop]]
+    if not entries:
+        return None
+    flow = ["kernelspec: {", *(f"  {entry}," for entry in entries[:-1])]
+    flow.append(f"  {entries[-1]}, language: python}}")
+    new = [*lines[:start], *flow, *lines[stop:]]
+    try:
+        read = yaml.safe_load("\n".join(new[1:end]))
+    except yaml.YAMLError:
+        return None
+    if read != {**front, "kernelspec": {**kernel, "language": "python"}}:
+        return None
+    return "\n".join(new)
 
 
 def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
@@ -148,6 +195,8 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         digest=file_digest(path),
         first=len(domain.blocks(docname)),
         not_run=_excluded(app, path),
+        environment=settings.notebooks_environment,
+        floats_as_written=settings.notebooks_number,
     )
     blocks = _with_twin(app, path, blocks)
     domain.per_document("blocks").setdefault(docname, []).extend(blocks)

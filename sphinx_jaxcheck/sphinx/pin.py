@@ -12,7 +12,7 @@ from sphinx.config import Config
 from ..cite.pin import Installed, Pin, resolve_pin
 from ..errors import PinMismatchError
 from .interpreter import interpreter_of
-from .settings import settings_of, stop
+from .settings import set_with, settings_of, stop
 from .stages import ConfigInited
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ def pin_of(config: Config) -> Pin:
         "jaxcheck_jax_version" in overrides,
         "jaxcheck_jax_commit" in overrides,
         interpreter_of(config).installed(),
+        set_with(),
     )
 
 
@@ -61,6 +62,7 @@ def _resolve(
     version_overridden: bool,
     commit_overridden: bool,
     found: Installed,
+    set_with: str,
 ) -> Pin:
     return resolve_pin(
         version,
@@ -69,4 +71,5 @@ def _resolve(
         found,
         version_overridden=version_overridden,
         commit_overridden=commit_overridden,
+        set_with=set_with,
     )

@@ -176,9 +176,10 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
             f"<pre>{html.escape(printable(verdict.actual_text))}</pre></details>"
         )
     message = "\n".join(p.message for p in verdict.problems)
+    after = f" after {html.escape(verdict.after)} failed" if verdict.after else ""
     return (
         f'<details class="jaxcheck-status jaxcheck-status-failed"{named}>'
-        f'<summary><span class="jaxcheck-mark">✗ failed</span> with {jax} (show)</summary>'
+        f'<summary><span class="jaxcheck-mark">✗ failed</span> with {jax}{after} (show)</summary>'
         f"<pre>{html.escape(printable(message))}</pre></details>"
     )
 

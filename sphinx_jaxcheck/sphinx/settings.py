@@ -7,6 +7,8 @@ import doctest
 import os
 import re
 import tempfile
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
@@ -15,6 +17,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
+from ..cite.pin import IN_CONF_PY, ON_COMMAND_LINE
 from ..config import (
     PREFIX,
     VALUES,
@@ -35,6 +38,33 @@ from .stages import ConfigInited
 logger = logging.getLogger(__name__)
 
 
+# Whether the build being made takes settings on its command line too (-D, as sphinx-build and
+# jaxcheck do), or from conf.py alone (the pytest plugin's builds: see conf_py_only).
+_COMMAND_LINE_SETTINGS: ContextVar[bool] = ContextVar("jaxcheck_command_line", default=True)
+
+
+@contextlib.contextmanager
+def conf_py_only() -> Iterator[None]:
+    """Builds made inside take their settings from conf.py alone, so their messages name no
+    ``-D``: the pytest plugin's, whose command line takes no Sphinx setting."""
+    token = _COMMAND_LINE_SETTINGS.set(False)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE_SETTINGS.reset(token)
+
+
+def given_in(app: Sphinx) -> str:
+    """Where this build's settings were given, for a message about one."""
+    conf = Path(app.confdir, "conf.py")
+    return f"in {conf} or a -D option" if _COMMAND_LINE_SETTINGS.get() else f"in {conf}"
+
+
+def set_with() -> str:
+    """How a message's next step sets a value for this build (see :mod:`..cite.pin`)."""
+    return ON_COMMAND_LINE if _COMMAND_LINE_SETTINGS.get() else IN_CONF_PY
+
+
 def stop(message: str) -> NoReturn:
     """Report a configuration problem and stop the build (exit status 2)."""
     text = f"jaxcheck: {message}"
@@ -43,7 +73,9 @@ def stop(message: str) -> NoReturn:
 
 
 def setup_settings(app: Sphinx) -> None:
-    """Every value re-checks all documents when it changes (rebuild="env").
+    """Every value re-checks all documents when it changes (rebuild="env"), but the cache's
+    and the number of workers, on which no document's blocks depend (a build that reads no
+    cache checks every document anyway: see :mod:`.checking.check`).
 
     Values with a number or yes/no default are registered with the default
     None (the cleaner supplies the real one): then Sphinx hands ``-D`` values
@@ -56,7 +88,7 @@ def setup_settings(app: Sphinx) -> None:
         stop(f"configuration error: {outside}")
     for value in VALUES:
         default = None if isinstance(value.default, (bool, int, float)) else value.default
-        add_setting(app, value.name, default, value.help)
+        add_setting(app, value.name, default, value.help, rereads=value.rereads)
     app.connect("config-inited", _validate, priority=ConfigInited.SETTINGS)
     # Before Sphinx creates the output folder, which it would answer with a crash report.
     for what, folder in (("output folder", app.outdir), ("doctree folder", app.doctreedir)):
@@ -70,7 +102,7 @@ def _validate(app: Sphinx, config: Config) -> None:
         settings = remember_settings(config)
         doctest_files(app.confdir, settings.doctest_files)  # each entry names a file
     except ConfigurationError as problem:
-        stop(f"configuration error: {problem} (in {Path(app.confdir, 'conf.py')} or a -D option)")
+        stop(f"configuration error: {problem} ({given_in(app)})")
     object.__setattr__(config, _UNKNOWN, _unknown_settings(config, Path(app.confdir, "conf.py")))
     if settings.writes_cache:
         ensure_writable(

@@ -323,6 +323,7 @@ def outcome_from_wire(data: dict[str, Any]) -> Outcome:
                 tuple((str(kind), str(text)) for kind, text in output["data"]),
                 tuple(output["traceback"]),
                 output["metadata"],
+                output.get("shows", ""),
             )
             for output in data.get("outputs", ())
         ),

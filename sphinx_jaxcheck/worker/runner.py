@@ -25,7 +25,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from ..model import DEFAULT_OUTPUT_LIMIT, Example, FailureKind, Outcome, Program, RaisedException
+from ..model import (
+    DEFAULT_OUTPUT_LIMIT,
+    CellOutput,
+    Example,
+    FailureKind,
+    Outcome,
+    Program,
+    RaisedException,
+)
 from .frames import hide_worker_frames
 from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Used
 from .recorder import Recorder
@@ -221,6 +229,11 @@ class SessionRunner:
         for step in late:
             self.late[step] = []
         return late
+
+    def take_revised(self) -> dict[int, tuple[CellOutput, ...]]:
+        """The outputs of earlier runs (numbered from 0, in the order they ran) that a later
+        one changed since the last call: a notebook's display updated by its id. None here."""
+        return {}
 
     def run(self, program: Program) -> Outcome:
         """Run one block and return what happened; never raises."""
@@ -545,6 +558,7 @@ def run_session(
     setup_names: dict[str, Any] = {}
     docstring = ""
     outcomes: dict[Step, Outcome] = {}
+    runs: list[Step] = []  # each step, in the order it ran
     steps = [
         *((Part.SETUP, index) for index in range(len(request.setup))),
         *((Part.ITEM, index) for index in range(len(request.items)) if index not in crashed),
@@ -566,6 +580,8 @@ def run_session(
         runner.adopt_threads(before, step)
         outcomes[step] = outcome
         emit(Ran(session, *step, outcome))
+        runs.append(step)
+        _report_revised(session, runner, outcomes, runs, emit)
         _report_late_output(session, runner, outcomes, step, emit)
         _report_dependencies(session, recorder, emit)  # now: a later block may crash the process
         if step[0] is Part.SETUP and (outcome.failure or outcome.exception):
@@ -622,6 +638,21 @@ def _defined(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 def module_namespace(name: str) -> dict[str, Any]:
     """A copy of a module's globals: where pytest runs the examples of its docstrings."""
     return dict(vars(importlib.import_module(name)))
+
+
+def _report_revised(
+    session: str,
+    runner: SessionRunner,
+    outcomes: dict[Step, Outcome],
+    runs: list[Step],
+    emit: Callable[[Event], None],
+) -> None:
+    """Report again each earlier step whose outputs the last one changed (a notebook's
+    display updated by its id from a later cell, as Jupyter updates it in place)."""
+    for number, outputs in sorted(runner.take_revised().items()):
+        step = runs[number]
+        outcomes[step] = replace(outcomes[step], outputs=outputs)
+        emit(Ran(session, *step, outcomes[step]))
 
 
 def _report_late_output(

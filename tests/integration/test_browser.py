@@ -541,7 +541,13 @@ def test_each_example_block_shows_the_verdict_its_report_gives_it(
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = jaxcheck("check", ".", "--format", "json", cwd=root, env=env)
     report = json.loads(done.stdout)
-    blocks = [b for b in report["example_groups"] if b["document"] == "api"]
+    # The page's, and the docstrings' it shows (each run once, with its module's, in the root
+    # document's sessions, as pytest runs them).
+    blocks = [
+        b
+        for b in report["example_groups"]
+        if b["document"] == "api" or b["session"].startswith("docstrings of ")
+    ]
     built = build(root, fresh=True)
     _open(browser, (Path(built.app.outdir) / "api.html").as_uri())
     markers = browser.evaluate(MARKERS)
@@ -713,4 +719,37 @@ def test_settings_stay_whole_on_a_desktop_and_a_table_that_scrolls_shows_it(
         assert found["scrolling"], "the benchmark table is wider than a phone"
     # The project's own speed targets are for its developers (benchmarks/results.md).
     assert "MISSED" not in browser.evaluate("document.body.innerText")
+    screenshot(browser, tmp_path, page, width)
+
+
+# In the tables of settings and commands: each name (first column) and each word of a command
+# (code of several words; docutils puts each word in a span.pre) that a line break splits.
+SPLIT_NAMES_AND_ARGUMENTS = """(() => {
+  const tables = document.querySelectorAll('article table.code-table');
+  const split = [];
+  for (const code of document.querySelectorAll('article table.code-table td code.literal')) {
+    const words = code.querySelectorAll('span.pre');
+    if (code.closest('td').cellIndex === 0 || words.length > 1) {
+      for (const word of words) {
+        if (word.getClientRects().length > 1) {
+          split.push(word.textContent);
+        }
+      }
+    }
+  }
+  return {tables: tables.length, split};
+})()"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("page", REFERENCE_PAGES)
+def test_setting_names_never_break_and_commands_wrap_only_between_arguments(
+    browser: DevTools, reference_site: Path, tmp_path: Path, page: str, width: int
+) -> None:
+    # jaxcheck_doctest_modules_ignore stays whole on a phone (the table scrolls instead), and
+    # `sphinx-build -E -D jaxcheck_workers=1 ...` wraps between its arguments on a desktop.
+    _open(browser, (reference_site / f"{page}.html").as_uri(), width=width)
+    found = browser.evaluate(SPLIT_NAMES_AND_ARGUMENTS)
+    assert found["tables"] == (6 if page.endswith("configuration") else 1)
+    assert found["split"] == [], f"at {width}px on {page}"
     screenshot(browser, tmp_path, page, width)

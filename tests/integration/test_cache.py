@@ -469,6 +469,36 @@ def test_no_cache_takes_nothing_but_stores_what_ran_for_the_next_check(
         assert "from the cache" not in capsys.readouterr().err
     assert runs(ran) == 2  # each ran every session
     assert list((root / ".jaxcheck_cache").glob("docstrings-*.json"))  # the collection
-    assert cli.main(["check", str(root)]) == 0
+    # A build of its own (nothing kept from the others' reading): all from the cache.
+    fresh = str(tmp_path / "fresh")
+    assert cli.main(["check", str(root), "--build-dir", fresh]) == 0
     assert runs(ran) == 2
     assert "; 1 block(s) and 1 `>>>` example(s) from the cache\n" in capsys.readouterr().err
+
+
+def test_switching_the_cache_off_or_to_refresh_runs_every_session_without_reading_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whether a build takes results from the cache decides what runs, not what documents
+    hold: --no-cache and jaxcheck_cache = False run every session, and no build after them
+    reads the documents again (JAX's 1,707 took a minute)."""
+    ran, read = tmp_path / "ran.txt", tmp_path / "read.txt"
+    conf = (
+        CACHED + "def setup(app):\n"
+        "    def note(app, docname, source):\n"
+        f"        with open({str(read)!r}, 'a') as log:\n"
+        "            log.write(docname + '\\n')\n"
+        "    app.connect('source-read', note)\n"
+    )
+    root = write_project(tmp_path / "docs", {"page.md": counted_block(ran)}, conf=conf)
+    reads = lambda: read.read_text().splitlines().count("page")  # noqa: E731
+    assert cli.main(["check", str(root)]) == 0
+    assert (runs(ran), reads()) == (1, 1)
+    assert cli.main(["check", str(root), "--no-cache"]) == 0
+    assert (runs(ran), reads()) == (2, 1)
+    capsys.readouterr()
+    assert cli.main(["check", str(root)]) == 0  # what --no-cache ran, stored
+    assert (runs(ran), reads()) == (2, 1)
+    assert cli.main(["check", str(root), "-D", "jaxcheck_cache=0"]) == 0
+    assert (runs(ran), reads()) == (3, 1)
+    assert "from the cache" not in capsys.readouterr().err

@@ -335,3 +335,23 @@ def test_progress_in_a_log_has_a_line_at_least_every_interval_while_documents_ar
     assert lines.index(reading[-1]) < lines.index(
         f"jaxcheck: running 1 of 1 block(s) (1 document(s), up to {jobs} worker(s))"
     )
+
+
+@pytest.mark.parametrize("command", ["check", "update"])
+def test_check_and_update_run_from_a_folder_below_conf_py_find_its_project(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # The sources in docs/src, conf.py in docs/: run from docs/src, as from docs.
+    root = write_project(tmp_path / "docs", {"src/bad.md": BAD})
+    monkeypatch.chdir(root / "src")
+    assert cli.main([command]) == (1 if command == "check" else 0)
+    captured = capsys.readouterr()
+    if command == "check":
+        assert captured.out.startswith("bad.md:6: drift: block 'src/bad[1]'")
+        assert captured.out.endswith("Accept the new outputs with: jaxcheck update\n")
+    else:
+        assert "jaxcheck update: rewrote 1 expectation(s) in 1 file(s)" in captured.err
+        assert (root / "src" / "bad.md").read_text("utf-8") == BAD.replace("# 5", "# 4")

@@ -140,12 +140,18 @@ def test_a_check_of_docstring_examples_alone_counts_examples_in_every_line(
     assert "block(s)" not in log + report["summary"]
 
 
-def test_with_only_an_installed_packages_drift_no_line_suggests_update(tmp_path: Path) -> None:
+def test_with_only_an_installed_packages_drift_the_report_ends_with_why_update_will_not(
+    tmp_path: Path,
+) -> None:
     docs, env = layout(tmp_path, ("sitepkg.two.two",))
     checked = jaxcheck("check", docs, cwd=docs, env=env)
     assert checked.returncode == 1
-    assert "jaxcheck update" not in checked.stdout + checked.stderr, checked.stdout
-    assert checked.stdout.count(INSTALLED_REASON) == 2
+    assert "Accept the new outputs" not in checked.stdout + checked.stderr, checked.stdout
+    # Each drift ends with the reason, and so does the report: why update rewrites none.
+    assert checked.stdout.count(INSTALLED_REASON) == 3
+    last = checked.stdout.splitlines()[-1]
+    assert last.startswith("jaxcheck update rewrites none of the 2 stale output(s): the file (")
+    assert INSTALLED_REASON in last
     # The adopting page shows the second drift as it is printed.
     guide = (REPO / "demo_docs" / "guide" / "adopting.md").read_text("utf-8")
     (shown,) = re.findall(

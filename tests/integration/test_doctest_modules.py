@@ -17,6 +17,7 @@ import os
 import py_compile
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -408,21 +409,28 @@ def test_a_docstring_that_kills_its_worker_fails_alone_and_the_others_keep_their
     }
 
 
-@pytest.mark.parametrize("shown", ["collected", "autodoc"])
+@pytest.mark.parametrize("shown", ["collected", "autodoc", "both"])
 def test_a_later_docstring_sees_what_an_earlier_one_of_its_module_did_as_under_pytest(
     tmp_path: Path, shown: str
 ) -> None:
     """A module's docstrings run in one process in pytest's order, each in a fresh copy of
-    the module's globals with the setup's names: pytest's verdict on each example."""
+    the module's globals with the setup's names: pytest's verdict on each example, each
+    example once however many pages show it."""
     folder = tmp_path / "src"
     write_package(folder, "statepkg", STATEFUL_PACKAGE)
     conf = f"import sys\nsys.path.insert(0, {str(folder)!r})\n"
+    if shown != "autodoc":
+        conf += 'jaxcheck_doctest_modules = ["statepkg"]\n'
     if shown == "collected":
-        root = project(tmp_path / "docs", conf + 'jaxcheck_doctest_modules = ["statepkg"]\n')
+        root = project(tmp_path / "docs", conf)
     else:
-        page = "Log\n===\n\n.. automodule:: statepkg.log\n   :members:\n"
+        page = (
+            "Log\n===\n\n.. toctree::\n\n   again\n\n.. automodule:: statepkg.log\n   :members:\n"
+        )
         extensions = '["sphinx.ext.autodoc", "sphinx_jaxcheck"]'
         root = project(tmp_path / "docs", conf, extensions=extensions, index=page)
+        again = "Again\n=====\n\n.. autofunction:: statepkg.log.b_entries\n"
+        (root / "again.rst").write_text(again, "utf-8")
     status, report, stderr = check(root, path=folder)
     ours = jaxcheck_verdicts(report)
     theirs, _ = oracle(tmp_path / "oracle", [folder / "statepkg" / "log.py"], path=folder)
@@ -432,6 +440,21 @@ def test_a_later_docstring_sees_what_an_earlier_one_of_its_module_did_as_under_p
     assert {v.name for v in ours} == {
         f"statepkg.log.{n}" for n in ("a_record", "b_entries", "c_namespace")
     }
+    assert len(ours) == len(theirs) == 6  # each example once, at its line in log.py
+    if shown == "both":  # every page shows the verdict of the one run
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (folder, REPO))), **ENV}
+        html = tmp_path / "html"
+        done = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root), str(html)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        for page, count in (("index", 3), ("again", 1)):
+            text = (html / f"{page}.html").read_text("utf-8")
+            assert text.count("jaxcheck-block jaxcheck-verified") == count, page
 
 
 def test_another_packages_docstring_a_page_shows_is_counted_not_run_until_named(

@@ -38,7 +38,11 @@ def readme_section(title: str) -> str:
 
 QUICKSTART = re.search(r"```console\n(.*?)\n", readme_section("Quickstart")).group(1)  # type: ignore[union-attr]
 USE = readme_section("Use it in your project")
-INSTALL_LINE = re.search(r"```console\n(pip install .*)\n```", USE).group(1)  # type: ignore[union-attr]
+CLONE_LINE, INSTALL_LINE = re.search(  # type: ignore[union-attr]
+    r"```console\n(git clone .*)\n(pip install .*)\n```", USE
+).groups()
+URL = "<repository URL>"  # what the README's clone line leaves to the reader
+CHECKOUT = CLONE_LINE.split()[-1]  # the folder the clone line makes
 CONF_LINES = re.search(r"```python\n(.*?)```", USE, re.DOTALL).group(1)  # type: ignore[union-attr]
 FIRST_BLOCK = re.search(r"````markdown\n(.*?)````", USE, re.DOTALL).group(1)  # type: ignore[union-attr]
 PYTEST_PAGE = (REPO / "demo_docs" / "guide" / "pytest-and-shards.md").read_text("utf-8")
@@ -147,7 +151,9 @@ CRASH_REPORT = ("Traceback", "sphinx-err-", "please open an issue", "Exception o
 def walk(shared: Path) -> dict[str, Ran]:
     """The whole path, in order; every step's result by name."""
     ran: dict[str, Ran] = {}
-    checkout = _checkout_copy(shared / "sphinx-jaxcheck")
+    # The README's clone line makes the folder its install line names; this tree stands in for
+    # the clone (it may hold changes not yet committed).
+    checkout = _checkout_copy(shared / CHECKOUT)
     built = subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(shared / "dist"), str(checkout)],
         capture_output=True,
@@ -239,6 +245,7 @@ def path(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Ran]:
 
 def test_readme_names_the_lines_this_test_follows() -> None:
     assert QUICKSTART == "pip install tox && tox -e docs"
+    assert CLONE_LINE.split() == ["git", "clone", *URL.split(), "sphinx-jaxcheck"]
     assert INSTALL_LINE == 'pip install "./sphinx-jaxcheck[jax]"'
     assert PYTEST_INSTALL_LINE == 'pip install "./sphinx-jaxcheck[jax,pytest]"'
     assert '"./sphinx-jaxcheck[jax,pytest]"' in USE  # the README names it too
@@ -247,6 +254,21 @@ def test_readme_names_the_lines_this_test_follows() -> None:
         and "```{jaxcheck}" in FIRST_BLOCK
         and "# [0 2 4 6]" in FIRST_BLOCK
     )
+
+
+def test_the_readmes_clone_line_makes_the_folder_its_install_line_names(tmp_path: Path) -> None:
+    # Run as written, with this repository's own folder for the address left to the reader.
+    cloned = subprocess.run(
+        CLONE_LINE.replace(URL, str(REPO)),
+        shell=True,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert cloned.returncode == 0, cloned.stderr
+    assert (tmp_path / CHECKOUT / "pyproject.toml").is_file()
+    assert INSTALL_LINE.startswith(f'pip install "./{CHECKOUT}[')
 
 
 def test_the_wheel_holds_the_package_data(path: dict[str, Ran]) -> None:

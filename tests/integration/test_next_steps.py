@@ -169,7 +169,7 @@ def test_groups_of_examples_are_counted_apart_from_blocks(
         (17, "verified"),
     ]
     assert report["summary"] == (
-        "jaxcheck: 4 block(s): 1 verified, 1 stale, 2 failed, 0 stale quote(s), "
+        "jaxcheck: 4 block(s): 1 verified, 1 stale, 2 failed, "
         "2 other problem(s) (jax 0.10.2); doctests like pytest: 2 `>>>` example(s): 1 verified, "
         "1 failed"
     )
@@ -211,3 +211,63 @@ def test_update_counts_every_problem_it_leaves_and_says_each_in_one_whole_line(
         "`jaxcheck check cited.md` lists them\n"
     )
     assert "# 1\n```" in (root / "cited.md").read_text("utf-8")
+
+
+FENCED = """\
+# Fenced
+
+```python
+>>> print("new")
+old
+```
+"""
+FENCE_REFUSAL = (
+    "line 6 ('```') closes the Markdown fence '```python' opened at line 3, but doctest reads "
+    "it as a line of this example's expected output, since no blank line stands before it; "
+    "update would delete the fence, and the page after it would become part of this code. "
+    "Put a blank line before line 6, then run update again"
+)
+
+
+def test_a_drift_update_refuses_for_its_fence_is_not_offered_to_update_and_the_check_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_project(tmp_path / "docs", {"fenced.md": FENCED}, conf=CONF)
+    status, out = check(root, capsys, monkeypatch, "docs/fenced.md")
+    assert status == 1
+    assert f"+new\n({FENCE_REFUSAL})\n" in out
+    assert out.endswith(
+        f"jaxcheck update rewrites none of the 1 stale output(s): {FENCE_REFUSAL}\n"
+    )
+    _, out = check(root, capsys, monkeypatch, "docs/fenced.md", "--format", "json")
+    assert [f["updatable"] for f in json.loads(out)["findings"]] == [False]
+    # update refuses it for the same reason, before running anything a second time.
+    assert cli.main(["update", "docs/fenced.md"]) == 1
+    assert f"fenced.md:4: cannot update: block 'fenced.md:4': {FENCE_REFUSAL}\n" in (
+        capsys.readouterr().err
+    )
+    assert (root / "fenced.md").read_text("utf-8") == FENCED
+
+
+def test_a_docstring_example_update_cannot_write_ends_the_report_with_why_not_with_update(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A module outside any checkout, as an installed package is: update never writes it.
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "first_day_pkg.py").write_text(
+        'def f():\n    """Add.\n\n    >>> 1 + 1\n    3\n    """\n', "utf-8"
+    )
+    root = write_project(
+        tmp_path / "docs",
+        {"index.rst": "Index\n=====\n\nText.\n"},
+        conf='import os, sys\nsys.path.insert(0, os.path.abspath("../site"))\n'
+        'jaxcheck_doctest_modules = ["first_day_pkg"]\n',
+    )
+    status, out = check(root, capsys, monkeypatch, "docs")
+    assert status == 1
+    assert "Accept the new outputs" not in out
+    assert out.splitlines()[-1] == (
+        f"jaxcheck update rewrites none of the 1 stale output(s): the source folder {root} is "
+        "in no version-control checkout (no .git in it or above it), so update cannot tell the "
+        "project's own Python files and rewrites none: edit the docstring by hand"
+    )

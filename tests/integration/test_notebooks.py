@@ -128,6 +128,29 @@ def test_a_figure_is_shown_as_an_image_and_its_repr(workers: Workers) -> None:
     assert figure.mime("image/png")
 
 
+@pytest.mark.skipif(
+    importlib.util.find_spec("matplotlib") is None,
+    reason="figures need matplotlib: pip install 'sphinx-jaxcheck[test]'",
+)
+def test_each_shown_value_comes_with_its_type_for_the_judge(workers: Workers) -> None:
+    ran = cells(
+        workers,
+        "import matplotlib\nmatplotlib.use('agg')\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots()",
+        "ax.set_title('t')",
+        "ax.plot([1, 2])",
+        "class Text:\n    def __repr__(self):\n        return \"Text(0.5, 1.0, 't')\"\nText()",
+        "from IPython.display import HTML\ndisplay(HTML('<b>x</b>'))",
+        "print(1)",
+    )
+    shows = [[(o.text, o.shows) for o in outcome.outputs] for outcome in ran.items[1:]]
+    assert shows[0] == [("Text(0.5, 1.0, 't')", "matplotlib.text.Text")]
+    assert shows[1][0][1] == "list[matplotlib.lines.Line2D]"
+    assert shows[2] == [("Text(0.5, 1.0, 't')", "__main__.Text")]
+    assert shows[3] == [("<IPython.core.display.HTML object>", "IPython.core.display.HTML")]
+    assert shows[4] == [("1\n", "")]
+
+
 def pytest_run(root: Path) -> subprocess.CompletedProcess[str]:
     """``pytest --jaxcheck ROOT`` in a fresh process, as a user runs it."""
     env = {
@@ -175,6 +198,97 @@ def test_a_build_checks_each_cell_and_myst_nb_runs_none(tmp_path: Path) -> None:
     assert ">60\n</pre>" in page and ">59\n" not in page
     assert page.count("jaxcheck-status-verified") == 3
     assert page.count("jaxcheck-status-stale") == 2
+
+
+@needs_myst_nb
+def test_after_a_failed_cell_the_shell_goes_on_and_later_failures_are_listed_under_it(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.txt"
+    root = notebook_project(
+        tmp_path,
+        code(f"open({str(runs)!r}, 'a').write('ran\\n')", result("4")),
+        code("import numpy as nmp\nx = np.ones(3)"),
+        code("print('still here')", stdout("still here\n")),
+        code("x + 1", result("array([2., 2., 2.])")),
+        code("len(x)", result("3")),
+    )
+    done = jaxcheck("check", str(root), "--format", "json")
+    report = json.loads(done.stdout)
+    assert runs.read_text() == "ran\n"  # no earlier cell ran again, as in a kernel
+    assert [(c["cell"], c["status"], c.get("after")) for c in report["cells"]] == [
+        (1, "verified", None),
+        (2, "failed", None),
+        (3, "verified", None),
+        (4, "failed", "nb.ipynb:cell 2"),
+        (5, "failed", "nb.ipynb:cell 2"),
+    ]
+    (finding,) = report["findings"]
+    assert finding["message"].startswith("nb.ipynb:cell 2: the cell raised an exception")
+    text = (root / "nb.ipynb").read_text().splitlines()
+    line = text.index('    "x + 1"') + 1
+    assert (
+        "2 later cell(s) failed after it (the shell went on, as a kernel does; fix this cell "
+        f"first):\n  nb.ipynb:cell 4 (line {line}): NameError: name 'x' is not defined\n"
+        in finding["message"]
+    )
+    summary = "5 block(s): 2 verified, 0 stale, 1 failed, 2 failed after an earlier cell"
+    assert summary in report["summary"]
+    # The guide shows this notebook's report.
+    (shown,) = [m for m in guide_messages() if "later cell(s) failed after it" in m]
+    printed = f"nb.ipynb:{finding['line']}: error: {finding['message']}\n\n{report['summary']}"
+    assert shown == printed.replace(f"(jax {report['run']['jax']})", "(jax 0.10.2)")
+    build(root)
+    page = html.unescape((root / "_build" / "html" / "nb.html").read_text())
+    assert page.count("✗ failed</span> with jax ") == 3
+    assert page.count(" after nb.ipynb:cell 2 failed (show)") == 2
+
+
+@needs_myst_nb
+def test_a_cell_that_changes_the_environment_is_not_run_and_the_report_says_why(
+    tmp_path: Path,
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("%pip install -q optax", stdout("stored\n")),
+        code("print('next')", stdout("next\n")),
+    )
+    done = jaxcheck("check", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (shown,) = [m for m in guide_messages() if "changes the environment" in m]
+    assert f"/{shown}\n" in done.stdout  # as the guide shows it
+    assert "2 block(s): 1 verified, 0 stale, 0 failed, 1 skipped" in done.stdout
+
+
+@needs_myst_nb
+def test_a_cell_that_changes_the_environment_runs_where_conf_py_says_run(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("%pip uninstall -y jaxcheck-no-such-package\nprint('ran')", stdout("ran\n")),
+        conf='jaxcheck_notebooks_environment = "run"\n',
+    )
+    done = jaxcheck("check", str(root))
+    # pip ran in the workers' Python, and said so; the cell printed what it stores after.
+    assert "1 block(s): 0 verified, 1 stale, 0 failed" in done.stdout, done.stdout
+    assert "+WARNING: Skipping jaxcheck-no-such-package as it is not installed." in done.stdout
+    assert "not run:" not in done.stdout
+
+
+@needs_myst_nb
+@pytest.mark.parametrize("number", [False, True])
+def test_with_jaxcheck_notebooks_number_a_float_matches_to_its_stored_precision(
+    tmp_path: Path, number: bool
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code("import math\nprint(math.pi, 4 * math.atan(1.0))", stdout("3.14 3.1416\n")),
+        code("print(math.pi)", stdout("3.13\n")),
+        conf=f"jaxcheck_notebooks_number = {number}\n",
+    )
+    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    statuses = [c["status"] for c in report["cells"]]
+    # 3.13 is no pi to two places.
+    assert statuses == (["verified", "stale"] if number else ["stale", "stale"])
 
 
 @needs_myst_nb
@@ -685,17 +799,55 @@ def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(
     assert "site-packages" not in page and sys.prefix not in page
 
 
+# A MyST text notebook as jupytext writes it, whose kernelspec names no language (JAX's
+# complex-differentiation.md): MyST-NB's own run would store the kernel's.
+TEXT_NOTEBOOK = """\
+---
+jupytext:
+  formats: md:myst
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  name: python3
+---
+
+# Text
+
+```{code-cell}
+print(2 + 2)
+```
+
+```{jaxcheck-output}
+5
+```
+"""
+
+
 @needs_myst_nb
 def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
     tmp_path: Path,
 ) -> None:
-    root = write_project(tmp_path / "docs", {"index.md": INDEX}, conf=CONF)
+    index = "# Notebooks\n\n```{toctree}\nnb\ntext\n```\n"
+    root = write_project(tmp_path / "docs", {"index.md": index}, conf=CONF)
     node = nbformat.v4.new_notebook(cells=[markdown("# Bare"), code("print(1)", count=None)])
     (root / "nb.ipynb").write_text(nbformat.writes(node), encoding="utf-8")
+    (root / "text.md").write_text(TEXT_NOTEBOOK, encoding="utf-8")
+    done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=root)
+    # The text notebook's drift, at its file's own line (the front matter kept its lines).
+    assert "text.md:19: " in done.stderr and "-5" in done.stderr and "+4" in done.stderr, (
+        done.stderr
+    )
+    assert "lexer" not in done.stderr
+    html = root / "_build" / "html"
+    assert "highlight-ipython3" in (html / "nb.html").read_text()  # language_info's lexer
+    assert "highlight-python" in (html / "text.html").read_text()  # the kernelspec's language
+    assert (root / "text.md").read_text(encoding="utf-8") == TEXT_NOTEBOOK  # never the file
+    fixed = TEXT_NOTEBOOK.replace("5\n```\n", "4\n```\n")
+    (root / "text.md").write_text(fixed, encoding="utf-8")
     done = sphinx_build("-W", "-b", "html", ".", "_build/html", cwd=root)
     assert done.returncode == 0, done.stderr
-    assert "lexer" not in done.stderr
-    assert "highlight-ipython3" in (root / "_build" / "html" / "nb.html").read_text()
 
 
 @needs_myst_nb

@@ -16,6 +16,8 @@ import pytest
 from buildkit import ROOTS, copy_root, jaxcheck, write_project
 from corpus import STALE
 
+REPO = Path(__file__).parents[2]
+
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
 
@@ -242,6 +244,8 @@ def test_a_configuration_problem_is_one_collection_error(tmp_path: Path) -> None
     assert (
         "jaxcheck_on_drift = 'sometimes' is not one of error, warning, ignore" in run.result.stdout
     )
+    # pytest takes no -D: the value can only be in conf.py, and the message says so.
+    assert f"(in {conf})" in run.result.stdout and "-D" not in run.result.stdout
     assert "Traceback" not in run.result.stdout
     assert run.zygotes == 0
 
@@ -258,6 +262,25 @@ def test_a_wrong_folder_is_one_collection_error_naming_the_project_beside_it(
     ) in run.result.stdout
     assert "ApplicationError" not in run.result.stdout and "Traceback" not in run.result.stdout
     assert run.zygotes == 0
+
+
+def test_a_wrong_pin_under_pytest_advises_conf_py_not_a_flag_pytest_lacks(tmp_path: Path) -> None:
+    root = stale_project(tmp_path)
+    conf = root / "docs" / "conf.py"
+    conf.write_text(conf.read_text() + 'jaxcheck_jax_version = "0.9.0"\n', "utf-8")
+    run = Run(root, "--jaxcheck", "docs")
+    assert run.result.returncode == 2
+    installed = importlib.metadata.version("jax")
+    printed = (
+        f"jaxcheck: {root / 'docs'}: installed jax {installed} differs from the pinned jax 0.9.0 "
+        "(jaxcheck_jax_version). Install the pin with `pip install jax==0.9.0`, or build against "
+        f'the installed one with `jaxcheck_jax_version = "{installed}"` in conf.py'
+    )
+    assert printed in run.result.stdout
+    assert "-D" not in run.result.stdout and "Traceback" not in run.result.stdout
+    # The guide shows it as printed, for the guide's own project.
+    guide = (REPO / "demo_docs" / "guide" / "pytest-and-shards.md").read_text("utf-8")
+    assert printed.replace(str(root), "/home/me/project") in guide
 
 
 NATIVE_PAGE = """\

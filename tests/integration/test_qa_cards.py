@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 from buildkit import build, copy_root, write_project
+from nbformat.v4 import new_markdown_cell, new_notebook
+from notebooks import KERNEL
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
@@ -139,3 +143,27 @@ def test_a_colon_fence_card_without_colon_fence_fails_at_its_line_naming_the_set
     result = build(enabled)
     assert [(r.file, r.line) for r in result.reported] == [("cards_rst.rst", 6)]
     assert '<details class="jaxcheck-qa"' in (result.app.outdir / "cards.html").read_text()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("myst_nb") is None,
+    reason="MyST-NB reads the pages: pip install 'sphinx-jaxcheck[test]'",
+)
+def test_a_colon_fence_card_under_myst_nb_is_told_to_enable_colon_fence(tmp_path: Path) -> None:
+    # MyST-NB registers .md and .ipynb as filetype "myst-nb", not "markdown": still MyST.
+    notebook = new_notebook(cells=[new_markdown_cell(COLON_CARD)], metadata={"kernelspec": KERNEL})
+    conf = (
+        'extensions = ["myst_nb", "sphinx_jaxcheck"]\n'
+        'source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}\n'
+    )
+    root = write_project(
+        tmp_path, {"cards.md": COLON_CARD, "nb.ipynb": nbformat.writes(notebook)}, conf=conf
+    )
+    (root / "index.rst").write_text("Index\n=====\n\n.. toctree::\n\n   cards\n   nb\n", "utf-8")
+    result = build(root)
+    assert [(r.file, r.subtype) for r in result.reported] == [
+        ("cards.md", "syntax"),
+        ("nb.ipynb", "syntax"),
+    ]
+    assert result.warnings.count('expected "colon_fence" in myst_enable_extensions') == 2
+    assert "reStructuredText" not in result.warnings

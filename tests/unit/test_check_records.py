@@ -175,7 +175,7 @@ def test_a_summary_of_examples_alone_counts_them_as_the_plan_does_with_no_word_o
     quote = Finding(Subtype.CITATION, "stale", "/docs/a.md", 3, "a", is_drift=True)
     assert summary_line([], [quote], "0.10.2", examples, 0, "pytest") == (
         "jaxcheck: doctests like pytest: 2 `>>>` example(s): 1 stale, 1 skipped, "
-        "1 stale quote(s), 0 other problem(s) (jax 0.10.2)"
+        "1 stale quote(s) (jax 0.10.2)"
     )
     # With no example either, blocks are what is counted (none), as the plan counts them.
     assert summary_line([], [quote], "0.10.2").startswith(
@@ -186,8 +186,8 @@ def test_a_summary_of_examples_alone_counts_them_as_the_plan_does_with_no_word_o
 def test_the_summary_says_which_problems_and_warnings_fail_the_check() -> None:
     dropped = Finding(Subtype.DROPPED, "autodoc could not import 'm'", "/docs/api.rst", 6)
     assert summary_line([], [dropped], "0.10.2") == (
-        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 0 stale quote(s), "
-        "1 failed autodoc import(s), 0 other problem(s) (jax 0.10.2)"
+        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 1 failed autodoc import(s) "
+        "(jax 0.10.2)"
     )
     assert summary_line([], [], "0.10.2", failing_warnings=2).endswith(
         '(jax 0.10.2); 2 warning(s), which fail the check (jaxcheck_fail_on_warnings = "any", '
@@ -249,3 +249,18 @@ def test_a_notebook_not_run_leaves_out_every_cell_whatever_the_cells_own_options
     excluded = replace(cell, kind=NotebookCell(1, not_run="excluded"), error="not run: bad option")
     assert why_not_run(excluded, None) == "excluded"  # nothing of it runs, its options unread
     assert why_not_run(replace(excluded, kind=NotebookCell(1)), on_cpu) is None  # it fails
+
+
+def test_the_summary_names_each_kind_of_problem_only_when_it_found_one() -> None:
+    quote = Finding(Subtype.CITATION, "stale", "/docs/a.md", 3, "a", is_drift=True)
+    other = Finding(Subtype.SYNTAX, "bad", "/docs/a.md", 5, "a")
+    assert summary_line([], [quote], "0.10.2") == (
+        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 1 stale quote(s) (jax 0.10.2)"
+    )
+    assert summary_line([], [other], "0.10.2") == (
+        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 1 other problem(s) (jax 0.10.2)"
+    )
+    assert summary_line([], [quote, other], "0.10.2") == (
+        "jaxcheck: 0 block(s): 0 verified, 0 stale, 0 failed, 1 stale quote(s), "
+        "1 other problem(s) (jax 0.10.2)"
+    )

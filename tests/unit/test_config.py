@@ -112,6 +112,31 @@ def test_a_doctest_files_entry_that_names_no_file_says_where_it_was_looked_for(
         doctest_files(tmp_path / "docs", (entry,))
 
 
+def test_notebook_cells_that_change_the_environment_are_skipped_unless_run_is_set() -> None:
+    def given(value: object) -> str:
+        chosen = read_settings(
+            lambda name: value if name == "jaxcheck_notebooks_environment" else None
+        )
+        return chosen.notebooks_environment
+
+    assert given(None) == "skip"
+    assert given("run") == "run"
+    with pytest.raises(ConfigurationError, match=r"= 'yes' is not one of skip, run"):
+        given("yes")
+
+
+def test_notebooks_number_is_a_flag_off_by_default() -> None:
+    def given(value: object) -> bool:
+        return read_settings(
+            lambda name: value if name == "jaxcheck_notebooks_number" else None
+        ).notebooks_number
+
+    assert given(None) is False
+    assert given(True) is True
+    with pytest.raises(ConfigurationError, match="jaxcheck_notebooks_number"):
+        given("maybe")
+
+
 def test_notebooks_exclude_is_a_list_of_patterns() -> None:
     def given(value: object) -> tuple[str, ...]:
         chosen = read_settings(lambda name: value if name == "jaxcheck_notebooks_exclude" else None)

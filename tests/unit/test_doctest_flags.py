@@ -9,6 +9,7 @@ session runner and judges the outcome.
 from __future__ import annotations
 
 import doctest
+import re
 from dataclasses import replace
 
 import pytest
@@ -217,8 +218,37 @@ def names_of(flags: int) -> tuple[str, ...]:
 def test_flag_names_round_trip_and_unknown_names_are_named() -> None:
     flags = flags_from_names(["NUMBER", "ELLIPSIS"])
     assert set(names_of(flags)) == {"NUMBER", "ELLIPSIS"}
-    with pytest.raises(ValueError, match="'ELIPSIS' is not a doctest option flag"):
+    with pytest.raises(
+        ValueError,
+        match=re.escape("'ELIPSIS' is not a doctest option flag; did you mean ELLIPSIS?"),
+    ):
         flags_from_names(["ELIPSIS"])
+
+
+@pytest.mark.parametrize(
+    ("directive", "hint"),
+    [
+        ("+ELIPSIS", "did you mean +ELLIPSIS?"),
+        ("-NORMALISE_WHITESPACE", "did you mean -NORMALIZE_WHITESPACE?"),
+        ("+ignore_exception_detail", "did you mean +IGNORE_EXCEPTION_DETAIL?"),
+    ],
+)
+def test_a_misspelt_directive_is_told_the_flag_it_likely_means(directive: str, hint: str) -> None:
+    parsed = parse_body((">>> x = 1", f">>> print('abc')  # doctest: {directive}", "a..."))
+    assert parsed.error == (
+        "the doctest cannot be parsed: line 2 of the doctest for block has an invalid option: "
+        f"{directive!r}; {hint}"
+    )
+    assert parsed.error_line == 2
+
+
+def test_a_directive_like_no_flag_is_told_every_flag() -> None:
+    parsed = parse_body((">>> 1  # doctest: +BOGUS", "1"))
+    assert parsed.error is not None
+    assert parsed.error.endswith(
+        "invalid option: '+BOGUS'; expected one of "
+        + ", ".join(sorted(doctest.OPTIONFLAGS_BY_NAME))
+    )
 
 
 def test_a_replaced_flag_changes_the_verdict() -> None:

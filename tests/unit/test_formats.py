@@ -72,9 +72,16 @@ def test_every_format_renders_the_report_and_json_is_the_report_itself() -> None
     )
 
 
-def test_text_suggests_update_only_where_it_can_act() -> None:
-    refused = {**REPORT["findings"][0], "updatable": False}
-    assert "jaxcheck update" not in render({**REPORT, "findings": [refused]}, "text", False)
+def test_text_suggests_update_only_where_it_can_act_and_else_says_why_it_cannot() -> None:
+    refused = {**REPORT["findings"][0], "updatable": False, "refusal": "the file is elsewhere"}
+    assert render({**REPORT, "findings": [refused]}, "text", False).endswith(
+        f"{REPORT['summary']}\n\n"
+        "jaxcheck update rewrites none of the 1 stale output(s): the file is elsewhere\n"
+    )
+    other = {**refused, "line": 9, "refusal": "the example is marked `+SKIP`"}
+    assert render({**REPORT, "findings": [refused, other]}, "text", False).endswith(
+        "jaxcheck update rewrites none of the 2 stale output(s): each one says why\n"
+    )
     older: Report = {**REPORT, "run": {"sourcedir": "docs"}}  # a report made before "update"
     assert render(older, "text", False).endswith(
         "Accept the new outputs with: jaxcheck update docs\n"

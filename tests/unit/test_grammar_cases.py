@@ -11,6 +11,7 @@ import doctest
 
 import pytest
 
+from sphinx_jaxcheck.expect.doctest_flags import flag_names
 from sphinx_jaxcheck.expect.grammar import parse_body, parse_doctest
 from sphinx_jaxcheck.model import Example, Expectation, ExpectationKind
 from sphinx_jaxcheck.worker.runner import SessionRunner
@@ -280,7 +281,7 @@ def test_a_doctest_option_error_points_at_its_line() -> None:
     assert (parsed.error, parsed.error_line) == (
         (
             "the doctest cannot be parsed: line 3 of the doctest for block has an "
-            "invalid option: '+BOGUS'"
+            "invalid option: '+BOGUS'; expected one of " + ", ".join(flag_names())
         ),
         3,
     )

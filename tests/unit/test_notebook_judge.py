@@ -4,9 +4,13 @@ noise, and only when it is on."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+from xml.etree import ElementTree
+
 import pytest
 
-from sphinx_jaxcheck.judge.notebooks import NORMALIZERS, comparable, html_text
+from sphinx_jaxcheck.judge.notebooks import NORMALIZERS, comparable, follow_failures, html_text
 from sphinx_jaxcheck.judge.verdict import judge
 from sphinx_jaxcheck.model import (
     Block,
@@ -20,7 +24,12 @@ from sphinx_jaxcheck.model import (
     Program,
     RaisedException,
     Status,
+    Subtype,
 )
+from sphinx_jaxcheck.report.findings import findings_of
+from sphinx_jaxcheck.report.junit import write_junit
+from sphinx_jaxcheck.report.merge import merge
+from sphinx_jaxcheck.report.records import build_report, summary_line
 
 ALL = tuple(NORMALIZERS)
 DEFAULTS = BlockOptions()
@@ -85,6 +94,13 @@ def test_a_stream_split_in_two_writes_is_the_same_stream() -> None:
     assert status((stream("a\nb\n"),), ran(stream("a\n"), stream("b\n"))) is Status.VERIFIED
 
 
+def test_a_stream_stored_with_its_carriage_returns_is_compared_as_jupyter_stores_it() -> None:
+    progress = (stream("0/3\r1/3\r3/3 done\n", "stderr"),)
+    assert status(progress, ran(stream("3/3 done\n", "stderr"))) is Status.VERIFIED
+    assert status(progress, ran(stream("2/3 done\n", "stderr"))) is Status.STALE
+    assert status((stream("ab\bc\n"),), ran(stream("ac\n"))) is Status.VERIFIED
+
+
 def test_stderr_is_compared_and_told_apart_from_stdout() -> None:
     assert status((stream("w\n", "stderr"),), ran(stream("w\n"))) is Status.STALE
     assert comparable((stream("w\n", "stderr"),), ALL) == ["[stderr]", "w"]
@@ -123,18 +139,131 @@ def test_each_normalizer_removes_its_noise_and_only_when_on(
     assert status((stored,), ran(fresh), normalizers=others) is Status.STALE
 
 
-def test_matplotlib_reprs_are_left_out_on_both_sides_whatever_their_number() -> None:
-    stored = (shown("<Figure size 432x288 with 1 Axes>", "display_data"),)
-    fresh = (
+def matplotlibs(text: str, shows: str, kind: str = "execute_result", **data: str) -> CellOutput:
+    """A result of a fresh run whose value the worker saw was of type ``shows``."""
+    return CellOutput(kind, "", text, (("text/plain", text), *data.items()), shows=shows)
+
+
+def test_matplotlib_reprs_lose_what_the_version_changes_and_keep_their_text() -> None:
+    stored = (
         shown("[<matplotlib.lines.Line2D at 0x7f61a0b2c3d0>]"),
-        shown("<Figure size 640x480 with 1 Axes>", "display_data", **{"image/png": "iVBOR"}),
-        shown("Text(0.5, 0.92, '3D conv output')"),
+        shown("Text(0.5,1,'3D conv output')"),
+        shown("<AxesSubplot:title={'center':'loss'}, xlabel='step'>"),
+        shown("<Figure size 432x288 with 1 Axes>", "display_data"),
+    )
+    fresh = (
+        matplotlibs(
+            "[<matplotlib.lines.Line2D at 0x7f0000000010>]", "list[matplotlib.lines.Line2D]"
+        ),
+        matplotlibs("Text(0.5, 1.0, '3D conv output')", "matplotlib.text.Text"),
+        matplotlibs(
+            "<Axes: title={'center': 'loss'}, xlabel='step'>", "matplotlib.axes._axes.Axes"
+        ),
+        matplotlibs(
+            "<Figure size 640x480 with 1 Axes>",
+            "matplotlib.figure.Figure",
+            "display_data",
+            **{"image/png": "iVBOR"},
+        ),
     )
     assert status(stored, ran(*fresh)) is Status.VERIFIED
     others = tuple(n for n in ALL if n != "matplotlib")
     assert status(stored, ran(*fresh), normalizers=others) is Status.STALE
-    # A value that only looks like a pair of numbers is kept when it is no figure's.
-    assert status((shown("(1, 2)"),), ran(shown("(1, 3)"))) is Status.STALE
+
+
+def test_a_changed_title_label_or_number_of_axes_is_stale() -> None:
+    title = "matplotlib.text.Text"
+    stored = (shown("Text(0.5, 1.0, 'old')"),)
+    assert status(stored, ran(matplotlibs("Text(0.5, 1.0, 'new')", title))) is Status.STALE
+    axes = "matplotlib.axes._axes.Axes"
+    stored = (shown("<Axes: xlabel='x'>"),)
+    assert status(stored, ran(matplotlibs("<Axes: xlabel='t'>", axes))) is Status.STALE
+    figure = "matplotlib.figure.Figure"
+    stored = (shown("<Figure size 640x480 with 1 Axes>"),)
+    assert status(stored, ran(matplotlibs("<Figure size 640x480 with 2 Axes>", figure))) is (
+        Status.STALE
+    )
+    # A figure shown where none was stored is an output more.
+    assert status((), ran(matplotlibs("<Figure size 640x480 with 1 Axes>", figure))) is (
+        Status.STALE
+    )
+
+
+def test_a_users_own_class_whose_repr_looks_like_matplotlibs_is_compared_as_it_is() -> None:
+    stored = (shown("Text(0.5, 1.0, 'a')"),)
+    assert status(stored, ran(matplotlibs("Text(0.5, 2.0, 'a')", "__main__.Text"))) is (
+        Status.STALE
+    )
+    assert status(stored, ran(matplotlibs("Text(0.5, 1.0, 'a')", "__main__.Text"))) is (
+        Status.VERIFIED
+    )
+    same = (shown("<Figure size 1x2 with 3 Axes>"),)
+    assert status(same, ran(matplotlibs("<Figure size 1x3 with 3 Axes>", "shapes.Figure"))) is (
+        Status.STALE
+    )
+
+
+def test_a_hex_number_printed_outside_an_address_is_compared() -> None:
+    assert status((stream("flags 0x1234567\n"),), ran(stream("flags 0x7654321\n"))) is (
+        Status.STALE
+    )
+    assert status((shown("0xdeadbeef"),), ran(shown("0xfeedface"))) is Status.STALE
+    objects = (shown("<__main__.A object at 0x7f61a0b2c3d0>"),)
+    assert status(objects, ran(shown("<__main__.A object at 0x10f4e1b20>"))) is Status.VERIFIED
+
+
+def test_no_normalizer_touches_an_errors_name_or_message() -> None:
+    def error(message: str) -> CellOutput:
+        return CellOutput("error", "ValueError", message, (), ("tb",))
+
+    stored = (error("bad handle <function f at 0x7f61a0b2c3d0>"),)
+    fresh = ran(error("bad handle <function f at 0x10f4e1b20>"), raised="ValueError")
+    assert status(stored, fresh, raises=True) is Status.STALE
+    coloured = ran(error("\x1b[31mbad\x1b[0m"), raised="ValueError")
+    assert status((error("bad"),), coloured, raises=True) is Status.STALE
+
+
+def test_timeit_hides_only_its_own_lines_figures_and_they_stay_lines() -> None:
+    printed = (stream("cost per loop: 3\n"),)
+    assert status(printed, ran(stream("cost per loop: 4\n"))) is Status.STALE
+    timed = (
+        stream(
+            "3.2 ms \u00b1 14 \u03bcs per loop (mean \u00b1 std. dev. of 7 runs, 100 loops each)\n"
+        ),
+    )
+    assert status(timed, ran()) is Status.STALE
+    noted = ran(
+        stream(
+            "The slowest run took 5.43 times longer than the fastest. This could mean that an "
+            "intermediate result is being cached.\n"
+            "1.1 s \u00b1 0 ns per loop (mean \u00b1 std. dev. of 1 run, 1 loop each)\n"
+            "Compiler time: 0.12 s\n"
+        )
+    )
+    assert status(timed, noted) is Status.VERIFIED
+
+
+def test_html_is_judged_where_its_text_plain_only_names_the_object() -> None:
+    def html(markup: str, plain: str = "<IPython.core.display.HTML object>") -> CellOutput:
+        return CellOutput("display_data", "", plain, (("text/html", markup), ("text/plain", plain)))
+
+    assert status((html("<b>1</b>"),), ran(html("<b>2</b>"))) is Status.STALE
+    assert status((html("<b>1</b>"),), ran(html("<i>1</i>"))) is Status.VERIFIED
+    styler = "<pandas.io.formats.style.Styler at 0x7f61a0b2c3d0>"
+    assert status((html("<td>1</td>", styler),), ran(html("<td>2</td>", styler))) is (Status.STALE)
+    # A text/plain that says more than the type is compared as it is.
+    frame = "   a\n0  1"
+    assert status((html("<td>1</td>", frame),), ran(html("<td>9</td>", frame))) is (Status.VERIFIED)
+    markdown = CellOutput(
+        "display_data",
+        "",
+        "<IPython.core.display.Markdown object>",
+        (("text/markdown", "**1**"), ("text/plain", "<IPython.core.display.Markdown object>")),
+    )
+    changed = CellOutput(
+        "display_data", "", markdown.text, (("text/markdown", "**2**"), markdown.data[1])
+    )
+    assert status((markdown,), ran(changed)) is Status.STALE
 
 
 def test_a_jaxpr_compares_up_to_the_names_of_its_variables() -> None:
@@ -150,6 +279,24 @@ def test_a_jaxpr_compares_up_to_the_names_of_its_variables() -> None:
     assert status(text, ran(*again), options=BlockOptions(compare=CompareMode.JAXPR)) is (
         Status.VERIFIED
     )
+
+
+def test_with_number_floats_compare_to_the_precision_the_notebook_stores() -> None:
+    def compared(stored: str, fresh: str, number: bool) -> Status:
+        block = cell_block((stream(stored),))
+        assert isinstance(block.kind, NotebookCell)
+        block = replace(block, kind=replace(block.kind, number=number))
+        return judge(block, ran(stream(fresh))).status
+
+    assert compared("0.3535534\n", "0.35355338\n", number=False) is Status.STALE
+    assert compared("0.3535534\n", "0.35355338\n", number=True) is Status.VERIFIED
+    assert compared("pi is 3.14\n", "pi is 3.14159\n", number=True) is Status.VERIFIED
+    assert compared("pi is 3.14\n", "pi is 3.16\n", number=True) is Status.STALE
+    assert compared("1.5e3 items\n", "1523.0 items\n", number=True) is Status.VERIFIED
+    # Integers (shapes, counts) compare as text, as under doctest's NUMBER.
+    assert compared("(3, 4)\n", "(3, 5)\n", number=True) is Status.STALE
+    # Numbers pair by position: one more or less, and nothing is adopted.
+    assert compared("[0.5]\n", "[0.5000001, 2.0]\n", number=True) is Status.STALE
 
 
 def test_tolerance_from_the_cells_options() -> None:
@@ -211,3 +358,69 @@ def test_images_are_compared_by_their_bytes_only_when_asked() -> None:
     asked = cell_block(stored, images=True)
     assert judge(asked, ran(*other)).status is Status.STALE
     assert judge(asked, ran(figure("iVBORw0KGgoA\n"))).status is Status.VERIFIED
+
+
+def test_cells_that_fail_after_a_failed_cell_follow_it_and_its_finding_lists_them() -> None:
+    def cell(number: int) -> Block:
+        block = cell_block((stream("ok\n"),))
+        assert isinstance(block.kind, NotebookCell)
+        return replace(block, body_line=10 * number, kind=replace(block.kind, cell=number))
+
+    def raised(name: str, message: str) -> Outcome:
+        return ran(CellOutput("error", name, message, (), (f"{name}: {message}",)), raised=name)
+
+    blocks = [cell(1), cell(2), cell(3), cell(4)]
+    outcomes = [
+        raised("NameError", "name 'np' is not defined"),
+        ran(stream("ok\n")),
+        raised("NameError", "name 'x' is not defined"),
+        Outcome(failure=FailureKind.TIMEOUT, message="timed out after 60 s"),
+    ]
+    verdicts = [judge(b, o) for b, o in zip(blocks, outcomes, strict=True)]
+    follow_failures(blocks, verdicts)
+    assert [v.status for v in verdicts] == [Status.FAILED, Status.VERIFIED, *[Status.FAILED] * 2]
+    assert [v.after for v in verdicts] == ["", "", "nb.ipynb:cell 1", "nb.ipynb:cell 1"]
+    assert verdicts[0].followers == (
+        "nb.ipynb:cell 3 (line 30): NameError: name 'x' is not defined",
+        "nb.ipynb:cell 4 (line 40): timed out after 60 s",
+    )
+    (root,) = findings_of(blocks[0], verdicts[0])
+    assert root.subtype is Subtype.ERROR
+    assert "2 later cell(s) failed after it" in root.message
+    assert "  nb.ipynb:cell 3 (line 30): NameError: name 'x' is not defined" in root.message
+    assert findings_of(blocks[2], verdicts[2]) == findings_of(blocks[3], verdicts[3]) == []
+    # A cell not run for its bad options is reported on its own, and leads no other.
+    refused = replace(blocks[0], error="not run: metadata 'jaxcheck' has no option 'outptu'")
+    again = [judge(b, o) for b, o in zip([refused, *blocks[1:]], outcomes, strict=True)]
+    follow_failures([refused, *blocks[1:]], again)
+    assert [v.after for v in again] == ["", "", "", "nb.ipynb:cell 3"]
+
+
+def test_the_summary_counts_the_cells_that_failed_after_another_apart() -> None:
+    line = summary_line([Status.FAILED] * 3 + [Status.VERIFIED], [], "0.10.2", failed_after=2)
+    assert "4 block(s): 1 verified, 0 stale, 1 failed, 2 failed after an earlier cell of " in line
+
+
+def test_reports_merged_and_junit_tell_the_cells_that_failed_after_another(
+    tmp_path: Path,
+) -> None:
+    blocks = [
+        replace(
+            cell_block((stream("ok\n"),)),
+            index=n,
+            kind=NotebookCell(n, (stream("ok\n"),), False, ALL),
+        )
+        for n in (1, 2)
+    ]
+    outcome = ran(CellOutput("error", "NameError", "name 'x'", (), ()), raised="NameError")
+    verdicts = [judge(b, outcome) for b in blocks]
+    follow_failures(blocks, verdicts)
+    checked = list(zip(blocks, verdicts, strict=True))
+    findings = [f for b, v in checked for f in findings_of(b, v)]
+    report = build_report(checked, findings, summary="", run={"shard": "1/1"})
+    assert [c.get("after") for c in report["cells"]] == [None, "nb.ipynb:cell 1"]
+    assert "1 failed, 1 failed after an earlier cell" in merge([("a.json", report)])["summary"]
+    write_junit(str(tmp_path / "junit.xml"), report)
+    suite = ElementTree.parse(tmp_path / "junit.xml").getroot()
+    assert [f.get("type") for f in suite.iter("failure")] == ["error", "after"]
+    assert suite.get("failures") == "2"

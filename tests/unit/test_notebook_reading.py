@@ -4,12 +4,20 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from notebooks import code, error, markdown, notebook_text, result, stdout
 
 from sphinx_jaxcheck.errors import NotebookError
-from sphinx_jaxcheck.expect.notebooks import excluding_pattern, read_notebook, source_lines
+from sphinx_jaxcheck.expect.notebooks import (
+    excluding_pattern,
+    notebook_blocks,
+    read_notebook,
+    source_lines,
+)
 from sphinx_jaxcheck.model import CellOutput, OutputMode
 
 
@@ -90,6 +98,112 @@ def test_options_from_the_notebook_the_cell_its_tags_and_nbval_comments() -> Non
     assert cells[5].raises
     assert cells[6].options.output is OutputMode.CHECK
     assert cells[7].images and not cells[6].images
+
+
+def test_nbvals_markers_count_on_any_line_of_the_cell() -> None:
+    cells = read_notebook(
+        notebook_text(
+            code("import numpy as np\n\n# NBVAL_IGNORE_OUTPUT\nnp.random.rand()"),
+            code("x = 1\n    #  NBVAL_SKIP\n"),
+            code("y = 1\n# NBVAL_RAISES_EXCEPTION\n1 / 0"),
+            code("z = 1", tags=["nbval-check-output", "nbval-ignore-output"]),
+            code("# NBVAL_IGNORE_OUTPUT\nw = 1\n# NBVAL_CHECK_OUTPUT"),
+        )
+    ).cells
+    assert cells[0].options.output is OutputMode.IGNORE
+    assert cells[1].options.output is OutputMode.SKIP
+    assert cells[2].raises
+    assert cells[3].options.output is OutputMode.IGNORE  # the last tag wins
+    assert cells[4].options.output is OutputMode.CHECK  # the last comment wins
+
+
+MARKER_LINES = st.sampled_from(
+    (
+        "# NBVAL_IGNORE_OUTPUT",
+        "#NBVAL_CHECK_OUTPUT",
+        "  ## NBVAL_SKIP  ",
+        "# NBVAL_RAISES_EXCEPTION",
+        "# PYTEST_VALIDATE_IGNORE_OUTPUT",
+        "x = 1  # NBVAL_SKIP",
+        "# NBVAL_SKIP please",
+        "print(1)",
+        "",
+    )
+)
+NBVAL_TAGS = st.sampled_from(
+    (
+        "nbval-ignore-output",
+        "nbval-check-output",
+        "nbval-skip",
+        "nbval-raises-exception",
+        "raises-exception",
+        "pytest-validate-ignore-output",
+        "other",
+    )
+)
+
+
+@given(st.lists(MARKER_LINES, max_size=6), st.lists(NBVAL_TAGS, max_size=3, unique=True))
+def test_a_cells_markers_mean_what_they_mean_to_nbval(lines: list[str], tags: list[str]) -> None:
+    plugin = pytest.importorskip("nbval.plugin", reason="nbval is the oracle: pip install nbval")
+    source = "\n".join(lines)
+    # As nbval's collection decides a cell's options (under --nbval: unmarked cells checked).
+    with warnings.catch_warnings():  # nbval warns of conflicting markers, and takes the last
+        warnings.simplefilter("ignore")
+        options = dict(plugin.find_metadata_tags({"tags": tags}))
+        options.update(plugin.find_comment_markers(source))
+    options.setdefault("check", True)
+    (cell,) = read_notebook(notebook_text(code(source, tags=tags))).cells
+    if options.get("skip"):
+        assert cell.options.output is OutputMode.SKIP
+        return
+    assert cell.options.output is (OutputMode.CHECK if options["check"] else OutputMode.IGNORE)
+    assert cell.raises == bool(options.get("check_exception"))
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("%pip install -q optax", "%pip install -q optax"),
+        (
+            "import sys\n!{sys.executable} -m pip install jax",
+            "!{sys.executable} -m pip install jax",
+        ),
+        ("!pip install 'jax[cpu]'\nimport jax", "!pip install 'jax[cpu]'"),
+        ("! python3 -m pip install -U flax", "! python3 -m pip install -U flax"),
+        ("%conda install -y numpy", "%conda install -y numpy"),
+        ("!conda env create -f environment.yml", "!conda env create -f environment.yml"),
+        ("%uv pip install optax", "%uv pip install optax"),
+        ("%pip uninstall -y jax", "%pip uninstall -y jax"),
+        ("%pip list", ""),
+        ("!pip freeze", ""),
+        ("# %pip install optax", ""),
+        ("print('%pip install optax')", ""),
+        ("!ls", ""),
+    ],
+)
+def test_a_cell_that_installs_or_removes_packages_changes_the_environment(
+    source: str, found: str
+) -> None:
+    (cell,) = read_notebook(notebook_text(code(source))).cells
+    assert cell.changes_environment == found
+
+
+@pytest.mark.parametrize("floats_as_written", [False, True])
+def test_the_project_wide_settings_reach_every_cell(floats_as_written: bool) -> None:
+    notebook = read_notebook(notebook_text(code("a = 1"), code("%pip install optax"), code("b")))
+    blocks = notebook_blocks(
+        "nb",
+        "nb.ipynb",
+        notebook,
+        timeout=5.0,
+        normalizers=("ansi",),
+        digest="",
+        floats_as_written=floats_as_written,
+    )
+    cells = [block.kind for block in blocks]
+    assert [cell.number for cell in cells] == [floats_as_written] * 3  # type: ignore[union-attr]
+    assert [bool(cell.not_run) for cell in cells] == [False, True, False]  # type: ignore[union-attr]
 
 
 def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:

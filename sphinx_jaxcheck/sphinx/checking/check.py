@@ -42,6 +42,10 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
     domain = domain_of(env)
     settings = settings_of(app.config)
     workers = take_workers(app)  # also with nothing to check: those started early are closed
+    if not settings.reads_cache:
+        # The verdicts an earlier build left in the environment are reused results too: every
+        # document's sessions run, none is read again for it.
+        domain.per_document("verdicts").clear()
     try:
         # A sharded build also checks again what a new split gives to another shard, or to this one.
         pending = sorted({*domain.unchecked_documents(), *reassigned_documents(app)})

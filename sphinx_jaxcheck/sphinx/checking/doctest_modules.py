@@ -1,16 +1,19 @@
 """``jaxcheck_doctest_modules``: the docstrings of modules, checked as ``pytest
---doctest-modules`` checks them, whether or not a page shows them.
+--doctest-modules`` checks them, whether or not a page shows them; and every docstring
+a page shows, checked once, with its module's.
 
 On ``env-updated``, before the check: a worker collects the docstrings
 (:mod:`...worker.doctest_modules`; the Sphinx process never imports the
 modules), or the collection cache has them while every file and folder that
-collecting read is unchanged. Each docstring becomes a session of its own
-(:mod:`...expect.docstrings`), reported at its ``.py`` file and line, and its
-blocks join the root document's, after that page's own, so they are checked,
-reported and cached with the rest. A docstring a page also shows (autodoc) runs
-once, here, under pytest's rules: the page's blocks of it are set aside (kept, to
-come back when the collection no longer holds it) and its nodes show the verdicts
-of these (:data:`CHECKED_AT`). A module that cannot be imported is an error at its file.
+collecting read is unchanged. Each docstring's examples become blocks of its
+module's session (:mod:`...expect.docstrings`), reported at its ``.py`` file and
+line, and join the root document's blocks, after that page's own, so they are
+checked, reported and cached with the rest. So do the docstrings pages show (autodoc)
+that the collection does not hold, each once however many pages show it: a module's
+docstrings run in one process in pytest's order (by name), as pytest runs them. The
+pages' blocks of them are set aside (kept, to come back when the root no longer checks
+them, or is not checked) and their nodes show the verdicts of the root's blocks
+(:data:`CHECKED_AT`). A module that cannot be imported is an error at its file.
 The examples of the text files beside the project (:mod:`.doctest_files`) join
 the root document's blocks the same way, after the docstrings'.
 """
@@ -44,9 +47,9 @@ from .workers import early_workers
 # What of the root document's blocks and findings are its own: [blocks, findings] (dropped
 # with the document's other data when it is read again).
 OWN = "doctest-modules-own"
-# Per page with blocks of docstrings checked elsewhere (in the root's collection, on another
-# page): its own blocks as read, those set aside among them; and for each set aside, [its
-# number, the document and number of the block that checks it].
+# Per page with blocks of docstrings the root checks: its own blocks as read, those set aside
+# among them; and for each set aside, [its number, the document and number of the block that
+# checks it].
 SET_ASIDE = "doctest-modules-set-aside"
 CHECKED_AT = "doctest-modules-checked-at"
 
@@ -68,14 +71,20 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
         _set_aside(domain, root, False)  # the pages checked here check the docstrings
         return []
     files, findings = blocks_of_files(app, root)
-    if not wanted and not files and not findings and root not in domain.per_document(OWN):
-        _set_aside(domain, root, False)
-        return []
     blocks: list[Block] = []
     if wanted:
         collection = _collection(app, settings)
         blocks = _blocks(collection, root, settings)
         findings = [*_problems(collection, root, Path(app.confdir) / "conf.py"), *findings]
+    # pytest's order within each module: by the docstrings' names (stable: a docstring's parts
+    # stay in order), the pages' with the collected.
+    blocks = sorted(
+        [*blocks, *_shown_on_pages(domain, root, set(_places(blocks)))],
+        key=lambda block: (block.options.session or "", block.program.namespace),
+    )
+    if not blocks and not files and not findings and root not in domain.per_document(OWN):
+        _set_aside(domain, root, False)
+        return []
     _replace(domain, root, [*blocks, *files], findings)
     _set_aside(domain, root, True)
     return []
@@ -140,6 +149,33 @@ def _blocks(collection: dict[str, Any], root: str, settings: Settings) -> list[B
     return blocks
 
 
+def _shown_on_pages(
+    domain: JaxcheckDomain, root: str, collected: set[tuple[str, int]]
+) -> list[Block]:
+    """The blocks of the docstrings pages in scope show that the collection does not hold,
+    each once (the first page's, by name), as the root's: with the collected, a module's
+    docstrings are one session, as pytest runs them. A docstring in no file stays where it is
+    shown (it has no place of its own to be found at twice)."""
+    aside, own = domain.per_document(SET_ASIDE), domain.per_document(OWN)
+    found: dict[tuple[str, int], Block] = {}
+    for docname in sorted({*domain.documents_with_blocks(), *aside}):
+        if not domain.in_scope(docname):
+            continue
+        current = domain.blocks(docname)
+        shown = own[docname][0] if docname == root and root in own else len(current)
+        for block in aside.get(docname) or current[:shown]:
+            for place in _places([block]):
+                if place not in collected and os.path.realpath(block.path) != _page(
+                    domain, docname
+                ):
+                    found.setdefault(place, replace(block, docname=root))
+    return list(found.values())
+
+
+def _page(domain: JaxcheckDomain, docname: str) -> str:
+    return os.path.realpath(domain.env.doc2path(docname))
+
+
 def _places(blocks: Sequence[Block]) -> Iterator[tuple[str, int]]:
     """Where each docstring block's examples start, as a page's blocks of it say too."""
     for block in blocks:
@@ -147,14 +183,13 @@ def _places(blocks: Sequence[Block]) -> Iterator[tuple[str, int]]:
             yield (os.path.realpath(block.path), block.body_line)
 
 
-def _set_aside(domain: JaxcheckDomain, root: str, collected: bool) -> None:
-    """Check each docstring once: where the root's collection holds it (``collected``: the
-    collection is checked here), else on the first page in scope that shows it. Every other page's
-    blocks of it are set aside, those no longer checked elsewhere come back, and a page whose
+def _set_aside(domain: JaxcheckDomain, root: str, gathered: bool) -> None:
+    """Set aside the pages' blocks of the docstrings the root checks (``gathered``: it does,
+    else bring every one back), each page's nodes pointing at the root's block; a page whose
     blocks changed is checked again."""
     aside, checked_at, own = (domain.per_document(k) for k in (SET_ASIDE, CHECKED_AT, OWN))
-    checkers: dict[tuple[str, int], list[Any]] = {}
-    if collected and root in own:
+    checkers: dict[tuple[str, int], list[Any]] = {}  # place: [docname, number]
+    if gathered and root in own:
         for block in domain.blocks(root)[own[root][0] :]:
             for found in _places([block]):
                 checkers.setdefault(found, [root, block.index])
@@ -166,12 +201,9 @@ def _set_aside(domain: JaxcheckDomain, root: str, collected: bool) -> None:
         kept, moved = [], []
         for block in every:
             place = next(_places([block]), None)
-            if place is None or not domain.in_scope(docname):
-                kept.append(block)
-            elif place in checkers:
+            if place in checkers and domain.in_scope(docname):
                 moved.append([block.index, *checkers[place]])
             else:
-                checkers[place] = [docname, block.index]
                 kept.append(block)
         if moved:
             aside[docname] = every

@@ -2,9 +2,8 @@
 
 ``env-get-outdated``: every document whose text, or a file it includes, is not
 what was read last time, whatever its modification time says (see
-:mod:`..read_digests`); without the cache, every document with blocks; after a
-change of the workers' fingerprint (jax, jaxlib, numpy, Python), every
-document with blocks or citations; and every document whose sessions
+:mod:`..read_digests`); after a change of the workers' fingerprint (jax, jaxlib,
+numpy, Python), every document with blocks or citations; and every document whose sessions
 depended on something that changed since (a module of the project, such as
 ``helper.py`` beside it, or where an import is found) or cannot be tracked.
 """
@@ -19,7 +18,6 @@ from ...worker.dependencies import Finders
 from ..domain import domain_of
 from ..interpreter import fingerprint
 from ..read_digests import changed_since_read
-from ..settings import settings_of
 
 
 def setup_outdated(app: Sphinx) -> None:
@@ -38,9 +36,6 @@ def _outdated(
 def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> list[str]:
     """Documents whose checks are out of date although their text is not."""
     domain = domain_of(env)
-    if not settings_of(app.config).reads_cache:
-        # Nothing from the cache: every block runs in every build, also when nothing changed.
-        return sorted(set(domain.documents_with_blocks()) - removed)
     stored = domain.data.get("fingerprint", "")
     # Only with a stored one to compare: a first build asks the interpreter after
     # reading, while the zygote started early imports jax on the other core.

@@ -51,6 +51,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
             block_record(b, verdict) for b, verdict in checked if isinstance(b.kind, NotebookCell)
         ),
         foreign_examples(domain),
+        failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
     )
     return line, failed
 
