@@ -1,5 +1,6 @@
 """Whether what a session depended on still holds: every file as it was when the session
-first used it, every import found where it was found.
+first used it, every probe of a path answered as it was, every import found where it was
+found.
 
 The session's outcome may be reused (from the cache, or kept by an
 incremental build) only when :func:`changes` finds nothing and nothing the
@@ -20,7 +21,9 @@ from ..worker.dependencies import (
     Finders,
     content_digest,
     link_digest,
+    observe,
     per_settled_version,
+    probe_of,
 )
 
 
@@ -34,6 +37,11 @@ def changes(used: Dependencies, finders: Finders | None = None) -> Iterator[str]
         now = link_digest(path) if digest.startswith(LINK) else current_digest(path)
         if now != digest:
             yield _changed_file(path, digest, now)
+    for key, learned in used.probes.items():
+        probe, path = probe_of(key)
+        now = observe(probe, path)
+        if now != learned:
+            yield _changed_probe(probe, path, learned, now)
     finders = finders or Finders(used.suffixes)
     for lookup in used.lookups:
         found, _ = finders.find(lookup.name, lookup.search)
@@ -80,7 +88,24 @@ def _changed_file(path: str, was: str, now: str) -> str:
         if now == MISSING:
             return f"{path} no longer links to {was.removeprefix(LINK)}"
         return f"{path} now links to {now.removeprefix(LINK)}"
+    if was == MISSING:
+        return f"{path} now exists"
     return f"{path} is gone" if now == MISSING else f"{path} changed"
+
+
+def _changed_probe(probe: str, path: str, was: str, now: str) -> str:
+    if probe == "listing":
+        return f"the entries of the folder {path} changed"
+    if MISSING in (was, now):
+        return f"{path} is gone" if now == MISSING else f"{path} now exists"
+    what = {"size": "size", "mtime": "modification time", "ctime": "change time"}
+    if probe in what:
+        return f"the {what[probe]} of {path} changed"
+    if probe == "access":
+        return f"what may be done with {path} changed"
+    if probe == "realpath":
+        return f"{path} now names {now}"
+    return f"{path} changed"  # its kind, or its stat
 
 
 def _found(found: str | None) -> str:

@@ -111,7 +111,7 @@ class Report(TypedDict):
     excluded_examples: NotRequired[dict[str, int]]
     # By package: the examples of its docstrings that pages show, not run (not the project's).
     foreign_examples: NotRequired[dict[str, int]]
-    # Sessions that ran but could not be cached: [document, why].
+    # Sessions that ran but could not be cached: [document, "file:line: why"], one per session.
     uncached: NotRequired[list[list[str]]]
     summary: str
     run: RunRecord
@@ -154,9 +154,10 @@ def summary_line(
     ``failed_after`` counts, apart from the other failures, the notebook cells among
     ``statuses`` that failed after an earlier cell of their notebook failed.
     ``doctests_like`` names whose rules found the examples; given, it is said even
-    when there are none. ``uncached`` says why sessions that ran were not cached:
-    (document, why). ``failing_warnings`` counts the build's warnings when any warning
-    fails the check (``jaxcheck_fail_on_warnings = "any"``).
+    when there are none. ``uncached`` says why each session that ran was not cached:
+    (document, its block's file and line and why); the summary names the first.
+    ``failing_warnings`` counts the build's warnings when any warning fails the check
+    (``jaxcheck_fail_on_warnings = "any"``).
     """
     counts = dict.fromkeys(Status, 0)
     for status in statuses:
@@ -245,11 +246,10 @@ def summary_line(
             f"{', '.join(map(repr, packages))} to jaxcheck_docstring_packages to check them"
         )
     if uncached:
-        shown = "; ".join(f"{doc}: {why}" for doc, why in uncached[:UNCACHED_SHOWN])
-        more = len(uncached) - UNCACHED_SHOWN
-        line += f"; not cached (the next build runs these sessions again): {shown}"
-        if more > 0:
-            line += f"; and {more} more"
+        line += (
+            f"; {len(uncached)} session(s) ran but were not cached, so the next build runs them "
+            f"again; the first: {uncached[0][1]}"
+        )
     if failing_warnings:
         line += (
             f"; {failing_warnings} warning(s), which fail the check "
@@ -258,7 +258,6 @@ def summary_line(
     return line
 
 
-UNCACHED_SHOWN = 3  # reasons a summary names; sphinx-build's log has every one
 NOT_RUN_SHOWN = 3  # notebooks not run that a summary names; the text report names each
 
 

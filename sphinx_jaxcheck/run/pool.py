@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from ..config import Settings
 from ..errors import JaxUnavailableError, WorkerStartError
@@ -42,6 +42,7 @@ from ..worker.protocol import (
     encode,
 )
 from .early_zygote import start_waiting_zygote, take_waiting_zygote
+from .secrets import hidden_values, hide
 
 Key = TypeVar("Key", bound=Hashable)
 READY_SECONDS = 300.0
@@ -257,6 +258,9 @@ class SessionResult:
     setup: tuple[Outcome, ...]
     items: tuple[Outcome, ...]
     used: Dependencies = field(default_factory=Dependencies)
+    # Each reason the session is untracked (``used.untracked``): the item that ran when it was
+    # heard (None: the setup, or before any item).
+    untracked_at: Mapping[str, int | None] = field(default_factory=dict)
 
     @property
     def failed_setup(self) -> Outcome | None:
@@ -315,9 +319,42 @@ class Workers:
         """Run each session in a fresh worker.
 
         May be called again (the pytest plugin runs a document at a time) until :meth:`close`.
+        A block that kills the zygote fails alone: the sessions that ran with it run again,
+        each alone in a new zygote, and the one that kills that one too keeps its crash;
+        every other session runs as if nothing happened.
         """
-        if not sessions:
-            return {}
+        counted: set[tuple[Key, int]] = set()
+
+        def once(key: Key, item: int) -> None:  # a session run again counts its items once
+            if progress and (key, item) not in counted:
+                counted.add((key, item))
+                progress(key, item)
+
+        results: dict[Key, SessionResult] = {}
+        todo = dict(sessions)
+        while todo:
+            zygote = self._with_jax()
+            results.update(zygote.run(todo, once, finished))
+            if not zygote.died:
+                break
+            suspects = zygote.suspects
+            for key in suspects:
+                results.pop(key, None)
+            self._restart()
+            for key in suspects:
+                zygote = self._with_jax()
+                results.update(zygote.run({key: todo[key]}, once, finished, alone=True))
+                if key not in results:  # not even sent: a zygote that cannot run anything
+                    results[key] = _Gathered(todo[key]).result(
+                        f"the jaxcheck worker supervisor died: {zygote._stderr_tail()}"
+                    )
+                if zygote.died:
+                    self._restart()
+            todo = {key: request for key, request in todo.items() if key not in results}
+        return {key: results[key] for key in sessions}
+
+    def _with_jax(self) -> ZygoteClient:
+        """The zygote, ready; JaxUnavailableError when it could not import jax."""
         zygote = self._ready()
         if "jax" not in zygote.preloaded:
             why = zygote.preload_problem.split("; ")[0].removeprefix("jax: ")
@@ -325,7 +362,14 @@ class Workers:
             raise JaxUnavailableError(
                 f"jax {what} for {self.settings.python}, which runs the jaxcheck blocks ({why})"
             )
-        return zygote.run(sessions, progress, finished)
+        return zygote
+
+    def _restart(self) -> None:
+        """Close a zygote that died; the next run starts a new one."""
+        if self.zygote is not None:
+            self.zygote.close()
+            self.zygote = None
+        self.ready = False
 
     def collect(
         self,
@@ -376,6 +420,8 @@ class ZygoteClient:
                 stderr=self.stderr,
                 env=env,
             )
+        # What the workers must not show of the build's environment (see .secrets).
+        self.hidden = hidden_values(os.environ, env)
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin: IO[bytes] = self.process.stdin
         self.stdout: IO[bytes] = self.process.stdout
@@ -383,6 +429,8 @@ class ZygoteClient:
         self.preloaded: list[str] = []
         self.pending = b""
         self.idle = True  # no session in flight: no children, nothing to wait for
+        self.died = False  # the zygote died while sessions ran
+        self.suspects: set[Any] = set()  # the sessions running then
 
     def __enter__(self) -> ZygoteClient:
         ready = self._next_event(time.monotonic() + READY_SECONDS)
@@ -422,9 +470,16 @@ class ZygoteClient:
         sessions: Mapping[Key, RunSession],
         progress: Progress[Key] | None,
         finished: Finished[Key] | None = None,
+        alone: bool = False,
     ) -> dict[Key, SessionResult]:
         """Send each session to a child of its own, at most ``workers`` at a time; gather
-        every outcome."""
+        every outcome. ``alone``: the one session is run alone, to tell whether it kills the
+        zygote.
+
+        When the zygote dies (a block killed its parent process), the sessions running then
+        are given what they had, as crashes, and named in :attr:`suspects`; the sessions not
+        sent yet are left out of the result, for :class:`Workers` to run in a new zygote.
+        """
         keys = {request.session: key for key, request in sessions.items()}
         if len(keys) != len(sessions):
             raise ValueError("two sessions of one run have one name")
@@ -436,17 +491,29 @@ class ZygoteClient:
         self.idle = False
         while waiting or running:
             while waiting and len(running) < max(1, self.settings.workers):
-                name = waiting.pop(0)
-                self.stdin.write(encode(sessions[keys[name]]))
-                self.stdin.flush()
+                name = waiting[0]
+                try:
+                    self.stdin.write(encode(sessions[keys[name]]))
+                    self.stdin.flush()
+                except OSError:  # the zygote is gone: what runs now tells how it ended
+                    break
+                waiting.pop(0)
                 running.add(name)
             event = self._next_event(None)
             if event is None:
-                lost = f"the jaxcheck worker supervisor died: {self._stderr_tail()}"
+                lost = "the jaxcheck worker supervisor died"
+                if alone:
+                    lost += (
+                        " while this session ran alone: a block of it from here on ended the "
+                        "process that runs each session's process (a block must not signal its "
+                        "parent, os.getppid())"
+                    )
+                lost += f": {self._stderr_tail()}"
                 for name in running:
                     results[keys[name]] = gathered[name].result(lost)
-                running.clear()
-                continue
+                self.suspects = {keys[name] for name in running}
+                self.died = True
+                break
             name = getattr(event, "session", "")
             if name not in running:
                 continue
@@ -454,14 +521,14 @@ class ZygoteClient:
                 if gathered[name].take(event) and progress and event.part is Part.ITEM:
                     progress(keys[name], event.index)
             elif isinstance(event, Used):
-                gathered[name].used = gathered[name].used.merged(event.found)
+                gathered[name].depended(event.found)
             elif isinstance(event, Ended):
                 running.discard(name)
                 results[keys[name]] = gathered[name].result()
                 if finished:  # at once: kept, in case the build is stopped
                     finished(keys[name], results[keys[name]])
         self.idle = True
-        return {key: results[key] for key in sessions}
+        return {key: results[key] for key in sessions if key in results}
 
     def collect(
         self,
@@ -498,7 +565,7 @@ class ZygoteClient:
             while b"\n" in self.pending:
                 line, self.pending = self.pending.split(b"\n", 1)
                 try:
-                    event: Event = decode(line)
+                    event: Event = decode(hide(line, self.hidden))
                 except ValueError:
                     continue
                 return event
@@ -519,7 +586,10 @@ class ZygoteClient:
         except (OSError, ValueError):
             text = ""
         if self.process.poll() is not None:
-            text = f"(exit status {self.process.returncode}) {text}"
+            text = f"(exit status {self.process.returncode}) {text}".strip()
+        text = hide(text.encode("utf-8", "surrogateescape"), self.hidden).decode(
+            "utf-8", "surrogateescape"
+        )
         return text[-2000:] or "no message"
 
 
@@ -531,6 +601,8 @@ class _Gathered:
     setup: dict[int, Outcome] = field(default_factory=dict)
     items: dict[int, Outcome] = field(default_factory=dict)
     used: Dependencies = field(default_factory=Dependencies)
+    untracked_at: dict[str, int | None] = field(default_factory=dict)
+    last: int | None = None  # the item that ran last
 
     def take(self, event: Ran) -> bool:
         """Keep an outcome; whether it is the program's first (not a later report of a thread
@@ -538,7 +610,15 @@ class _Gathered:
         kept = self.setup if event.part is Part.SETUP else self.items
         first = event.index not in kept
         kept[event.index] = event.outcome
+        if first and event.part is Part.ITEM:
+            self.last = event.index
         return first
+
+    def depended(self, found: Dependencies) -> None:
+        """What the session used since its last report, each untracked use at its item."""
+        self.used = self.used.merged(found)
+        for why in found.untracked:
+            self.untracked_at.setdefault(why, self.last)
 
     def result(self, lost: str = "the worker ended without running this block") -> SessionResult:
         """Every outcome: a crash for each item that never reported, unless a failed setup
@@ -546,4 +626,4 @@ class _Gathered:
         setup = tuple(self.setup[i] for i in sorted(self.setup))
         missing = Outcome(failure=FailureKind.CRASH, message=lost)
         items = tuple(self.items.get(i, missing) for i in range(len(self.request.items)))
-        return SessionResult(setup, items, self.used)
+        return SessionResult(setup, items, self.used, dict(self.untracked_at))

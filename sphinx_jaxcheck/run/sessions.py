@@ -30,6 +30,7 @@ from ..model import (
     Verdict,
     session_name,
 )
+from ..report.records import relative
 from ..worker.dependencies import Dependencies
 from ..worker.protocol import RunSession, SessionKind
 from .pool import SessionResult, Workers, WorkerSettings, run_sessions
@@ -45,8 +46,9 @@ class CheckReport:
     discarded: tuple[tuple[str, str], ...] = ()
     # By document: what its sessions depended on besides their code, as they first used it.
     used: dict[str, Dependencies] = field(default_factory=dict)
-    # By document: why a session that ran could not be cached (what changed while it ran,
-    # what it used that cannot be tracked); the next build runs it again.
+    # By document: why each session that ran could not be cached (what changed while it ran,
+    # what it used that cannot be tracked), one text per session, at the block where it was
+    # first heard (see :func:`why_uncached`); the next build runs it again.
     uncached: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -187,6 +189,7 @@ class Lookup:
     used: dict[str, Dependencies] = field(default_factory=dict)
     # By document: why a session that ran could not be cached.
     uncached: dict[str, list[str]] = field(default_factory=dict)
+    blocks: dict[SessionKey, Sequence[Block]] = field(default_factory=dict)
 
     def depended(self, docname: str, found: Dependencies) -> None:
         self.used[docname] = self.used.get(docname, Dependencies()).merged(found)
@@ -199,15 +202,28 @@ class Lookup:
             self.depended(key[0], result.used)
             if not cache or result.failed_setup:
                 return
-            changed = (f"{c} while the session ran" for c in changes(result.used))
-            why = [*result.used.untracked, *changed]
+            why = why_uncached(self.blocks[key], result)
             if why:
-                self.uncached.setdefault(key[0], []).extend(why)
+                self.uncached.setdefault(key[0], []).append(why)
             else:
                 # At once, so that sessions that finished stay cached if the build is stopped.
                 cache.put(self.keys[key], result.items, result.used)
 
         return keep
+
+
+def why_uncached(blocks: Sequence[Block], result: SessionResult) -> str:
+    """Why a session that ran may not be cached, or "" when it may: the first reason, at the
+    file and line of the block that ran when it was heard (of the session's first block for a
+    file changed while it ran), with how many more there are."""
+    changed = [f"{c} while the session ran" for c in changes(result.used)]
+    reasons = [*result.used.untracked, *changed]
+    if not reasons:
+        return ""
+    item = result.untracked_at.get(reasons[0]) if result.used.untracked else None
+    block = blocks[item if item is not None and item < len(blocks) else 0]
+    more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+    return f"{relative(block.path)}:{block.body_line}: {reasons[0]}{more}"
 
 
 def session_request(
@@ -232,6 +248,7 @@ def take_cached(
     found = Lookup()
     for key, blocks in sessions.items():
         request = session_request(key, blocks, setups)
+        found.blocks[key] = blocks
         found.keys[key] = session_key([*request.setup, *request.items], fingerprint, request.kind)
         cached = cache.get(found.keys[key], len(blocks)) if cache else None
         if cached is not None:

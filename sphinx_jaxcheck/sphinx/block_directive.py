@@ -36,6 +36,12 @@ def setup_block_directive(app: Sphinx) -> None:
     app.add_directive("jaxcheck", JaxcheckDirective)
 
 
+NOT_WRITTEN = (
+    "its text is not written in the file where it is used (a MyST substitution made it): "
+    "edit it where it is defined"
+)
+
+
 def _is_myst(directive: SphinxDirective) -> bool:
     try:
         from myst_parser.mocking import MockStateMachine
@@ -91,7 +97,10 @@ class JaxcheckDirective(SphinxDirective):
         # In a block ``...`` always matches any text (the block's own rule).
         parsed = parse_body(body, doctest_flags=doctest.ELLIPSIS | settings.doctest_optionflags)
         error, error_line, error_subtype = parsed.error, parsed.error_line, Subtype.SYNTAX
-        unclosed = self._unclosed_fence(path, body_line, body)
+        placed = self._written_at(path, body_line, body)
+        if not placed:
+            body_line = self._used_at(path)
+        unclosed = self._unclosed_fence(path, body_line, body) if placed else None
         if unclosed:
             error, error_line = unclosed, self.line - body_line + 1
         elif problems:
@@ -113,6 +122,8 @@ class JaxcheckDirective(SphinxDirective):
             file_digest=self._file_digest(path),
             error_line=error_line,
             error_subtype=error_subtype,
+            placed=placed,
+            update_refusal="" if placed else NOT_WRITTEN,
         )
         domain.add_block(block)
         return self._render(block)
@@ -123,6 +134,27 @@ class JaxcheckDirective(SphinxDirective):
         if path not in digests:
             digests[path] = file_digest(path)
         return digests[path]
+
+    def _written_at(self, path: str, body_line: int, body: tuple[str, ...]) -> bool:
+        """Whether the body stands in the file from ``body_line`` on, line by line, after any
+        prefix of its container (a list's indent, a quote's ``>``); not when markup made it: a
+        MyST substitution's text is defined in ``conf.py`` or the front matter."""
+        lines = file_lines(self.env, path)
+        if lines is None or not _is_myst(self):
+            return True  # reStructuredText: every content line knows its own file and line
+        written = lines[body_line - 1 : body_line - 1 + len(body)]
+        return len(written) == len(body) and all(
+            line.rstrip().endswith(text.strip()) for line, text in zip(written, body, strict=True)
+        )
+
+    def _used_at(self, path: str) -> int:
+        """The line of the substitution (``{{ name }}``) that made a block not written in the
+        file: at or above the line MyST gives (which may be the line after it)."""
+        lines = file_lines(self.env, path) or []
+        for number in range(min(self.line, len(lines)), 0, -1):
+            if "{{" in lines[number - 1]:
+                return number
+        return self.line
 
     def _unclosed_fence(self, path: str, body_line: int, body: tuple[str, ...]) -> str | None:
         """Why a MyST fence that runs to the end of the file is not run, or None.

@@ -9,7 +9,11 @@ Two kinds of dependency, recorded in the worker as the session first uses them
 * lookups: where the path-based import search found each module the session
   looked for (or that it found nothing), over the path entries it searched up
   to the one that answered, so that a module that would now be found first is
-  a change.
+  a change;
+* probes: what the session learned of a path without reading it (a folder's
+  listing, whether a file exists, its size, its whole stat), as
+  :func:`observe` tells it, so that the same question asked again tells a
+  change.
 
 Pure standard library: it runs in the workers and in the Sphinx process alike.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 import time
 import zipimport
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -141,6 +146,85 @@ def archive_of(path: str) -> str | None:
         folder = parent
 
 
+# What a probe learns of a path, each asked again by :func:`observe`: a folder's entries (their
+# names and kinds), whether a path exists (following links or not), the kind of file it is, its
+# size, its modification or change time, what ``os.access`` can tell, its whole stat (of the
+# file a link names, or of the link), the file it names once every link is followed.
+PROBES = (
+    "listing",
+    "exists",
+    "lexists",
+    "type",
+    "size",
+    "mtime",
+    "ctime",
+    "access",
+    "stat",
+    "lstat",
+    "realpath",
+)
+
+
+def _kind(mode: int) -> str:
+    return (
+        "folder"
+        if stat.S_ISDIR(mode)
+        else "file"
+        if stat.S_ISREG(mode)
+        else "link"
+        if stat.S_ISLNK(mode)
+        else "other"
+    )
+
+
+def observe(probe: str, path: str) -> str:
+    """What the probe ``probe`` (one of :data:`PROBES`) learns of ``path`` now, as a text."""
+    try:
+        if probe == "listing":
+            digest = hashlib.sha256()
+            with os.scandir(path) as entries:
+                for name, kind in sorted(
+                    (e.name, _kind(e.stat(follow_symlinks=False).st_mode)) for e in entries
+                ):
+                    digest.update(f"{name}\0{kind}\0".encode(errors="surrogateescape"))
+            return digest.hexdigest()
+        if probe == "realpath":
+            return os.path.realpath(path)
+        if probe == "access":
+            flags = (("F", os.F_OK), ("R", os.R_OK), ("W", os.W_OK), ("X", os.X_OK))
+            return "".join(letter for letter, mode in flags if os.access(path, mode)) or "-"
+        found = os.lstat(path) if probe in ("lexists", "type", "lstat") else os.stat(path)
+    except (OSError, ValueError):
+        return MISSING
+    if probe in ("exists", "lexists"):
+        return "exists"
+    if probe == "type":
+        kind = _kind(found.st_mode)
+        return kind if kind != "link" else f"link to {observe('type', os.path.realpath(path))}"
+    if probe == "size":
+        return str(found.st_size)
+    if probe == "mtime":
+        return str(found.st_mtime_ns)
+    if probe == "ctime":
+        return str(found.st_ctime_ns)
+    # Everything a stat tells but the access time, which reading the file moves.
+    return " ".join(
+        str(getattr(found, f"st_{name}"))
+        for name in ("mode", "ino", "dev", "nlink", "uid", "gid", "size", "mtime_ns", "ctime_ns")
+    )
+
+
+def probe_key(probe: str, path: str) -> str:
+    """How :attr:`Dependencies.probes` names a probe of a path."""
+    return f"{probe} {path}"
+
+
+def probe_of(key: str) -> tuple[str, str]:
+    """The probe and the path a key of :attr:`Dependencies.probes` names."""
+    probe, _, path = key.partition(" ")
+    return probe, path
+
+
 @dataclass(frozen=True)
 class Lookup:
     """One search of the import system: looking for ``name`` along the path entries
@@ -156,7 +240,9 @@ class Lookup:
 class Dependencies:
     """Everything besides its code that a session's outcome depended on, as the session saw it.
 
-    ``files`` maps each file (or link) to its digest when first used;
+    ``files`` maps each file (or link) to its digest when first used
+    (:data:`MISSING` for a file the session tried to read and did not find);
+    ``probes`` maps each probe of a path (:func:`probe_key`) to what it learned;
     ``suffixes`` are the workers' file name endings of extension modules (a
     lookup finds those); ``untracked`` says, in words, what the session used
     that cannot be checked again (its outcome is never reused).
@@ -166,6 +252,7 @@ class Dependencies:
     lookups: tuple[Lookup, ...] = ()
     suffixes: tuple[str, ...] = ()
     untracked: tuple[str, ...] = ()
+    probes: Mapping[str, str] = field(default_factory=dict)
 
     def merged(self, other: Dependencies) -> Dependencies:
         """Both sessions' dependencies; a file seen by both keeps the digest seen first."""
@@ -174,6 +261,7 @@ class Dependencies:
             tuple(dict.fromkeys([*self.lookups, *other.lookups])),
             self.suffixes or other.suffixes,
             tuple(dict.fromkeys([*self.untracked, *other.untracked])),
+            {**other.probes, **self.probes},
         )
 
 
@@ -190,6 +278,7 @@ def dependencies_to_wire(found: Dependencies) -> dict[str, Any]:
         "lookups": lookups,
         "suffixes": list(found.suffixes),
         "untracked": list(found.untracked),
+        "probes": dict(found.probes),
     }
 
 
@@ -202,6 +291,7 @@ def dependencies_from_wire(data: Any) -> Dependencies:
         "lookups",
         "suffixes",
         "untracked",
+        "probes",
     }:
         raise ValueError("not a record of dependencies")
     files, paths = data["files"], data["paths"]
@@ -221,7 +311,15 @@ def dependencies_from_wire(data: Any) -> Dependencies:
         lookups.append(Lookup(name, tuple(paths[index]), found))
     if not _strings(data["suffixes"]) or not _strings(data["untracked"]):
         raise TypeError("suffixes and reasons are not lists of texts")
-    return Dependencies(files, tuple(lookups), tuple(data["suffixes"]), tuple(data["untracked"]))
+    probes = data["probes"]
+    if not isinstance(probes, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and probe_of(k)[0] in PROBES
+        for k, v in probes.items()
+    ):
+        raise TypeError("probes are not a mapping of probes to what they learned")
+    return Dependencies(
+        files, tuple(lookups), tuple(data["suffixes"]), tuple(data["untracked"]), probes
+    )
 
 
 def _strings(value: object) -> bool:

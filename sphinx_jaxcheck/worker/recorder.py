@@ -21,14 +21,17 @@ them (:meth:`Recorder.restart`), after the project's modules were unloaded.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.machinery
 import os
 import site
 import sys
 import sysconfig
+import tempfile
 import threading
 import zipimport
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 from .dependencies import (
@@ -39,6 +42,9 @@ from .dependencies import (
     Lookup,
     archive_of,
     content_digest,
+    link_digest,
+    observe,
+    probe_key,
     resolve,
 )
 
@@ -93,30 +99,194 @@ def load_project_sources(installed: tuple[str, ...]) -> None:
 # Where a file read is no input of a session: the system's, and JAX's compilation cache
 # (compiled programs, the same whatever the session finds there).
 _NOT_INPUTS = ("/proc/", "/sys/", "/dev/")
-_WRITING = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
-def _read_only(path: Any, mode: Any, flags: Any) -> str | None:
-    """The file an ``open`` audit event reads (``builtins.open`` gives a mode, ``os.open``
-    flags), or None when it writes, or reads no input (a descriptor, the system's files)."""
-    if isinstance(path, int) or path is None:
-        return None
-    if isinstance(mode, str) and any(c in mode for c in "wax+"):
-        return None
-    if isinstance(flags, int) and flags & _WRITING:
+def _opened(path: Any, flags: Any, temporary: str) -> str | None:
+    """The file an ``open`` audit event learns from (``builtins.open`` and ``os.open`` both
+    give the flags), or None when it learns nothing of what is there: it only writes (or
+    truncates first), or it names a descriptor. An exclusive creation learns that the file
+    did not exist, unless it is a fresh name in the ``temporary`` folder (``tempfile``'s)."""
+    if isinstance(path, int) or path is None or not isinstance(flags, int):
         return None
     name = os.path.abspath(os.fsdecode(path))
-    cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
-    if name.startswith(_NOT_INPUTS) or (cache and name.startswith(os.path.join(cache, ""))):
+    if flags & os.O_CREAT and flags & os.O_EXCL:
+        return None if name.startswith(temporary) else name
+    if flags & os.O_TRUNC or flags & os.O_ACCMODE == os.O_WRONLY:
         return None
-    return name if os.path.isfile(name) else None
+    return name
+
+
+# What the recorder cannot follow: the audit events of each route, and what it says of them.
+_BEYOND = {
+    "subprocess.Popen": "started the program {0}",
+    "os.system": "ran the shell command {0}",
+    "os.exec": "replaced its process with {0}",
+    "os.posix_spawn": "started the program {0}",
+    "os.spawn": "started the program {1}",
+    "os.fork": "forked its process",
+    "os.forkpty": "forked its process",
+    "pty.spawn": "started the program {0}",
+    "sqlite3.connect": "opened the SQLite database {0}",
+    "ctypes.dlopen": "loaded the shared library {0} with ctypes",
+    "mmap.__new__": "mapped a file into memory",
+    "socket.connect": "connected a socket to {1}",
+    "socket.bind": "bound a socket to {1}",
+    "socket.sendto": "sent on a socket to {1}",
+    "socket.getaddrinfo": "looked up the host {0}",
+    "socket.gethostbyname": "looked up the host {0}",
+    "socket.gethostbyaddr": "looked up the host {0}",
+    "socket.getnameinfo": "looked up the address {0}",
+    "urllib.Request": "opened the URL {0}",
+}
+
+
+def _beyond(event: str, args: tuple[Any, ...], installed: tuple[str, ...]) -> str | None:
+    """Why this audit event learns what the cache cannot check again, or None."""
+    if event not in _BEYOND:
+        return None
+    if event == "sqlite3.connect" and args and args[0] in (":memory:", "", b":memory:", b""):
+        return None  # a database of its own, in memory
+    if event == "ctypes.dlopen" and (
+        not args
+        or args[0] is None  # the process's own symbols
+        or os.path.realpath(os.fsdecode(args[0])).startswith(installed)
+    ):
+        return None
+    if event == "mmap.__new__" and args and args[0] == -1:
+        return None  # anonymous memory
+    if event == "subprocess.Popen" and args and args[0] is None and len(args) > 1:
+        command = args[1]  # the program is the first word of the command
+        first = command.split()[:1] if isinstance(command, str | bytes) else list(command)[:1]
+        args = (first[0] if first else "?", *args[1:])
+    shown = [os.fsdecode(a) if isinstance(a, str | bytes) else repr(a) for a in args]
+    shown += ["?", "?"]
+    shown = [text if len(text) <= 80 else text[:77] + "..." for text in shown]
+    return f"the block {_BEYOND[event].format(*shown)} ({event}), which the cache cannot follow"
+
+
+# The functions that learn of a path without opening it, and the probe each makes
+# (the audit events hear no stat).
+_PROBED: tuple[tuple[Any, str, str], ...] = (
+    (os, "stat", "stat"),
+    (os, "lstat", "lstat"),
+    (os, "access", "access"),
+    (os.path, "exists", "exists"),
+    (os.path, "lexists", "lexists"),
+    (os.path, "isfile", "type"),
+    (os.path, "isdir", "type"),
+    (os.path, "islink", "type"),
+    (os.path, "getsize", "size"),
+    (os.path, "getmtime", "mtime"),
+    (os.path, "getctime", "ctime"),
+    (os.path, "getatime", "stat"),
+    (os.path, "samefile", "stat"),
+    (os.path, "realpath", "realpath"),
+)
+
+
+# This extension's own folder: the worker's code is no input of a session (the cache key holds
+# the extension's version, and its content when installed from a folder).
+OWN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+
+# The module files of the project the zygote imported before forking any session (what
+# ``sitecustomize`` or a ``.pth`` file imported), digested once its imports were done: every
+# session it forks runs that code.
+PRELOADED: dict[str, str] = {}
+
+
+def remember_preloaded() -> None:
+    """In the zygote, its imports done: the content of every module file outside the
+    installed folders that it imported, links on the way included (:data:`PRELOADED`)."""
+    installed = (*installed_folders(), OWN)
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        holder = archive_of(os.path.abspath(file)) if isinstance(file, str) else None
+        if holder is None:
+            continue
+        final, links = resolve(holder)
+        for link, target in links.items():
+            if not link.startswith(installed):
+                PRELOADED.setdefault(link, target)
+        if not final.startswith(installed):
+            PRELOADED.setdefault(final, content_digest(final))
+
+
+class _Scan:
+    """An ``os.scandir`` iterator whose entries are :class:`_Entry`."""
+
+    def __init__(self, scan: Any, recorder: Recorder) -> None:
+        self.scan = scan
+        self.recorder = recorder
+
+    def __iter__(self) -> _Scan:
+        return self
+
+    def __next__(self) -> _Entry:
+        return _Entry(next(self.scan), self.recorder)
+
+    def __enter__(self) -> _Scan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.scan.close()
+
+    def close(self) -> None:
+        """Close the scan, as ``os.scandir``'s iterator does."""
+        self.scan.close()
+
+
+class _Entry:
+    """An ``os.DirEntry`` whose ``stat`` and ``inode`` are recorded as probes of its path."""
+
+    __slots__ = ("entry", "name", "path", "recorder")
+
+    def __init__(self, entry: os.DirEntry[Any], recorder: Recorder) -> None:
+        self.entry = entry
+        self.name = entry.name
+        self.path = entry.path
+        self.recorder = recorder
+
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool:
+        """As ``os.DirEntry.is_dir`` (the kind is in the folder's listing)."""
+        return self.entry.is_dir(follow_symlinks=follow_symlinks)
+
+    def is_file(self, *, follow_symlinks: bool = True) -> bool:
+        """As ``os.DirEntry.is_file``."""
+        return self.entry.is_file(follow_symlinks=follow_symlinks)
+
+    def is_symlink(self) -> bool:
+        """As ``os.DirEntry.is_symlink``."""
+        return self.entry.is_symlink()
+
+    def is_junction(self) -> bool:
+        """As ``os.DirEntry.is_junction`` (never, on a POSIX system)."""
+        return False
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        """As ``os.DirEntry.stat``, recorded as a stat of the path."""
+        found = self.entry.stat(follow_symlinks=follow_symlinks)
+        recorder = self.recorder
+        if not getattr(recorder.busy, "on", False):
+            probe = "stat" if follow_symlinks else "lstat"
+            recorder._guarded(lambda: recorder._probed(probe, self.path, True, False))
+        return found
+
+    def inode(self) -> int:
+        """As ``os.DirEntry.inode``, recorded as a stat of the link or file."""
+        return self.stat(follow_symlinks=False).st_ino
+
+    def __fspath__(self) -> Any:
+        return self.entry.__fspath__()
+
+    def __repr__(self) -> str:
+        return repr(self.entry)
 
 
 class Recorder:
     """What one session used, from :meth:`install` on; :meth:`take` hands it on in parts."""
 
     def __init__(self, pseudo_files: Collection[str]) -> None:
-        self.installed = installed_folders()
+        self.installed = (*installed_folders(), OWN)
         self.finders = Finders(importlib.machinery.EXTENSION_SUFFIXES)
         self.pseudo_files = set(pseudo_files)  # the blocks' own code
         self.seen: set[str] = set()  # file names already taken care of
@@ -124,9 +294,14 @@ class Recorder:
         self.files: dict[str, str] = {}
         self.lookups: dict[Lookup, None] = {}
         self.untracked: dict[str, None] = {}
+        self.probes: dict[str, str] = {}
+        self.inputs: dict[str, bool] = {}  # by path: whether it may be an input
         self.modules: set[str] = set(sys.modules)  # those before the session are not its own
         self.given = Dependencies()
         self.busy = threading.local()
+        self.files.update(PRELOADED)
+        # Asked now: asking tempfile in the hook would take its lock again while it is held.
+        self.temporary = os.path.join(tempfile.gettempdir(), "")
 
     def restart(self) -> None:
         """Record from scratch: the next session of the child is recorded as if it were alone."""
@@ -135,16 +310,32 @@ class Recorder:
         self.files.clear()
         self.lookups.clear()
         self.untracked.clear()
+        self.probes.clear()
         self.modules = set(sys.modules)
         self.given = Dependencies()
+        self.files.update(PRELOADED)
 
     def install(self) -> None:
         """Hear every code object executed, every file opened to be read and every search of
         the path-based finder; load the project's modules from their source."""
         sys.addaudithook(self._heard)
+        for owner, name, probe in _PROBED:
+            setattr(owner, name, self._probing(getattr(owner, name), probe))
+        os.readlink = self._reading_link(os.readlink)
+        os.scandir = self._scanning(os.scandir)
         finder = importlib.machinery.PathFinder
         setattr(finder, "find_spec", staticmethod(self._wrap(finder.find_spec)))  # noqa: B010
         load_project_sources(self.installed)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Record nothing of what the worker itself does meanwhile (in this thread)."""
+        was = getattr(self.busy, "on", False)
+        self.busy.on = True
+        try:
+            yield
+        finally:
+            self.busy.on = was
 
     def take(self) -> Dependencies:
         """What was recorded since the last call (after a scan of the new modules)."""
@@ -154,12 +345,14 @@ class Recorder:
             tuple(self.lookups),
             tuple(importlib.machinery.EXTENSION_SUFFIXES),
             tuple(self.untracked),
+            dict(self.probes),
         )
         new = Dependencies(
             {k: v for k, v in now.files.items() if k not in self.given.files},
             tuple(lookup for lookup in now.lookups if lookup not in self.given.lookups),
             now.suffixes,
             tuple(reason for reason in now.untracked if reason not in self.given.untracked),
+            {k: v for k, v in now.probes.items() if k not in self.given.probes},
         )
         self.given = now
         return new
@@ -171,12 +364,54 @@ class Recorder:
             return
         if event == "exec":
             name = getattr(args[0], "co_filename", None)
+            if isinstance(name, str) and name not in self.seen:
+                self._guarded(lambda: self.use(name))
         elif event == "open":
-            name = _read_only(*args[:3]) if len(args) >= 3 else None
-        else:
-            return
-        if isinstance(name, str) and name not in self.seen:
-            self._guarded(lambda: self.use(name))
+            opened = _opened(args[0], args[2], self.temporary) if len(args) >= 3 else None
+            if opened is not None and opened not in self.seen:
+                self._guarded(lambda: self._read(opened))
+        elif event in ("os.listdir", "os.scandir"):
+            caller = sys._getframe(1).f_code.co_filename
+            if not caller.startswith("<frozen importlib"):  # the import system's own listings
+                self._guarded(lambda: self._listed(args[0] if args else None))
+        elif (why := _beyond(event, args, self.installed)) is not None:
+            self.untracked[why] = None
+
+    def _probing(self, function: Callable[..., Any], probe: str) -> Callable[..., Any]:
+        """``function``, which learns ``probe`` of the path it is given, recorded."""
+
+        def probed(*args: Any, **kwargs: Any) -> Any:
+            if getattr(self.busy, "on", False):
+                return function(*args, **kwargs)
+            self.busy.on = True  # what the function calls is its own business
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.busy.on = False
+                path = args[0] if args else kwargs.get("path")
+                followed = kwargs.get("follow_symlinks", True)
+                relative = kwargs.get("dir_fd") is not None
+                self._guarded(lambda: self._probed(probe, path, followed, relative))
+
+        return functools.wraps(function)(probed)
+
+    def _scanning(self, scandir: Callable[..., Any]) -> Callable[..., Any]:
+        """``os.scandir`` whose entries record what their ``stat`` and ``inode`` tell (the
+        listing, names and kinds, is the audit event's)."""
+
+        def scanning(*args: Any, **kwargs: Any) -> Any:
+            return _Scan(scandir(*args, **kwargs), self)
+
+        return functools.wraps(scandir)(scanning)
+
+    def _reading_link(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        def read(*args: Any, **kwargs: Any) -> Any:
+            if not getattr(self.busy, "on", False):
+                path = args[0] if args else kwargs.get("path")
+                self._guarded(lambda: self._link(path, kwargs.get("dir_fd") is not None))
+            return function(*args, **kwargs)
+
+        return functools.wraps(function)(read)
 
     def _wrap(self, find_spec: Callable[..., Any]) -> Callable[..., Any]:
         def recorded(fullname: str, path: Iterable[Any] | None = None, target: Any = None) -> Any:
@@ -200,6 +435,65 @@ class Recorder:
             self.busy.on = False
 
     # -- recording ----------------------------------------------------------------
+
+    def _input(self, name: str) -> bool:
+        """Whether what is at ``name`` may be an input of the session: not the system's, an
+        installed package's, the compilation cache's or a block's own code."""
+        if name not in self.inputs:
+            cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+            real = os.path.join(os.path.realpath(name), "")
+            self.inputs[name] = not (
+                name.startswith("<")
+                or name in self.pseudo_files
+                or real.startswith(_NOT_INPUTS)
+                or real.startswith(self.installed)
+                or bool(cache and real.startswith(os.path.join(os.path.realpath(cache), "")))
+            )
+        return self.inputs[name]
+
+    def _path(self, path: Any, relative_to_descriptor: bool, what: str) -> str | None:
+        """The absolute name of a path a function was given, if it may be an input; a path
+        relative to a descriptor is untracked, a descriptor (an open file's) is no path."""
+        if isinstance(path, int) or path is None:
+            return None
+        name = os.fsdecode(os.fspath(path))
+        if relative_to_descriptor and not os.path.isabs(name):
+            self.untracked[f"the block {what} {name} relative to a folder's descriptor"] = None
+            return None
+        name = os.path.abspath(name)
+        return name if self._input(name) else None
+
+    def _read(self, name: str) -> None:
+        """A file opened to be read: its content, or that it is not there."""
+        if not self._input(name):
+            self.seen.add(name)
+            return
+        if os.path.lexists(name):
+            self.use(name)
+        else:
+            self.files.setdefault(name, MISSING)  # until it is created
+            self.seen.add(name)
+
+    def _listed(self, path: Any) -> None:
+        if isinstance(path, int):
+            self.untracked["the block listed a folder by its descriptor"] = None
+            return
+        name = self._path("." if path is None else path, False, "listed")
+        if name is not None:
+            self.probes.setdefault(probe_key("listing", name), observe("listing", name))
+
+    def _probed(self, probe: str, path: Any, followed: bool, relative: bool) -> None:
+        name = self._path(path, relative, "asked about")
+        if name is None:
+            return
+        if not followed:
+            probe = {"stat": "lstat", "access": "access"}.get(probe, probe)
+        self.probes.setdefault(probe_key(probe, name), observe(probe, name))
+
+    def _link(self, path: Any, relative: bool) -> None:
+        name = self._path(path, relative, "read the link")
+        if name is not None:
+            self.files.setdefault(name, link_digest(name))
 
     def use(self, name: str) -> None:
         """Record the file ``name`` names (or the archive holding it), as it is now."""

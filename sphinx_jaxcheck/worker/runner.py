@@ -540,7 +540,8 @@ def run_session(
         _report_dependencies(session, recorder, emit)  # the files the failed import read
         return
     try:
-        runner = _runner(request.kind, output_limit, namespace)
+        with recorder.paused():  # the worker's own making (IPython's profile folder)
+            runner = _runner(request.kind, output_limit, namespace)
     except ImportError as missing:
         for index in range(len(request.items)):
             emit(
@@ -623,7 +624,7 @@ def _order(step: Step) -> tuple[bool, int]:
 def _report_dependencies(session: str, recorder: Recorder, emit: Callable[[Event], None]) -> None:
     """Send what the session used since the last report, if anything."""
     found = recorder.take()
-    if found.files or found.lookups or found.untracked:
+    if found.files or found.lookups or found.untracked or found.probes:
         emit(Used(session, found))
 
 

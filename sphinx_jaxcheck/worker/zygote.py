@@ -49,6 +49,7 @@ from .protocol import (
     decode,
     encode,
 )
+from .recorder import remember_preloaded
 from .runner import run_session
 
 POLL_SECONDS = 0.05
@@ -444,6 +445,7 @@ def main() -> None:
     loaded, problem = preload()
     if ENV_FOLLOWS in sys.argv[1:]:
         take_environment()
+    remember_preloaded()  # what every session runs besides its own code
     output_limit = int(os.environ.get("JAXCHECK_OUTPUT_LIMIT", str(DEFAULT_OUTPUT_LIMIT)))
     memory = os.environ.get("JAXCHECK_MEMORY_LIMIT")
     zygote = ZygoteServer(out_fd, output_limit, int(memory) if memory else None)

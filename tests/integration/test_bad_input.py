@@ -523,3 +523,31 @@ def test_links_point_only_into_the_configured_repository(hostile) -> None:  # ty
             link for link in external if "sphinx-doc.org" not in link and "alabaster" not in link
         }
         assert ours and all(link.startswith(f"{REPO}/blob/") for link in ours), ours
+
+
+SUBSTITUTED = """# Page
+
+Some text.
+
+{{ snippet }}
+
+More.
+"""
+
+
+def test_a_block_a_myst_substitution_holds_runs_and_is_reported_where_it_is_used(
+    tmp_path: Path,
+) -> None:
+    """Its text is not in the page, so no fence of the page is left open: the block runs, its
+    drift is reported at the substitution, and update leaves the page alone, saying why."""
+    conf = (
+        'myst_enable_extensions = ["substitution"]\n'
+        'myst_substitutions = {"snippet": "```{jaxcheck}\\nprint(1)\\n\\n# 2\\n```"}\n'
+    )
+    root = write_project(tmp_path / "docs", {"page.md": SUBSTITUTED}, conf=conf)
+    done = build(root)
+    assert done.subtypes() == ["drift"], done.warnings
+    assert done.reported[0].file.endswith("page.md") and done.reported[0].line == 5
+    updated = jaxcheck("update", root)
+    assert (root / "page.md").read_text() == SUBSTITUTED
+    assert "not written in the file" in updated.stdout + updated.stderr

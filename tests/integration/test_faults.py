@@ -14,13 +14,14 @@ from one document to the next.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build, write_project
+from buildkit import Build, build, jaxcheck, write_project
 from cases import Case, documents, statuses
 from processes import ended_within, zygotes_left_by_this_process
 
@@ -212,6 +213,32 @@ def test_tampering_blocks_fail_the_build_without_timeouts_and_leave_no_worker(
     assert zygotes_left_by_this_process() == []
     # Every fault was caught as what it is; no block had to run into its timeout.
     assert [r.message for r in tampering.reported if r.subtype == "timeout"] == []
+
+
+def test_a_block_that_kills_its_zygote_fails_alone_and_the_check_ends(tmp_path: Path) -> None:
+    """The workers' supervisor dies with sessions running and waiting: every other page
+    keeps its own verdict, and the check ends with status 1, the rest done."""
+    pages = {
+        f"page{n}.md": f"# Page {n}\n\n```{{jaxcheck}}\nprint({n})\n\n# {n}\n```\n"
+        for n in range(5)
+    }
+    pages["killer.md"] = (
+        "# Killer\n\n```{jaxcheck}\nimport os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n```\n"
+    )
+    root = write_project(tmp_path / "docs", pages)
+    done = jaxcheck("check", root, "--format", "json", "-j", "2")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    failed = [(b["document"], b["name"]) for b in report["blocks"] if b["status"] != "verified"]
+    assert failed == [("killer", "killer[1]")]
+    (finding,) = report["findings"]
+    assert finding["line"] == 4 and finding["subtype"] == "crash"
+    assert (
+        "the jaxcheck worker supervisor died while this session ran alone: a block of it from "
+        "here on ended the process that runs each session's process (a block must not signal "
+        "its parent, os.getppid())"
+    ) in finding["message"]
+    assert zygotes_left_by_this_process() == []
 
 
 def test_global_state_does_not_leak_between_documents(tmp_path: Path) -> None:

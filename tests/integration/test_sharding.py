@@ -376,7 +376,11 @@ def test_merged_shards_say_which_sessions_could_not_be_cached(tmp_path: Path) ->
     assert full.returncode == 0, full.stderr
     whole = json.loads(full.stdout)
     assert whole["uncached"] == [
-        ["changing", f"{root / 'helper.py'} changed while the session ran"]
+        [
+            "changing",
+            f"{os.path.relpath(root / 'changing.md')}:2: {root / 'helper.py'} changed while the "
+            "session ran",
+        ]
     ]
     reports = []
     for k in (1, 2):

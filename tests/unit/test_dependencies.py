@@ -25,6 +25,8 @@ from sphinx_jaxcheck.worker.dependencies import (
     content_digest,
     dependencies_from_wire,
     dependencies_to_wire,
+    observe,
+    probe_key,
     resolve,
     settled_version,
 )
@@ -229,6 +231,8 @@ def test_dependencies_survive_the_wire(tmp_path: Path) -> None:
         lambda wire: {**wire, "lookups": [["helper", 0]]},
         lambda wire: {**wire, "lookups": [["helper", 0, 3]]},
         lambda wire: {**wire, "untracked": "why"},
+        lambda wire: {**wire, "probes": {"guess /x": "1"}},
+        lambda wire: {**wire, "probes": {"size /x": 1}},
     ],
 )
 def test_what_is_not_a_record_is_refused(tmp_path: Path, damage: object) -> None:
@@ -240,3 +244,45 @@ def test_what_is_not_a_record_is_refused(tmp_path: Path, damage: object) -> None
 def test_an_unreadable_file_digests_as_missing(tmp_path: Path) -> None:
     assert content_digest(str(tmp_path / "absent.py")) == MISSING
     assert content_digest(str(tmp_path)) == MISSING
+
+
+def test_each_probe_is_asked_again_and_a_change_is_named(tmp_path: Path) -> None:
+    """What a session learned of a path without reading it, and a file it did not find:
+    unchanged, the session is reusable; each change is named."""
+    folder, sized, alias = tmp_path / "folder", tmp_path / "sized.txt", tmp_path / "alias"
+    folder.mkdir()
+    (folder / "a.txt").write_text("a")
+    sized.write_text("abc")
+    alias.symlink_to("sized.txt")
+    asked = {
+        ("listing", folder),
+        ("exists", tmp_path / "maybe.txt"),
+        ("size", sized),
+        ("type", alias),
+        ("stat", sized),
+        ("realpath", alias),
+        ("access", sized),
+    }
+    probes = {probe_key(probe, str(path)): observe(probe, str(path)) for probe, path in asked}
+    used = Dependencies({str(tmp_path / "later.txt"): MISSING}, (), SUFFIXES, (), probes)
+    assert dependencies_from_wire(dependencies_to_wire(used)) == used
+    assert probes[probe_key("exists", str(tmp_path / "maybe.txt"))] == MISSING
+    assert probes[probe_key("type", str(alias))] == "link to file"
+    assert reusable(used)
+    (folder / "b.txt").write_text("b")
+    (tmp_path / "maybe.txt").write_text("")
+    (tmp_path / "later.txt").write_text("")
+    sized.write_text("abcde")
+    (tmp_path / "other.txt").write_text("")
+    alias.unlink()
+    alias.symlink_to("other.txt")
+    assert sorted(changes(used)) == sorted(
+        [
+            f"{tmp_path / 'later.txt'} now exists",
+            f"the entries of the folder {folder} changed",
+            f"{tmp_path / 'maybe.txt'} now exists",
+            f"the size of {sized} changed",
+            f"{sized} changed",  # its stat
+            f"{alias} now names {tmp_path / 'other.txt'}",
+        ]
+    )

@@ -11,7 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from sphinx_jaxcheck.worker.dependencies import LINK, dependencies_from_wire
+from sphinx_jaxcheck.worker.dependencies import LINK, MISSING, dependencies_from_wire
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -73,3 +73,79 @@ def test_every_way_in_is_recorded_as_first_used(tmp_path: Path) -> None:
     zipped = next(lookup for lookup in used.lookups if lookup.name == "zipped")
     assert zipped.search[-1] == str(archive)
     assert "<page[1]>" not in used.files
+
+
+LEARNING = """
+import glob, json, os, pathlib, shutil, sqlite3, subprocess, tempfile
+from sphinx_jaxcheck.worker.dependencies import dependencies_to_wire
+from sphinx_jaxcheck.worker.recorder import Recorder
+
+recorder = Recorder(set())
+recorder.install()
+open("read.txt").read()
+with open("both.txt", "r+") as f:
+    f.read()
+open("written.txt", "w").write("x")
+try:
+    open("absent.txt")
+except FileNotFoundError:
+    pass
+os.listdir("folder")
+[e.stat().st_size for e in os.scandir("scanned")]
+glob.glob("globbed/*.txt")
+os.path.exists("maybe.txt")
+os.path.getsize("read.txt")
+pathlib.Path("stated.txt").stat()
+os.path.realpath("alias.txt")
+with tempfile.TemporaryFile() as scratch:
+    pass
+first = json.dumps(dependencies_to_wire(recorder.take()))
+subprocess.run(["true"])
+sqlite3.connect(":memory:").close()
+sqlite3.connect("db.sqlite").close()
+print(first)
+print(json.dumps(dependencies_to_wire(recorder.take())))
+"""
+
+
+def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) -> None:
+    """Files read in any mode that reads, failed opens, listings, scans and their entries'
+    stats, existence tests, sizes, stats and real paths are recorded; a write, a temporary
+    file and a database in memory are not inputs; a child process and a database file make
+    the session untracked, each named."""
+    for name in ("read.txt", "both.txt", "stated.txt", "real.txt"):
+        (tmp_path / name).write_text("text")
+    (tmp_path / "alias.txt").symlink_to("real.txt")
+    for folder in ("folder", "scanned", "globbed"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.txt").write_text("a")
+    ran = subprocess.run(
+        [sys.executable, "-B", "-c", LEARNING],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    first, then = (dependencies_from_wire(json.loads(line)) for line in ran.stdout.splitlines())
+    here = str(tmp_path)
+    assert set(first.files) == {f"{here}/read.txt", f"{here}/both.txt", f"{here}/absent.txt"}
+    assert first.files[f"{here}/absent.txt"] == MISSING
+    assert set(first.probes) == {
+        f"listing {here}/folder",
+        f"listing {here}/scanned",
+        f"stat {here}/scanned/a.txt",
+        f"listing {here}/globbed",
+        f"exists {here}/maybe.txt",
+        f"size {here}/read.txt",
+        f"stat {here}/stated.txt",
+        f"realpath {here}/alias.txt",
+    }
+    assert first.probes[f"exists {here}/maybe.txt"] == MISSING
+    assert first.probes[f"realpath {here}/alias.txt"] == f"{here}/real.txt"
+    assert not first.untracked
+    assert then.untracked == (
+        "the block started the program true (subprocess.Popen), which the cache cannot follow",
+        "the block opened the SQLite database db.sqlite (sqlite3.connect), which the cache "
+        "cannot follow",
+    )
