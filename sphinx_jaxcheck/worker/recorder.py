@@ -227,7 +227,7 @@ class _Scan:
     def __enter__(self) -> _Scan:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.scan.close()
 
     def close(self) -> None:
