@@ -149,6 +149,8 @@ def main() -> None:
         check=True,
     ).stdout.strip()
     rows: list[tuple[str, float, str]] = []
+    # JAX's CI options for both pytest jobs, with -n 2 for its -n auto on these 2 cores.
+    pytest = [python, "-m", "pytest", "-n", "2", "-q", "--tb=short", "-p", "no:cacheprovider"]
     timed(
         rows,
         "myst-nb force (sphinx-build -b dummy -j 2)",
@@ -160,20 +162,12 @@ def main() -> None:
         rows,
         "pytest -n 2 pages",
         [
-            python,
-            "-m",
-            "pytest",
-            "-n",
-            "2",
-            "-q",
-            "--tb=short",
+            *pytest,
             "--doctest-glob=*.md",
             "--doctest-glob=*.rst",
             "docs",
             "--doctest-continue-on-failure",
             "--ignore=docs/multi_process.md",
-            "-p",
-            "no:cacheprovider",
         ],
         env=env,
         cwd=plain.parent,
@@ -182,13 +176,7 @@ def main() -> None:
         rows,
         "pytest -n 2 --doctest-modules jax",
         [
-            python,
-            "-m",
-            "pytest",
-            "-n",
-            "2",
-            "-q",
-            "--tb=short",
+            *pytest,
             "--doctest-modules",
             site,
             *(f"--ignore={site}/{part}" for part in IGNORED),
@@ -196,8 +184,6 @@ def main() -> None:
             str(plain.parent),
             "-c",
             str(plain.parent / "pyproject.toml"),
-            "-p",
-            "no:cacheprovider",
             "--continue-on-collection-errors",
             "--confcutdir",
             "/",
