@@ -21,7 +21,7 @@ the root document's blocks the same way, after the docstrings'.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -79,7 +79,7 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
     # pytest's order within each module: by the docstrings' names (stable: a docstring's parts
     # stay in order), the pages' with the collected.
     blocks = sorted(
-        [*blocks, *_shown_on_pages(domain, root, set(_places(blocks)))],
+        [*blocks, *_shown_on_pages(domain, root, {p for p in map(_place, blocks) if p})],
         key=lambda block: (block.options.session or "", block.program.namespace),
     )
     if not blocks and not files and not findings and root not in domain.per_document(OWN):
@@ -163,24 +163,20 @@ def _shown_on_pages(
             continue
         current = domain.blocks(docname)
         shown = own[docname][0] if docname == root and root in own else len(current)
+        page = os.path.realpath(domain.env.doc2path(docname))
         for block in aside.get(docname) or current[:shown]:
-            for place in _places([block]):
-                if place not in collected and os.path.realpath(block.path) != _page(
-                    domain, docname
-                ):
-                    found.setdefault(place, replace(block, docname=root))
+            place = _place(block)
+            if place is not None and place not in collected and place[0] != page:
+                found.setdefault(place, replace(block, docname=root))
     return list(found.values())
 
 
-def _page(domain: JaxcheckDomain, docname: str) -> str:
-    return os.path.realpath(domain.env.doc2path(docname))
-
-
-def _places(blocks: Sequence[Block]) -> Iterator[tuple[str, int]]:
-    """Where each docstring block's examples start, as a page's blocks of it say too."""
-    for block in blocks:
-        if isinstance(block.kind, DocstringExamples):
-            yield (os.path.realpath(block.path), block.body_line)
+def _place(block: Block) -> tuple[str, int] | None:
+    """Where a docstring block's examples start, as a page's blocks of it say too (None: no
+    docstring's)."""
+    if isinstance(block.kind, DocstringExamples):
+        return (os.path.realpath(block.path), block.body_line)
+    return None
 
 
 def _set_aside(domain: JaxcheckDomain, root: str, gathered: bool) -> None:
@@ -191,7 +187,8 @@ def _set_aside(domain: JaxcheckDomain, root: str, gathered: bool) -> None:
     checkers: dict[tuple[str, int], list[Any]] = {}  # place: [docname, number]
     if gathered and root in own:
         for block in domain.blocks(root)[own[root][0] :]:
-            for found in _places([block]):
+            found = _place(block)
+            if found is not None:
                 checkers.setdefault(found, [root, block.index])
     for docname in sorted({*domain.documents_with_blocks(), *aside}):
         current = domain.blocks(docname)
@@ -200,7 +197,7 @@ def _set_aside(domain: JaxcheckDomain, root: str, gathered: bool) -> None:
         checked_at.pop(docname, None)
         kept, moved = [], []
         for block in every:
-            place = next(_places([block]), None)
+            place = _place(block)
             if place in checkers and domain.in_scope(docname):
                 moved.append([block.index, *checkers[place]])
             else:
