@@ -252,16 +252,18 @@ def comparable(
     lines: list[str] = []
     for output in outputs:
         kept: CellOutput | None = output
+        if output.output_type == "stream":
+            # As Jupyter stores it, before any normalizer reads it: a notebook saved elsewhere
+            # (Colab, nbclient) may hold the carriage returns and backspaces still, and what
+            # they overwrote is not on the reader's screen.
+            kept = replace(output, text=as_jupyter_stores(output.text))
         if output.output_type != "error":
             for name in normalizers:
                 kept = NORMALIZERS[name](kept, matplotlib) if kept is not None else None
         if kept is None:
             continue
         if kept.output_type == "stream":
-            # As Jupyter stores it: a notebook saved elsewhere (Colab, nbclient) may hold the
-            # carriage returns and backspaces still.
-            stream = as_jupyter_stores(kept.text)
-            text = stream if kept.name == "stdout" else _headed(f"[{kept.name}]", stream)
+            text = kept.text if kept.name == "stdout" else _headed(f"[{kept.name}]", kept.text)
         elif kept.output_type == "error":
             text = f"{kept.name}: {kept.text}" if kept.text else kept.name
         else:
