@@ -41,7 +41,10 @@ class Places:
         (a second run still has to confirm the new output)."""
         # A file jaxcheck_doctest_files names is written where it is: conf.py names it.
         named = isinstance(block.kind, FileExamples)
-        why = None if named else self._where_problem(block.path)
+        # A notebook the build copied into the sources is written where it was copied from:
+        # a file git tracks in the project's checkout, wherever the source folder is.
+        copied = isinstance(block.kind, NotebookCell) and bool(block.kind.copy)
+        why = None if named or copied else self._where_problem(block.path)
         # An example that does not compile never drifts: the judge fails it.
         if not why and is_python_file(block.path):
             why = self._literal_problem(block)
