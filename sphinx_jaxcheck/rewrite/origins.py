@@ -22,6 +22,7 @@ is asked while the page is read: the copy may be gone once the build ends.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import subprocess
@@ -40,12 +41,12 @@ class Origin:
 
 
 class Origins:
-    """The notebook pages of one build, each traced to the file it was copied from (the git
-    checkout holding the source folder ``srcdir`` is listed at the first page outside it)."""
+    """The notebook pages of one build, each traced to the file it was copied from; git lists
+    the files it tracks in the checkout holding the source folder ``srcdir`` once, when the
+    first page is asked about."""
 
     def __init__(self, srcdir: str) -> None:
         self.checkout = checkout_of(srcdir)
-        self._by_size: dict[int, list[str]] | None = None  # the tracked files, by size
 
     def of(self, path: str) -> Origin:
         """The origin of the page read from ``path``."""
@@ -54,7 +55,7 @@ class Origins:
         real = os.path.realpath(path)
         if os.path.commonpath([self.checkout, real]) != self.checkout:
             return Origin(path)
-        by_size = self._tracked()
+        by_size = self._tracked
         if by_size is None:
             return Origin(path)  # git cannot answer: nothing tells a copy
         try:
@@ -75,8 +76,8 @@ class Origins:
                 refusal=(
                     f"the page {shown} is a copy (git does not track it) and {len(same)} files "
                     f"git tracks hold its bytes: {listed}; update cannot tell which one it was "
-                    "copied from and rewrites none. Copy the notebook from one file only, or "
-                    "rewrite the one it came from by hand"
+                    "copied from and rewrites none. Rewrite that one by hand, or keep only one "
+                    "of them"
                 ),
             )
         if not self._ignored(real):
@@ -85,32 +86,30 @@ class Origins:
             path,
             refusal=(
                 f"the page {shown} is a copy (git ignores it: the build makes it) and no file "
-                f"git tracks in {self.checkout} holds its bytes (the copy step changed them, or "
-                "the notebook it copies changed since); update would write only the copy, which "
-                "the next build replaces. Copy the notebook unchanged, or rewrite the one it "
-                "came from by hand"
+                "git tracks holds its bytes (the copy step changed them, or the notebook it "
+                "copies changed since); update would write only the copy, which the next build "
+                "replaces. Copy the notebook unchanged, or rewrite the one it came from by hand"
             ),
         )
 
+    @functools.cached_property
     def _tracked(self) -> dict[int, list[str]] | None:
         """The files git tracks (their paths in the checkout), by size; None when git cannot
         say."""
-        if self._by_size is None:
-            listed = self._git("ls-files", "-z", "--cached")
-            if listed is None or listed.returncode != 0:
-                return None
-            assert self.checkout is not None
-            by_size: dict[int, list[str]] = {}
-            for name in filter(None, listed.stdout.split(b"\0")):
-                path = os.path.join(self.checkout, os.fsdecode(name))
-                try:
-                    found = os.stat(path)
-                except OSError:
-                    continue  # deleted since it was added
-                if stat.S_ISREG(found.st_mode):  # not a submodule's folder
-                    by_size.setdefault(found.st_size, []).append(path)
-            self._by_size = by_size
-        return self._by_size
+        listed = self._git("ls-files", "-z", "--cached")
+        if listed is None or listed.returncode != 0:
+            return None
+        assert self.checkout is not None
+        by_size: dict[int, list[str]] = {}
+        for name in filter(None, listed.stdout.split(b"\0")):
+            path = os.path.join(self.checkout, os.fsdecode(name))
+            try:
+                found = os.stat(path)
+            except OSError:
+                continue  # deleted since it was added
+            if stat.S_ISREG(found.st_mode):  # not a submodule's folder
+                by_size.setdefault(found.st_size, []).append(path)
+        return by_size
 
     def _ignored(self, real: str) -> bool:
         done = self._git("check-ignore", "-q", "--", real)

@@ -5,7 +5,8 @@ A check says "``jaxcheck update`` accepts the actual output" (and its JSON
 report ``"updatable": true``) only where update would go on to the second run:
 the file is one update writes (a page inside the source folder, or outside it
 when allowed; a file ``jaxcheck_doctest_files`` names; a Python file of the
-project's own checkout, not of an installed package), the docstring's examples
+project's own checkout, not of an installed package; the notebook a page the build
+copied was copied from, :mod:`.origins`), the docstring's examples
 are lines of one of its string literals, nothing about the block or its example
 refuses, and update's planner can make the edit (it would drop or write no line
 closing a Markdown fence, ...: :func:`.update.edit_problem`). Elsewhere both say

@@ -6,7 +6,9 @@ Whatever parser made an ``.ipynb`` page (MyST-NB, nbsphinx), its cells are read 
 itself with nbformat, so their stored outputs and lines are the file's own; a text notebook's
 cells are read as MyST-NB reads them. Where MyST-NB rendered the page, each cell's container is
 marked with its verdict and shows the outputs of our run (``rendering``); MyST-NB's own
-execution is turned off, so nothing runs twice.
+execution is turned off, so nothing runs twice. A page the build copied into the sources
+(sphinx-collections, a copy step in conf.py) is reported, and updated, at the notebook it
+was copied from, found while the page is read (``rewrite.origins``).
 
 Under ``jaxcheck_notebooks = "report"`` (the default where MyST-NB is not loaded) the cells
 are only counted, for the summary, and MyST-NB (or nbsphinx) runs what the project tells it to.
