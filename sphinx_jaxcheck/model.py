@@ -231,6 +231,9 @@ class NotebookCell:
     # Floats compare to the precision the stored outputs write them with, as doctest's
     # NUMBER compares them (``jaxcheck_notebooks_number``).
     number: bool = False
+    # The page the build read, when it is a copy the build made of this cell's notebook (its
+    # ``path``: the one file git tracks with the same bytes); "" when the page is the notebook.
+    copy: str = ""
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.

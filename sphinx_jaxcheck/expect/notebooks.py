@@ -469,12 +469,16 @@ def notebook_blocks(
     not_run: str = "",
     environment: str = "skip",
     floats_as_written: bool = False,
+    copy: str = "",
+    update_refusal: str = "",
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
     notebook's own reason, from its metadata, is taken when it is ""). A cell that changes
     the environment (``%pip install``) is not run unless ``environment`` is ``"run"``;
-    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER)."""
+    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER).
+    ``copy``: the page the build read, a copy of the notebook at ``path``;
+    ``update_refusal``: why update must not rewrite any of its cells ("": it may)."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         own = ""
@@ -503,6 +507,7 @@ def notebook_blocks(
                 file_digest=digest,
                 error_line=1,
                 error_subtype=Subtype.OPTION,
+                update_refusal=update_refusal,
                 kind=NotebookCell(
                     cell.index,
                     cell.stored,
@@ -514,6 +519,7 @@ def notebook_blocks(
                     not_run=not_run or notebook.not_run or own,
                     notebook_platforms=notebook.platforms,
                     number=floats_as_written,
+                    copy=copy,
                 ),
                 placed=False,
             )

@@ -5,7 +5,8 @@ A check says "``jaxcheck update`` accepts the actual output" (and its JSON
 report ``"updatable": true``) only where update would go on to the second run:
 the file is one update writes (a page inside the source folder, or outside it
 when allowed; a file ``jaxcheck_doctest_files`` names; a Python file of the
-project's own checkout, not of an installed package), the docstring's examples
+project's own checkout, not of an installed package; the notebook a page the build
+copied was copied from, :mod:`.origins`), the docstring's examples
 are lines of one of its string literals, nothing about the block or its example
 refuses, and update's planner can make the edit (it would drop or write no line
 closing a Markdown fence, ...: :func:`.update.edit_problem`). Elsewhere both say
@@ -41,7 +42,10 @@ class Places:
         (a second run still has to confirm the new output)."""
         # A file jaxcheck_doctest_files names is written where it is: conf.py names it.
         named = isinstance(block.kind, FileExamples)
-        why = None if named else self._where_problem(block.path)
+        # A notebook the build copied into the sources is written where it was copied from:
+        # a file git tracks in the project's checkout, wherever the source folder is.
+        copied = isinstance(block.kind, NotebookCell) and bool(block.kind.copy)
+        why = None if named or copied else self._where_problem(block.path)
         # An example that does not compile never drifts: the judge fails it.
         if not why and is_python_file(block.path):
             why = self._literal_problem(block)

@@ -6,7 +6,9 @@ Whatever parser made an ``.ipynb`` page (MyST-NB, nbsphinx), its cells are read 
 itself with nbformat, so their stored outputs and lines are the file's own; a text notebook's
 cells are read as MyST-NB reads them. Where MyST-NB rendered the page, each cell's container is
 marked with its verdict and shows the outputs of our run (``rendering``); MyST-NB's own
-execution is turned off, so nothing runs twice.
+execution is turned off, so nothing runs twice. A page the build copied into the sources
+(sphinx-collections, a copy step in conf.py) is reported, and updated, at the notebook it
+was copied from, found while the page is read (``rewrite.origins``).
 
 Under ``jaxcheck_notebooks = "report"`` (the default where MyST-NB is not loaded) the cells
 are only counted, for the summary, and MyST-NB (or nbsphinx) runs what the project tells it to.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from dataclasses import replace
 
 import yaml
@@ -38,6 +41,7 @@ from ..expect.notebooks import (
 from ..model import Block, NotebookCell, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
+from ..rewrite.origins import Origins
 from .compat import source_path
 from .domain import JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block
@@ -49,6 +53,8 @@ logger = logging.getLogger(__name__)
 SUFFIX = ".ipynb"
 NOTEBOOK = "jaxcheck_notebook"  # in env.temp_data: the document being read is a notebook
 UNCHECKED_CELLS = "unchecked_cells"  # per document: the code cells "report" counted
+# By build: where its notebook pages were copied from.
+_ORIGINS: weakref.WeakKeyDictionary[BuildEnvironment, Origins] = weakref.WeakKeyDictionary()
 
 
 def setup_notebooks(app: Sphinx) -> None:
@@ -175,7 +181,8 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         message = (
             f"{error}; its cells are not checked (open it in Jupyter and save it, or fix the JSON)"
         )
-        domain_of(env).add_finding(docname, Finding(Subtype.SYNTAX, message, path, 1, docname))
+        where = _origins(env).of(path).path
+        domain_of(env).add_finding(docname, Finding(Subtype.SYNTAX, message, where, 1, docname))
         return
     if notebook is None:
         return
@@ -186,9 +193,11 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
     if settings.notebooks == "report":  # the cells checking would run, counted
         domain.per_document(UNCHECKED_CELLS)[docname] = [len(notebook.cells)]
         return
+    # Asked now: a copy the build made may be gone once it ends.
+    origin = _origins(env).of(path)
     blocks = notebook_blocks(
         docname,
-        path,
+        origin.path,
         notebook,
         timeout=settings.timeout,
         normalizers=settings.notebook_normalizers,
@@ -197,6 +206,8 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         not_run=_excluded(app, path),
         environment=settings.notebooks_environment,
         floats_as_written=settings.notebooks_number,
+        copy=origin.copy,
+        update_refusal=origin.refusal,
     )
     blocks = _with_twin(app, path, blocks)
     domain.per_document("blocks").setdefault(docname, []).extend(blocks)
@@ -211,6 +222,14 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
             # margins twice).
             container.parent.replace(container, wrapper)
             wrapper += container
+
+
+def _origins(env: BuildEnvironment) -> Origins:
+    """The origins of this build's notebook pages (git is asked once per build)."""
+    found = _ORIGINS.get(env)
+    if found is None:
+        found = _ORIGINS[env] = Origins(str(env.srcdir))
+    return found
 
 
 def _excluded(app: Sphinx, path: str) -> str:
