@@ -307,6 +307,20 @@ def _file_patterns(name: str, value: Any) -> tuple[str, ...]:
     return tuple(os.fspath(p) for p in patterns)
 
 
+def _notebook_images(name: str, value: Any) -> str:
+    from .expect.notebooks import IMAGES_EXPECTED, image_rule
+
+    try:
+        image_rule(value if isinstance(value, str) else "")
+    except ValueError:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        hint = f': write "rms:{value:g}" for that tolerance' if number else ""
+        raise ConfigurationError(
+            f"{name} = {_shown(value)} is not {IMAGES_EXPECTED}{hint}"
+        ) from None
+    return str(value).strip()
+
+
 def _notebook_patterns(name: str, value: Any) -> tuple[str, ...]:
     # -D gives a str: its comma-separated patterns.
     patterns = (
@@ -577,6 +591,14 @@ class Settings:
         "the noise removed from a notebook cell's outputs, stored and fresh, before they are "
         "compared",
         _normalizers,
+    )
+    notebook_images: str = _value(
+        "ignore",
+        "how notebook cells' images are compared with those stored, where neither the cell nor "
+        "its notebook says: ignore (not compared: such a cell is reported verified with images "
+        "not compared), compare (by their bytes), rms or rms:<tolerance> (by their decoded "
+        "pixels, as pytest-mpl compares figures; rms alone: its tolerance, 2)",
+        _notebook_images,
     )
     notebooks_exclude: tuple[str, ...] = _value(
         (),

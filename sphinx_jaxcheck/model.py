@@ -204,6 +204,16 @@ class FileExamples:
 
 
 @dataclass(frozen=True)
+class ImageRule:
+    """How a notebook cell's images are compared with those it stores: by a digest of their
+    bytes, or (``rms`` given) by their decoded pixels, as pytest-mpl compares figures: the
+    root mean square of the difference of every pixel's channels (0 to 255) may be at most
+    ``rms``."""
+
+    rms: float | None = None
+
+
+@dataclass(frozen=True)
 class NotebookCell:
     """A notebook's code cell: it runs as Jupyter runs it (the value of its last expression
     shown, magics, ``display()``), and its outputs are compared with those the notebook stores.
@@ -222,7 +232,7 @@ class NotebookCell:
     written: tuple[str, ...] | None = None
     written_line: int = 0
     twin: str = ""  # in a notebook with a jupytext twin: the twin's file:line of this cell
-    images: bool = False  # its images are compared too (by their bytes)
+    images: ImageRule | None = None  # how its images are compared (None: they are not)
     # Why it is not run: its notebook is not run at all (excluded from execution by conf.py
     # or its metadata), or it changes the environment (``%pip install``); "" when it runs.
     not_run: str = ""
@@ -422,6 +432,9 @@ class Verdict:
     # The first failed cell of a notebook: each later cell that failed too, in words
     # (``nb.ipynb:cell 4 (line 52): NameError: name 'x' is not defined``).
     followers: tuple[str, ...] = ()
+    # A verified notebook cell of which some image, stored or shown, was not compared: its
+    # text alone was verified, so no report calls it plainly verified.
+    images_not_compared: bool = False
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ notebooks written for nbval keep their meaning (user guide: guide/notebooks).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -20,7 +21,16 @@ from typing import Any
 import nbformat
 
 from ..errors import NotebookError
-from ..model import Block, BlockOptions, CellOutput, NotebookCell, OutputMode, Program, Subtype
+from ..model import (
+    Block,
+    BlockOptions,
+    CellOutput,
+    ImageRule,
+    NotebookCell,
+    OutputMode,
+    Program,
+    Subtype,
+)
 from . import conditions
 from .options import (
     BadOption,
@@ -43,7 +53,11 @@ CELL_OPTIONS = (
     "platforms",
     "images",
 )
-IMAGES = ("ignore", "compare")  # whether a cell's images are compared (by their bytes)
+# How a cell's images are compared (its option "images", jaxcheck_notebook_images): not at
+# all, by their bytes, or by their decoded pixels within an RMS tolerance.
+IMAGES = ("ignore", "compare", "rms", "rms:<tolerance>")
+IMAGES_EXPECTED = "one of " + ", ".join(IMAGES) + " (a number, 0 or more)"
+RMS_TOLERANCE = 2.0  # plain "rms": pytest-mpl's default tolerance
 # nbval's markers, as nbval reads them: a comment line anywhere in the cell, or (lower case,
 # ``_`` as ``-``) a tag; each sets one of a cell's three options, the last one read winning,
 # a comment over a tag.
@@ -91,7 +105,7 @@ class Cell:
     options: BlockOptions
     raises: bool  # an error it shows is expected
     problems: tuple[str, ...] = ()  # bad options in its metadata, said in words
-    images: bool = False  # its images are compared too
+    images: str = ""  # its option "images" (one of IMAGES), "" when it sets none
     written: Written | None = None  # a text notebook's output block after the cell
     # Its first line that installs or removes packages (``%pip install optax``); "": none.
     changes_environment: str = ""
@@ -228,7 +242,7 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         *own.problems,
         *(bad.message("jaxcheck") for bad in bad_options(converted)),
     )
-    images = converted.pop("images", "ignore")
+    images = converted.pop("images", "")
     options = block_options({k: v for k, v in converted.items() if not isinstance(v, BadOption)})
     if "platforms" in converted and not isinstance(converted["platforms"], BadOption):
         options = replace(options, limits=replace(options.limits, platforms=converted["platforms"]))
@@ -242,7 +256,7 @@ def _cell(index: int, cell: Mapping[str, Any], line: int, defaults: _Options) ->
         options,
         raises,
         tuple(problems),
-        images=images == "compare",
+        images="" if isinstance(images, BadOption) else images,
         changes_environment=_changes_environment(source),
     )
 
@@ -284,9 +298,29 @@ def _spec() -> StrictOptionSpec:
 
 def _images(value: str | None) -> str | BadOption:
     text = (value or "").strip()
-    if text in IMAGES:
-        return text
-    return BadOption("images", value, "one of " + ", ".join(IMAGES), closest(text, IMAGES))
+    try:
+        image_rule(text)
+    except ValueError:
+        # A misspelt name is guessed at; a bad tolerance after "rms:" is its own mistake.
+        guess = None if ":" in text else closest(text, IMAGES[:3])
+        return BadOption("images", value, IMAGES_EXPECTED, guess)
+    return text
+
+
+def image_rule(text: str) -> ImageRule | None:
+    """The rule an ``images`` value names (None for ``"ignore"``); ValueError when it names
+    none."""
+    name, colon, tolerance = text.strip().partition(":")
+    if not colon and name in ("ignore", "compare"):
+        return ImageRule() if name == "compare" else None
+    if name == "rms":
+        try:
+            value = float(tolerance) if colon else RMS_TOLERANCE
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and value >= 0:
+            return ImageRule(value)
+    raise ValueError(f"{text!r} is not {IMAGES_EXPECTED}")
 
 
 def _markers(tags: Any, source: str) -> dict[str, bool]:
@@ -471,6 +505,7 @@ def notebook_blocks(
     floats_as_written: bool = False,
     copy: str = "",
     update_refusal: str = "",
+    images: str = "ignore",
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
@@ -478,7 +513,8 @@ def notebook_blocks(
     the environment (``%pip install``) is not run unless ``environment`` is ``"run"``;
     ``floats_as_written``: floats compare to their written precision (doctest's NUMBER).
     ``copy``: the page the build read, a copy of the notebook at ``path``;
-    ``update_refusal``: why update must not rewrite any of its cells ("": it may)."""
+    ``update_refusal``: why update must not rewrite any of its cells ("": it may);
+    ``images``: how images are compared where neither the cell nor its notebook says."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         own = ""
@@ -515,7 +551,7 @@ def notebook_blocks(
                     normalizers,
                     cell.written.lines if cell.written else None,
                     cell.written.first if cell.written else 0,
-                    images=cell.images,
+                    images=image_rule(cell.images or images),
                     not_run=not_run or notebook.not_run or own,
                     notebook_platforms=notebook.platforms,
                     number=floats_as_written,

@@ -6,12 +6,12 @@ names the object), an error's ``name: message`` (its traceback is not compared, 
 compares none). Before that, each normalizer of :data:`NORMALIZERS` named in the cell's
 block removes one kind of noise from both sides, and nothing else (no normalizer touches an
 error); each was measured on JAX's own notebooks, and each can be switched off
-(``jaxcheck_notebook_normalizers``). Images are not compared unless a cell asks.
+(``jaxcheck_notebook_normalizers``). Images are compared as the cell's rule says
+(:mod:`.images`); a cell verified while some image of it was not is said to be.
 """
 
 from __future__ import annotations
 
-import hashlib
 import html.parser
 import re
 from collections.abc import Callable, Sequence
@@ -24,6 +24,7 @@ from ..model import (
     Drift,
     Expectation,
     ExpectationKind,
+    ImageRule,
     NotebookCell,
     Outcome,
     OutputMode,
@@ -33,6 +34,7 @@ from ..model import (
     Verdict,
 )
 from ..worker.streams import as_jupyter_stores
+from .images import MISSING_PILLOW, compared, image_line, pillow_missing
 from .matching import (
     MatchRules,
     adopt_written_precision,
@@ -243,13 +245,16 @@ def html_text(markup: str) -> str:
 def comparable(
     outputs: Sequence[CellOutput],
     normalizers: Sequence[str],
-    images: bool = False,
+    images: ImageRule | None = None,
     matplotlib: frozenset[str] = frozenset(),
+    stored_images: Sequence[tuple[str, str]] = (),
 ) -> list[str]:
-    """The lines a cell's outputs are compared by, after the normalizers named (and, with
-    ``images``, a line naming each image by a digest of its bytes). ``matplotlib``: the
+    """The lines a cell's outputs are compared by, after the normalizers named (and, under
+    an ``images`` rule, a line for each image it compares, each fresh one given the stored
+    one at its place in ``stored_images``: :func:`.images.image_line`). ``matplotlib``: the
     kinds of matplotlib repr the fresh run of the cell showed (:func:`shown_matplotlib`)."""
     lines: list[str] = []
+    shown = 0  # images compared so far
     for output in outputs:
         kept: CellOutput | None = output
         if output.output_type == "stream":
@@ -270,13 +275,31 @@ def comparable(
             text = _shown_text(kept)
         if text:
             lines.extend(normalize(split_lines(text)))
-        if images:
-            lines.extend(
-                f"[{mime} {hashlib.sha256(data.strip().encode()).hexdigest()[:16]}]"
-                for mime, data in kept.data
-                if mime.startswith("image/")
-            )
+        for mime, data in kept.data:
+            if images is not None and mime.startswith("image/") and compared(images, mime):
+                stored = stored_images[shown] if shown < len(stored_images) else None
+                lines.append(image_line(images, mime, data, stored))
+                shown += 1
     return lines
+
+
+def images_of(outputs: Sequence[CellOutput], rule: ImageRule | None) -> list[tuple[str, str]]:
+    """The images among ``outputs`` that ``rule`` compares, in order: (MIME type, data)."""
+    return [
+        (mime, data)
+        for output in outputs
+        for mime, data in output.data
+        if mime.startswith("image/") and compared(rule, mime)
+    ]
+
+
+def _uncompared_image(outputs: Sequence[CellOutput], rule: ImageRule | None) -> bool:
+    """Whether some image among ``outputs`` is one ``rule`` does not compare."""
+    return any(
+        mime.startswith("image/") and not compared(rule, mime)
+        for output in outputs
+        for mime, _ in output.data
+    )
 
 
 def _shown_text(output: CellOutput) -> str:
@@ -319,11 +342,21 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
             seconds=outcome.seconds,
             outputs=outcome.outputs,
         )
+    if block.options.output is OutputMode.IGNORE:
+        return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
+    rule = cell.images if cell.stored is not None else None  # an output block holds no image
+    stored_images = images_of(cell.stored or (), rule)
+    decodes = rule is not None and rule.rms is not None
+    if decodes and (stored_images or images_of(outcome.outputs, rule)) and pillow_missing():
+        problem = Problem(Subtype.OPTION, MISSING_PILLOW, line)
+        return Verdict(
+            Status.FAILED, problems=(problem,), seconds=outcome.seconds, outputs=outcome.outputs
+        )
     matplotlib = shown_matplotlib(outcome.outputs)
     expected = _expected(cell, matplotlib)
-    if block.options.output is OutputMode.IGNORE or expected is None:
+    if expected is None:
         return Verdict(Status.NOT_COMPARED, seconds=outcome.seconds, outputs=outcome.outputs)
-    actual = comparable(outcome.outputs, cell.normalizers, cell.images, matplotlib)
+    actual = comparable(outcome.outputs, cell.normalizers, rule, matplotlib, stored_images)
     if cell.number and expected and actual:
         # As doctest's NUMBER: a float that equals the stored one to the precision written
         # there reads as written (numbers pair by position, as pytest pairs them).
@@ -338,7 +371,16 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
         addresses=False,  # the addresses normalizer decides
     )
     if texts_match(expected, actual, rules):
-        return Verdict(Status.VERIFIED, seconds=outcome.seconds, outputs=outcome.outputs)
+        # Its text verified: so were its images only where the rule compared every one.
+        images = cell.stored is not None and (
+            _uncompared_image(cell.stored, rule) or _uncompared_image(outcome.outputs, rule)
+        )
+        return Verdict(
+            Status.VERIFIED,
+            seconds=outcome.seconds,
+            outputs=outcome.outputs,
+            images_not_compared=images,
+        )
     expectation = Expectation(ExpectationKind.CELL_OUTPUTS, tuple(expected), 0, 0, statement_line=1)
     at = cell.written_line if cell.stored is None and cell.written is not None else line
     drift = Drift(expectation, tuple(actual), unified_diff(expected, actual), at)

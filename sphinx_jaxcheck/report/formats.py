@@ -52,7 +52,13 @@ def text(report: Report, colour: bool) -> str:
             parts.append(f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n")
     not_compared = [b for b in report["blocks"] if b["status"] == Status.NOT_COMPARED.value]
     if not_compared:
-        parts.append(_not_compared(not_compared))
+        parts.append(f"not compared (ran, with nothing to compare): {_named(not_compared)}\n")
+    unseen = [b for b in report["blocks"] if b.get("images_not_compared")]
+    if unseen:
+        parts.append(
+            f"images not compared (verified by their text alone): {_named(unseen)}; "
+            'jaxcheck_notebook_images = "rms" in conf.py compares them by their pixels\n'
+        )
     parts.append(report["summary"] + "\n")
     stale = [f for f in findings if f["drift"] and f.get("block") is not None]  # not quotes
     if any(f.get("updatable") for f in stale):  # only where update can act
@@ -66,21 +72,18 @@ def text(report: Report, colour: bool) -> str:
     return "\n".join(parts)
 
 
-NOT_COMPARED_SHOWN = 5  # blocks the line of those not compared names; the JSON lists each
+NOT_COMPARED_SHOWN = 5  # blocks a line of those not compared names; the JSON lists each
 
 
-def _not_compared(blocks: list[BlockRecord]) -> str:
-    """One line naming the blocks that ran with nothing to compare, the first few of them."""
+def _named(blocks: list[BlockRecord]) -> str:
+    """The first few of these blocks by file and line (a cell with its index), and how many
+    more."""
     shown = ", ".join(
         f"{b['path']}:{b['line']}" + (f" (cell {b['cell']})" if "cell" in b else "")
         for b in blocks[:NOT_COMPARED_SHOWN]
     )
     more = len(blocks) - NOT_COMPARED_SHOWN
-    return (
-        f"not compared (ran, with nothing to compare): {shown}"
-        + (f" and {more} more" if more > 0 else "")
-        + "\n"
-    )
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def github(report: Report, _colour: bool) -> str:

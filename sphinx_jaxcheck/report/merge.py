@@ -169,6 +169,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         not_run_notebooks=not_run,
         foreign_examples=foreign,
         failed_after=sum(1 for b in blocks if b.get("after")),
+        images_not_compared=sum(1 for b in blocks if b.get("images_not_compared")),
     )
     return {
         "blocks": blocks,

@@ -31,6 +31,8 @@ class BlockRecord(TypedDict):
     reason: NotRequired[str]  # why a skipped block did not run (its limits exclude this JAX)
     cell: NotRequired[int]  # a notebook cell's index in the notebook's ``cells`` list
     after: NotRequired[str]  # a cell that failed after this earlier cell of its notebook did
+    # A verified cell of which some image, stored or shown, was not compared (absent: none).
+    images_not_compared: NotRequired[bool]
 
 
 class CellRecord(TypedDict):
@@ -42,6 +44,7 @@ class CellRecord(TypedDict):
     status: str
     reason: NotRequired[str]  # why it did not run (its notebook is excluded from execution)
     after: NotRequired[str]  # it failed after this earlier cell of its notebook did
+    images_not_compared: NotRequired[bool]  # verified, but some image of it was not compared
 
 
 class NotRunRecord(TypedDict):
@@ -139,6 +142,7 @@ def summary_line(
     not_run_notebooks: Sequence[NotRunRecord] = (),
     foreign_examples: Mapping[str, int] | None = None,
     failed_after: int = 0,
+    images_not_compared: int = 0,
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -152,7 +156,8 @@ def summary_line(
     ``not_run_notebooks`` the notebooks none of whose cells ran, with why,
     ``foreign_examples`` by package those of other packages' docstrings that pages show;
     ``failed_after`` counts, apart from the other failures, the notebook cells among
-    ``statuses`` that failed after an earlier cell of their notebook failed.
+    ``statuses`` that failed after an earlier cell of their notebook failed, and
+    ``images_not_compared`` the verified ones of which some image was not compared.
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why each session that ran was not cached:
     (document, its block's file and line and why); the summary names the first.
@@ -171,7 +176,8 @@ def summary_line(
     unknown_settings = sum(1 for subtype, _ in kinds if subtype is Subtype.SETTING)
     failed_imports = sum(1 for subtype, _ in kinds if subtype is Subtype.DROPPED)
     parts = [
-        f"{counts[Status.VERIFIED]} verified",
+        f"{counts[Status.VERIFIED] - images_not_compared} verified",
+        *([f"{images_not_compared} verified (images not compared)"] if images_not_compared else []),
         f"{counts[Status.STALE]} stale",
         f"{counts[Status.FAILED] - failed_after} failed",
     ]
@@ -349,6 +355,8 @@ def block_record(block: Block, verdict: Verdict) -> BlockRecord:
         record["cell"] = block.kind.cell
     if verdict.after:
         record["after"] = verdict.after
+    if verdict.images_not_compared:
+        record["images_not_compared"] = True
     return record
 
 
@@ -367,6 +375,8 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
                 cell["reason"] = b["reason"]
             if "after" in b:
                 cell["after"] = b["after"]
+            if b.get("images_not_compared"):
+                cell["images_not_compared"] = True
             found.append(cell)
     return found
 

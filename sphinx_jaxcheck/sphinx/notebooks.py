@@ -208,6 +208,7 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         floats_as_written=settings.notebooks_number,
         copy=origin.copy,
         update_refusal=origin.refusal,
+        images=settings.notebook_images,
     )
     blocks = _with_twin(app, path, blocks)
     domain.per_document("blocks").setdefault(docname, []).extend(blocks)

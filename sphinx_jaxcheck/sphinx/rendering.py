@@ -144,6 +144,8 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
         # Never "verified" alone over an example that did not run.
         skipped = sum(1 for e in block.expectations if e.skip) if block else 0
         unrun = f" · {skipped} example(s) skipped (+SKIP)" if skipped else ""
+        if verdict.images_not_compared:
+            unrun += " · images not compared"
         return (
             f'<div class="jaxcheck-status jaxcheck-status-verified"{named} '
             f'title="The output shown was checked against {jax} when these docs were built">'

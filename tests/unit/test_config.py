@@ -137,6 +137,25 @@ def test_notebooks_number_is_a_flag_off_by_default() -> None:
         given("maybe")
 
 
+def test_notebook_images_is_ignore_compare_or_rms_with_a_tolerance() -> None:
+    def given(value: object) -> str:
+        chosen = read_settings(lambda name: value if name == "jaxcheck_notebook_images" else None)
+        return chosen.notebook_images
+
+    assert given(None) == "ignore"
+    assert [given(v) for v in ("compare", "rms", "rms:0.5", " rms:3 ")] == [
+        "compare",
+        "rms",
+        "rms:0.5",
+        "rms:3",
+    ]
+    with pytest.raises(ConfigurationError, match=r'= 2 \(int\) is not one of .*: write "rms:2"'):
+        given(2)
+    for bad in ("rms:-1", "rms:nan", "pixels", True):
+        with pytest.raises(ConfigurationError, match="rms:<tolerance> \\(a number, 0 or more\\)"):
+            given(bad)
+
+
 def test_notebooks_exclude_is_a_list_of_patterns() -> None:
     def given(value: object) -> tuple[str, ...]:
         chosen = read_settings(lambda name: value if name == "jaxcheck_notebooks_exclude" else None)

@@ -4,6 +4,7 @@ noise, and only when it is on."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 from xml.etree import ElementTree
@@ -18,6 +19,7 @@ from sphinx_jaxcheck.model import (
     CellOutput,
     CompareMode,
     FailureKind,
+    ImageRule,
     NotebookCell,
     Outcome,
     OutputMode,
@@ -27,6 +29,7 @@ from sphinx_jaxcheck.model import (
     Subtype,
 )
 from sphinx_jaxcheck.report.findings import findings_of
+from sphinx_jaxcheck.report.formats import render
 from sphinx_jaxcheck.report.junit import write_junit
 from sphinx_jaxcheck.report.merge import merge
 from sphinx_jaxcheck.report.records import build_report, summary_line
@@ -49,7 +52,7 @@ def cell_block(
     normalizers: tuple[str, ...] = ALL,
     raises: bool = False,
     options: BlockOptions = DEFAULTS,
-    images: bool = False,
+    images: ImageRule | None = None,
 ) -> Block:
     return Block(
         "nb",
@@ -355,9 +358,77 @@ def test_images_are_compared_by_their_bytes_only_when_asked() -> None:
 
     stored, other = (figure("iVBORw0KGgoA"),), (figure("iVBORw0KGgoB"),)
     assert status(stored, ran(*other)) is Status.VERIFIED
-    asked = cell_block(stored, images=True)
+    asked = cell_block(stored, images=ImageRule())
     assert judge(asked, ran(*other)).status is Status.STALE
     assert judge(asked, ran(figure("iVBORw0KGgoA\n"))).status is Status.VERIFIED
+
+
+def figure(png: str, mime: str = "image/png") -> CellOutput:
+    return shown("<Figure size 640x480 with 1 Axes>", "display_data", **{mime: png})
+
+
+def test_a_verified_cell_whose_images_were_not_compared_is_said_to_be() -> None:
+    stored, other = (figure("iVBORw0KGgoA"),), (figure("iVBORw0KGgoB"),)
+    unseen = judge(cell_block(stored), ran(*other))
+    assert (unseen.status, unseen.images_not_compared) == (Status.VERIFIED, True)
+    # An image only the notebook stores, or only the fresh run shows, was not compared either.
+    text, image = stream("1\n"), CellOutput("display_data", "", "", (("image/png", "iVBO"),))
+    assert judge(cell_block((text, image)), ran(text)).images_not_compared
+    assert judge(cell_block((text,)), ran(text, image)).images_not_compared
+    # Plainly verified: no image, or every image compared.
+    assert not judge(cell_block((text,)), ran(text)).images_not_compared
+    assert not judge(cell_block(stored, images=ImageRule()), ran(*stored)).images_not_compared
+    # An SVG has no pixels to compare until it is drawn.
+    svg = (figure("<svg/>", "image/svg+xml"),)
+    assert judge(cell_block(svg, images=ImageRule(2.0)), ran(*svg)).images_not_compared
+    assert not judge(cell_block(svg, images=ImageRule()), ran(*svg)).images_not_compared
+    # A text notebook's output block holds no image: there was none to compare with.
+    written = replace(
+        cell_block(None),
+        kind=NotebookCell(3, None, False, ALL, ("<Figure size 640x480 with 1 Axes>",), 44),
+    )
+    for rule in (None, ImageRule(), ImageRule(2.0)):
+        seen = judge(replace(written, kind=replace(written.kind, images=rule)), ran(*other))
+        assert (seen.status, seen.images_not_compared) == (Status.VERIFIED, False)
+
+
+def test_images_compared_by_pixels_need_pillow_and_the_failure_says_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "PIL", None)  # as where Pillow is not installed
+    stored = (figure("iVBORw0KGgoA"),)
+    failed = judge(cell_block(stored, images=ImageRule(2.0)), ran(*stored))
+    assert failed.status is Status.FAILED
+    assert failed.problems[0].subtype is Subtype.OPTION
+    assert "needs Pillow" in failed.problems[0].message
+    assert "pip install 'sphinx-jaxcheck[images]'" in failed.problems[0].message
+    # Without an image to decode, or compared by bytes, nothing needs it.
+    assert status((stream("1\n"),), ran(stream("1\n")), images=ImageRule(2.0)) is Status.VERIFIED
+    assert status(stored, ran(*stored), images=ImageRule()) is Status.VERIFIED
+
+
+def test_the_reports_count_the_cells_verified_with_images_not_compared_apart(
+    tmp_path: Path,
+) -> None:
+    stored = (figure("iVBORw0KGgoA"),)
+    blocks = [
+        replace(cell_block(stored), index=n, kind=NotebookCell(n, stored, False, ALL))
+        for n in (1, 2)
+    ]
+    blocks.append(replace(cell_block((stream("1\n"),)), index=3))
+    outcomes = [ran(*stored), ran(*stored), ran(stream("1\n"))]
+    checked = [(b, judge(b, o)) for b, o in zip(blocks, outcomes, strict=True)]
+    line = summary_line([v.status for _, v in checked], [], "0.10.2", images_not_compared=2)
+    assert "3 block(s): 1 verified, 2 verified (images not compared), 0 stale, 0 failed" in line
+    report = build_report(checked, [], summary=line, run={"shard": "1/1", "jax": "0.10.2"})
+    assert [c.get("images_not_compared") for c in report["cells"]] == [True, True, None]
+    assert [b.get("images_not_compared") for b in report["blocks"]] == [True, True, None]
+    assert merge([("a.json", report)])["summary"] == line
+    assert render(report, "text", False).startswith(
+        "images not compared (verified by their text alone): nb.ipynb:40 (cell 1), "
+        'nb.ipynb:40 (cell 2); jaxcheck_notebook_images = "rms" in conf.py compares them by '
+        "their pixels\n"
+    )
 
 
 def test_cells_that_fail_after_a_failed_cell_follow_it_and_its_finding_lists_them() -> None:

@@ -18,7 +18,7 @@ from sphinx_jaxcheck.expect.notebooks import (
     read_notebook,
     source_lines,
 )
-from sphinx_jaxcheck.model import CellOutput, OutputMode
+from sphinx_jaxcheck.model import CellOutput, ImageRule, OutputMode
 
 
 def test_each_cell_is_found_at_the_line_its_source_starts_on() -> None:
@@ -206,6 +206,32 @@ def test_the_project_wide_settings_reach_every_cell(floats_as_written: bool) -> 
     assert [bool(cell.not_run) for cell in cells] == [False, True, False]  # type: ignore[union-attr]
 
 
+def test_images_are_compared_as_the_cell_its_notebook_or_the_project_says() -> None:
+    notebook = read_notebook(
+        notebook_text(
+            code("a = 1"),
+            code("b = 1", jaxcheck={"images": "compare"}),
+            code("c = 1", jaxcheck={"images": "rms:0.5"}),
+            code("d = 1", jaxcheck={"images": "ignore"}),
+            jaxcheck={"images": "rms"},
+        )
+    )
+    rules = [
+        block.kind.images  # type: ignore[union-attr]
+        for project in ("ignore", "rms:9")
+        for block in notebook_blocks(
+            "nb", "nb.ipynb", notebook, timeout=5.0, normalizers=(), digest="", images=project
+        )
+    ]
+    # The notebook's metadata sets "rms" (pytest-mpl's tolerance, 2) over the project's value.
+    assert rules == [ImageRule(2.0), ImageRule(), ImageRule(0.5), None] * 2
+    alone = read_notebook(notebook_text(code("a = 1")))
+    (block,) = notebook_blocks(
+        "nb", "nb.ipynb", alone, timeout=5.0, normalizers=(), digest="", images="rms:9"
+    )
+    assert block.kind.images == ImageRule(9.0)  # type: ignore[union-attr]
+
+
 def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
     cells = read_notebook(
         notebook_text(
@@ -213,6 +239,8 @@ def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
             code("b = 1", jaxcheck={"output": "sometimes"}),
             code("c = 1", jaxcheck="ignore"),
             code("d = 1", jaxcheck={"images": "yes"}),
+            code("e = 1", jaxcheck={"images": "rms:-1"}),
+            code("f = 1", jaxcheck={"images": "rsm"}),
         )
     ).cells
     assert "no option 'outptu'" in cells[0].problems[0]
@@ -221,6 +249,11 @@ def test_bad_options_are_problems_naming_what_was_found_and_expected() -> None:
     assert "expected a mapping" in cells[2].problems[0]
     assert "'yes' is not allowed" in cells[3].problems[0]
     assert "ignore, compare" in cells[3].problems[0]
+    assert cells[4].problems == (
+        '"jaxcheck" directive, option ":images:": \'rms:-1\' is not allowed; expected one of '
+        "ignore, compare, rms, rms:<tolerance> (a number, 0 or more)",
+    )
+    assert "'rsm' is not allowed; did you mean 'rms'?" in cells[5].problems[0]
 
 
 @pytest.mark.parametrize(
