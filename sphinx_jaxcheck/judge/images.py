@@ -11,7 +11,6 @@ which may be at most ``rms``. An SVG has no pixels until it is drawn: it is not 
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import importlib.util
 import io
@@ -21,13 +20,13 @@ from typing import TYPE_CHECKING
 from ..model import ImageRule
 
 if TYPE_CHECKING:
-    from PIL.Image import Image
+    from PIL import Image
 
 NOT_DRAWN = "image/svg+xml"  # pixels only once a browser draws it
 MISSING_PILLOW = (
     "comparing a notebook's images by their pixels needs Pillow in the Python that runs "
-    "Sphinx: pip install 'sphinx-jaxcheck[images]' (or Pillow), or set images to compare them "
-    "by their bytes"
+    "Sphinx: pip install 'sphinx-jaxcheck[images]' (or Pillow), or compare them by their bytes "
+    '("compare")'
 )
 
 
@@ -72,7 +71,7 @@ def image_line(rule: ImageRule, mime: str, data: str, stored: tuple[str, str] | 
     )
 
 
-def rms(expected: Image, actual: Image) -> float:
+def rms(expected: Image.Image, actual: Image.Image) -> float:
     """The root mean square of the difference of two images' channel values (of one size and
     mode), as matplotlib's ``calculate_rms``."""
     from PIL import ImageChops, ImageStat
@@ -82,15 +81,15 @@ def rms(expected: Image, actual: Image) -> float:
     return math.sqrt(sum(squares) / (width * height * len(squares)))
 
 
-def _decoded(data: str) -> Image:
+def _decoded(data: str) -> Image.Image:
     """An image's pixels as matplotlib's ``compare_images`` loads them: RGB, or RGBA where
     some pixel is not opaque; ValueError when the data is no image Pillow decodes."""
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     try:
         image: Image.Image = Image.open(io.BytesIO(base64.b64decode(data)))
         image.load()
-    except (binascii.Error, UnidentifiedImageError, OSError) as error:
+    except (ValueError, OSError, Image.DecompressionBombError) as error:  # base64's, Pillow's
         raise ValueError(str(error)) from error
     if image.mode != "RGB":
         image = image.convert("RGBA")

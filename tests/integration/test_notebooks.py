@@ -25,7 +25,7 @@ from buildkit import (
     sphinx_build,
     write_project,
 )
-from notebooks import code, error, markdown, result, stdout, write_notebook
+from notebooks import KERNEL, code, error, markdown, result, stdout, write_notebook
 
 from sphinx_jaxcheck.model import CellOutput, FailureKind, Program
 from sphinx_jaxcheck.report.formats import render
@@ -855,3 +855,117 @@ def test_a_bad_jaxcheck_notebooks_exclude_is_a_configuration_error(tmp_path: Pat
     assert_configuration_error(
         done, "jaxcheck_notebooks_exclude: the entry 3 (int) is not a pattern", "expected e.g."
     )
+
+
+needs_kernel = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("nbclient", "ipykernel", "matplotlib")),
+    reason="the figures are drawn by a Jupyter kernel: pip install 'sphinx-jaxcheck[test]'",
+)
+# As optax's linear_assignment notebook: a cell prints the data and others plot it; the data
+# changes, the text of the one printing it drifts, and so do the pictures of one plotting it.
+PLOTS = (
+    "import matplotlib.pyplot as plt\nx = 2",
+    "print(x)\nplt.plot([0, x])\nplt.ylim(0, 4);",
+    "plt.plot([x, 0])\nplt.ylim(0, 4);",
+    "plt.plot([0, 1])\nplt.ylim(0, 4);",
+)
+
+
+@pytest.fixture(scope="module")
+def plotted() -> str:
+    """A notebook whose figures a real Jupyter kernel drew (through nbclient, as MyST-NB runs
+    one), its first cell then edited to ``x = 3``: cells 2 and 3 show other figures now, and
+    cell 4 the same one, drawn again."""
+    from nbclient import NotebookClient
+
+    node = nbformat.v4.new_notebook(
+        cells=[markdown("# Plots"), *(code(source, count=None) for source in PLOTS)],
+        metadata={"kernelspec": KERNEL},
+    )
+    NotebookClient(node, timeout=60, kernel_name="python3").execute()
+    node.cells[1].source = PLOTS[0].replace("x = 2", "x = 3")
+    return nbformat.writes(node) + "\n"
+
+
+def plots_project(tmp_path: Path, notebook: str, conf: str = "") -> Path:
+    root = write_project(tmp_path / "docs", {"index.md": INDEX}, conf=CONF + conf)
+    (root / "nb.ipynb").write_text(notebook, encoding="utf-8")
+    return root
+
+
+def pictures(path: Path) -> list[list[str]]:
+    """Each code cell's stored images (their base64 text)."""
+    node = nbformat.read(path, as_version=4)
+    return [
+        [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
+        for cell in node.cells
+        if cell.cell_type == "code"
+    ]
+
+
+@needs_myst_nb
+@needs_kernel
+def test_a_cell_whose_images_were_not_compared_is_not_reported_plainly_verified(
+    tmp_path: Path, plotted: str
+) -> None:
+    root = plots_project(tmp_path, plotted)
+    report = json.loads(jaxcheck("check", ".", "--format", "json", cwd=root).stdout)
+    assert [(c["cell"], c["status"], c.get("images_not_compared")) for c in report["cells"]] == [
+        (1, "verified", None),
+        (2, "stale", None),
+        (3, "verified", True),  # its stored figure is x = 2's
+        (4, "verified", True),
+    ]
+    assert (
+        "4 block(s): 1 verified, 2 verified (images not compared), 1 stale, 0 failed"
+        in (report["summary"])
+    )
+    lines = plotted.splitlines()
+    third, fourth = (lines.index(f'    "{source.splitlines()[0]}\\n",') + 1 for source in PLOTS[2:])
+    assert (
+        f"images not compared (verified by their text alone): nb.ipynb:{third} (cell 3), "
+        f'nb.ipynb:{fourth} (cell 4); jaxcheck_notebook_images = "rms" in conf.py compares '
+        "them by their pixels\n"
+    ) in render(report, "text", False)
+    build(root)
+    page = html.unescape((root / "_build" / "html" / "nb.html").read_text())
+    assert page.count("✓ verified</span> · jax ") == 3
+    assert page.count(" · images not compared</div>") == 2
+    # update rewrites the drifted cell's outputs whole: its text and its figure, as drawn now.
+    before = pictures(root / "nb.ipynb")
+    assert jaxcheck("update", str(root)).returncode == 0
+    after = pictures(root / "nb.ipynb")
+    assert after[1] != before[1] and len(after[1]) == 1
+    assert nbformat.read(root / "nb.ipynb", as_version=4).cells[2].outputs[0]["text"] == "3\n"
+    assert after[2:] == before[2:]  # not drifted: left as they are
+
+
+@needs_myst_nb
+@needs_kernel
+def test_compared_by_their_pixels_a_changed_plot_is_stale_and_update_rewrites_it(
+    tmp_path: Path, plotted: str
+) -> None:
+    root = plots_project(tmp_path, plotted, conf='jaxcheck_notebook_images = "rms"\n')
+    done = jaxcheck("check", ".", "--format", "json", cwd=root)
+    report = json.loads(done.stdout)
+    assert [(c["cell"], c["status"], c.get("images_not_compared")) for c in report["cells"]] == [
+        (1, "verified", None),
+        (2, "stale", None),
+        (3, "stale", None),
+        (4, "verified", None),  # drawn again as the kernel drew it
+    ]
+    (plot,) = [f for f in report["findings"] if f["block"] == "nb.ipynb:cell 3"]
+    assert re.search(
+        r"^\+\[image/png \d+x\d+, RMS [\d.]+ from the stored image: more than the tolerance 2\]$",
+        plot["message"],
+        re.MULTILINE,
+    ), plot["message"]
+    before = pictures(root / "nb.ipynb")
+    done = jaxcheck("update", str(root))
+    assert "rewrote 2 expectation(s) in 1 file(s)" in done.stderr, done.stderr
+    after = pictures(root / "nb.ipynb")
+    assert after[1] != before[1] and after[2] != before[2]  # no old picture under new numbers
+    assert after[3] == before[3]
+    again = jaxcheck("check", str(root), "--no-cache")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "4 block(s): 4 verified, 0 stale, 0 failed" in again.stdout
