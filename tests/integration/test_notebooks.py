@@ -927,6 +927,13 @@ def test_a_cell_whose_images_were_not_compared_is_not_reported_plainly_verified(
         f'nb.ipynb:{fourth} (cell 4); jaxcheck_notebook_images = "rms" in conf.py compares '
         "them by their pixels\n"
     ) in render(report, "text", False)
+    # The guide shows this report (its lines numbered as the notebook it was made with).
+    (shown,) = [m for m in guide_messages() if "verified by their text alone" in m]
+    shown = shown.replace("(jax 0.10.2)", f"(jax {report['run']['jax']})")
+    numbered = re.compile(r"nb\.ipynb:\d+ ")
+    assert numbered.sub("nb.ipynb:N ", shown) in numbered.sub(
+        "nb.ipynb:N ", render(report, "text", False)
+    )
     build(root)
     page = html.unescape((root / "_build" / "html" / "nb.html").read_text())
     assert page.count("✓ verified</span> · jax ") == 3
