@@ -32,6 +32,10 @@ BAD_CONF = [
         ["jaxcheck_notebooks_exclude: the entry None (NoneType) is not a pattern", "expected e.g."],
     ),
     (
+        "jaxcheck_notebook_images = 2",
+        ["jaxcheck_notebook_images = 2 (int) is not one of ignore, compare", 'write "rms:2"'],
+    ),
+    (
         "jaxcheck_output_limit_mb = float('inf')",
         ["jaxcheck_output_limit_mb = inf", "greater than 0"],
     ),
