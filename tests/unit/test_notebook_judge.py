@@ -215,12 +215,19 @@ def test_a_hex_number_printed_outside_an_address_is_compared() -> None:
     assert status(objects, ran(shown("<__main__.A object at 0x10f4e1b20>"))) is Status.VERIFIED
 
 
-def test_no_normalizer_touches_an_errors_name_or_message() -> None:
+def test_no_normalizer_touches_an_errors_name_or_message_but_a_reprs_address() -> None:
     def error(message: str) -> CellOutput:
         return CellOutput("error", "ValueError", message, (), ("tb",))
 
+    # JAX's Common_Gotchas notebook: the function's address differs on every run.
     stored = (error("bad handle <function f at 0x7f61a0b2c3d0>"),)
     fresh = ran(error("bad handle <function f at 0x10f4e1b20>"), raised="ValueError")
+    assert status(stored, fresh, raises=True) is Status.VERIFIED
+    stored = (error("segfault at 0x7f61a0b2c3d0"),)
+    fresh = ran(error("segfault at 0x10f4e1b20"), raised="ValueError")
+    assert status(stored, fresh, raises=True) is Status.STALE
+    stored = (error("bad handle <function f at 0x7f61a0b2c3d0>"),)
+    fresh = ran(error("bad handle <function g at 0x10f4e1b20>"), raised="ValueError")
     assert status(stored, fresh, raises=True) is Status.STALE
     coloured = ran(error("\x1b[31mbad\x1b[0m"), raised="ValueError")
     assert status((error("bad"),), coloured, raises=True) is Status.STALE
