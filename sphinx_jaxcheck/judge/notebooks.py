@@ -5,8 +5,8 @@ display's ``text/plain`` (its HTML reduced to its text where there is none, or w
 names the object), an error's ``name: message`` (its traceback is not compared, as nbval
 compares none). Before that, each normalizer of :data:`NORMALIZERS` named in the cell's
 block removes one kind of noise from both sides, and nothing else (in an error's message,
-only the address a repr names); each was measured on JAX's own notebooks, and each can be switched off
-(``jaxcheck_notebook_normalizers``). Images are compared as the cell's rule says
+only the address a repr names); each was measured on JAX's own notebooks, and each can be
+switched off (``jaxcheck_notebook_normalizers``). Images are compared as the cell's rule says
 (:mod:`.images`); a cell verified while some image of it was not is said to be.
 """
 
