@@ -155,6 +155,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     foreign = dict(reports[0].get("foreign_examples", {}))
     # Each shard names the sessions it ran; in the order of a full run's summary.
     uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
+    assumed = sorted({(doc, why) for r in reports for doc, why in r.get("assumed", [])})
     not_run = notebooks_not_run(blocks)
     summary = summary_line(
         statuses,
@@ -169,6 +170,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         not_run_notebooks=not_run,
         foreign_examples=foreign,
         failed_after=sum(1 for b in blocks if b.get("after")),
+        assumed=assumed,
     )
     return {
         "blocks": blocks,
@@ -183,6 +185,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "excluded_examples": excluded,
         "foreign_examples": foreign,
         "uncached": [[doc, why] for doc, why in uncached],
+        "assumed": [[doc, why] for doc, why in assumed],
         "summary": summary,
         "run": {**run, "shard": None, "split": None},
     }

@@ -52,6 +52,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         ),
         foreign_examples(domain),
         failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
+        assumed=domain.assumed(),
     )
     return line, failed
 
