@@ -108,6 +108,10 @@ def _changed_probe(probe: str, path: str, was: str, now: str) -> str:
         return f"what may be done with {path} changed"
     if probe == "realpath":
         return f"{path} now names {now}"
+    if probe == "identity":
+        return f"{path} is now another file"
+    if probe == "mount":
+        return f"{path} is now {now}"
     return f"{path} changed"  # its kind, or its stat
 
 

@@ -25,6 +25,7 @@ import contextlib
 import functools
 import importlib.machinery
 import os
+import pathlib
 import site
 import sys
 import sysconfig
@@ -164,23 +165,33 @@ def _beyond(event: str, args: tuple[Any, ...], installed: tuple[str, ...]) -> st
     return f"the block {_BEYOND[event].format(*shown)} ({event}), which the cache cannot follow"
 
 
-# The functions that learn of a path without opening it, and the probe each makes
-# (the audit events hear no stat).
-_PROBED: tuple[tuple[Any, str, str], ...] = (
-    (os, "stat", "stat"),
-    (os, "lstat", "lstat"),
-    (os, "access", "access"),
-    (os.path, "exists", "exists"),
-    (os.path, "lexists", "lexists"),
-    (os.path, "isfile", "type"),
-    (os.path, "isdir", "type"),
-    (os.path, "islink", "type"),
-    (os.path, "getsize", "size"),
-    (os.path, "getmtime", "mtime"),
-    (os.path, "getctime", "ctime"),
-    (os.path, "getatime", "stat"),
-    (os.path, "samefile", "stat"),
-    (os.path, "realpath", "realpath"),
+# The functions that learn of a path without opening it, the probe each makes of each of its
+# first ``paths`` arguments (the audit events hear no stat). Each records what it learns and
+# nothing of what it calls: ``pathlib``'s and ``samefile``'s own ``os.stat`` tell the kind of a
+# folder, or which file it is, not its times, which change whenever an entry is added to it.
+_PROBED: tuple[tuple[Any, str, str, int], ...] = (
+    (os, "stat", "stat", 1),
+    (os, "lstat", "lstat", 1),
+    (os, "access", "access", 1),
+    (os.path, "exists", "exists", 1),
+    (os.path, "lexists", "lexists", 1),
+    (os.path, "isfile", "type", 1),
+    (os.path, "isdir", "type", 1),
+    (os.path, "islink", "type", 1),
+    (os.path, "getsize", "size", 1),
+    (os.path, "getmtime", "mtime", 1),
+    (os.path, "getctime", "ctime", 1),
+    (os.path, "getatime", "stat", 1),
+    (os.path, "samefile", "identity", 2),
+    (os.path, "ismount", "mount", 1),
+    (os.path, "realpath", "realpath", 1),
+    (pathlib.Path, "exists", "exists", 1),
+    (pathlib.Path, "is_dir", "type", 1),
+    (pathlib.Path, "is_file", "type", 1),
+    (pathlib.Path, "is_symlink", "type", 1),
+    (pathlib.Path, "is_mount", "mount", 1),
+    (pathlib.Path, "samefile", "identity", 2),
+    (pathlib.Path, "resolve", "realpath", 1),
 )
 
 
@@ -319,8 +330,8 @@ class Recorder:
         """Hear every code object executed, every file opened to be read and every search of
         the path-based finder; load the project's modules from their source."""
         sys.addaudithook(self._heard)
-        for owner, name, probe in _PROBED:
-            setattr(owner, name, self._probing(getattr(owner, name), probe))
+        for owner, name, probe, paths in _PROBED:
+            setattr(owner, name, self._probing(getattr(owner, name), probe, paths))
         os.readlink = self._reading_link(os.readlink)
         os.scandir = self._scanning(os.scandir)
         finder = importlib.machinery.PathFinder
@@ -377,8 +388,9 @@ class Recorder:
         elif (why := _beyond(event, args, self.installed)) is not None:
             self.untracked[why] = None
 
-    def _probing(self, function: Callable[..., Any], probe: str) -> Callable[..., Any]:
-        """``function``, which learns ``probe`` of the path it is given, recorded."""
+    def _probing(self, function: Callable[..., Any], probe: str, paths: int) -> Callable[..., Any]:
+        """``function``, which learns ``probe`` of each of the ``paths`` paths it is given
+        first, recorded."""
 
         def probed(*args: Any, **kwargs: Any) -> Any:
             if getattr(self.busy, "on", False):
@@ -388,10 +400,11 @@ class Recorder:
                 return function(*args, **kwargs)
             finally:
                 self.busy.on = False
-                path = args[0] if args else kwargs.get("path")
+                given = args[:paths] or (kwargs.get("path"),)
                 followed = kwargs.get("follow_symlinks", True)
                 relative = kwargs.get("dir_fd") is not None
-                self._guarded(lambda: self._probed(probe, path, followed, relative))
+                for path in given:
+                    self._guarded(functools.partial(self._probed, probe, path, followed, relative))
 
         return functools.wraps(function)(probed)
 
@@ -487,7 +500,7 @@ class Recorder:
         if name is None:
             return
         if not followed:
-            probe = {"stat": "lstat", "access": "access"}.get(probe, probe)
+            probe = {"stat": "lstat", "exists": "lexists"}.get(probe, probe)
         self.probes.setdefault(probe_key(probe, name), observe(probe, name))
 
     def _link(self, path: Any, relative: bool) -> None:

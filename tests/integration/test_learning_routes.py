@@ -101,6 +101,22 @@ ROUTES: dict[str, Route] = {
         lambda d: write(d / "x", ""),
         {"to folder": lambda d: replace_by_folder(d / "x")},
     ),
+    "pathlib.Path.is_dir": Route(
+        "from pathlib import Path\nprint(Path(D, 'x').is_dir(), Path(D, 'y').exists())",
+        "True False",
+        lambda d: (d / "x").mkdir(parents=True),
+        {
+            "to file": lambda d: ((d / "x").rmdir(), write(d / "x", "")),
+            "create": lambda d: write(d / "y", ""),
+            "unrelated": lambda d: write(d / "x" / "inside.txt", ""),
+        },
+    ),
+    "os.path.samefile": Route(
+        "import os.path\nprint(os.path.samefile(D + '/a', D + '/b'))",
+        "True",
+        lambda d: (write(d / "a", "a"), (d / "b").symlink_to("a")),
+        {"copy": lambda d: ((d / "b").unlink(), write(d / "b", "a"))},
+    ),
     "pathlib.Path.read_text": Route(
         "from pathlib import Path\nprint(Path(D, 'f.txt').read_text())",
         "one",

@@ -97,6 +97,8 @@ os.path.exists("maybe.txt")
 os.path.getsize("read.txt")
 pathlib.Path("stated.txt").stat()
 os.path.realpath("alias.txt")
+os.path.samefile("real.txt", "alias.txt")
+pathlib.Path("folder").is_dir()
 with tempfile.TemporaryFile() as scratch:
     pass
 first = json.dumps(dependencies_to_wire(recorder.take()))
@@ -110,7 +112,8 @@ print(json.dumps(dependencies_to_wire(recorder.take())))
 
 def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) -> None:
     """Files read in any mode that reads, failed opens, listings, scans and their entries'
-    stats, existence tests, sizes, stats and real paths are recorded; a write, a temporary
+    stats, existence tests, sizes, stats, real paths, which file two paths name and a
+    folder's kind (not its times) are recorded; a write, a temporary
     file and a database in memory are not inputs; a child process and a database file make
     the session untracked, each named."""
     for name in ("read.txt", "both.txt", "stated.txt", "real.txt"):
@@ -140,7 +143,12 @@ def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) ->
         f"size {here}/read.txt",
         f"stat {here}/stated.txt",
         f"realpath {here}/alias.txt",
+        f"identity {here}/real.txt",
+        f"identity {here}/alias.txt",
+        f"type {here}/folder",
     }
+    assert first.probes[f"identity {here}/alias.txt"] == first.probes[f"identity {here}/real.txt"]
+    assert first.probes[f"type {here}/folder"] == "folder"
     assert first.probes[f"exists {here}/maybe.txt"] == MISSING
     assert first.probes[f"realpath {here}/alias.txt"] == f"{here}/real.txt"
     assert not first.untracked
