@@ -12,7 +12,9 @@ happens:
 * every search of the path-based finder (``PathFinder.find_spec``): what it
   found, and where it looked;
 * after each block, the modules new in ``sys.modules`` that neither of those
-  saw (an extension module, say).
+  saw (an extension module, say), and the shared libraries new in the
+  process's memory map (loaded by ``cffi``, or by an extension module as it
+  was imported), which no audit event announces.
 
 The hook and the wrapped finder end with the child process; no other process
 gets them. A child that runs several page sessions restarts the record between
@@ -139,6 +141,24 @@ _BEYOND = {
     "socket.getnameinfo": "looked up the address {0}",
     "urllib.Request": "opened the URL {0}",
 }
+
+
+# Where the system keeps the shared libraries every program may load (the C library, a GPU's
+# driver): like the standard library, no input of a session.
+SYSTEM_LIBRARIES = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
+MAPS = "/proc/self/maps"  # Linux's list of what the process mapped into memory, files included
+
+
+def mapped_libraries() -> set[str]:
+    """The shared libraries mapped into this process now (empty where the system keeps no
+    :data:`MAPS`)."""
+    try:
+        with open(MAPS, encoding="utf-8", errors="surrogateescape") as maps:
+            lines = maps.read().splitlines()
+    except OSError:
+        return set()
+    named = (line[line.find("/") :] for line in lines if "/" in line)
+    return {name for name in named if ".so" in os.path.basename(name)}
 
 
 def _beyond(event: str, args: tuple[Any, ...], installed: tuple[str, ...]) -> str | None:
@@ -308,6 +328,8 @@ class Recorder:
         self.probes: dict[str, str] = {}
         self.inputs: dict[str, bool] = {}  # by path: whether it may be an input
         self.modules: set[str] = set(sys.modules)  # those before the session are not its own
+        self.libraries = mapped_libraries()  # those loaded before the session are not its own
+        self.dlopened: set[str] = set()  # the libraries ctypes loaded (already untracked)
         self.given = Dependencies()
         self.busy = threading.local()
         self.files.update(PRELOADED)
@@ -323,6 +345,9 @@ class Recorder:
         self.untracked.clear()
         self.probes.clear()
         self.modules = set(sys.modules)
+        with self.paused():
+            self.libraries = mapped_libraries()
+        self.dlopened.clear()
         self.given = Dependencies()
         self.files.update(PRELOADED)
 
@@ -348,9 +373,15 @@ class Recorder:
         finally:
             self.busy.on = was
 
-    def take(self) -> Dependencies:
-        """What was recorded since the last call (after a scan of the new modules)."""
+    def take(self, *, ending: bool = False) -> Dependencies:
+        """What was recorded since the last call (after a scan of the new modules, and of the
+        new shared libraries when a module was imported, cffi is there, or the session is
+        ``ending``: reading the process's map after every block would cost a millisecond
+        each)."""
+        imported = not self.modules.issuperset(sys.modules)
         self._scan_modules()
+        if imported or ending or "_cffi_backend" in sys.modules:
+            self._scan_libraries()
         now = Dependencies(
             dict(self.files),
             tuple(self.lookups),
@@ -387,6 +418,8 @@ class Recorder:
                 self._guarded(lambda: self._listed(args[0] if args else None))
         elif (why := _beyond(event, args, self.installed)) is not None:
             self.untracked[why] = None
+            if event == "ctypes.dlopen":
+                self.dlopened.add(os.path.basename(os.fsdecode(args[0])))
 
     def _probing(self, function: Callable[..., Any], probe: str, paths: int) -> Callable[..., Any]:
         """``function``, which learns ``probe`` of each of the ``paths`` paths it is given
@@ -558,6 +591,27 @@ class Recorder:
             real = os.path.join(os.path.realpath(entry), "")
             self.own_entries[entry] = not real.startswith(self.installed)
         return self.own_entries[entry]
+
+    def _scan_libraries(self) -> None:
+        """Shared libraries of the project new in the process's map: loaded by ``cffi`` or by
+        compiled code, which may read what the cache cannot see (ctypes' are heard as loaded,
+        extension modules are recorded as modules)."""
+        with self.paused():
+            new = mapped_libraries() - self.libraries
+            self.libraries |= new
+            for library in sorted(new):
+                name = library.removesuffix(" (deleted)")
+                real = os.path.realpath(name)
+                if (
+                    real.startswith((*self.installed, *SYSTEM_LIBRARIES))
+                    or real in self.files
+                    or os.path.basename(name) in self.dlopened
+                ):
+                    continue
+                self.untracked[
+                    f"the block loaded the shared library {name} (by cffi, or by compiled code), "
+                    "which the cache cannot follow"
+                ] = None
 
     def _scan_modules(self) -> None:
         """Modules new in ``sys.modules`` whose file neither the hook nor the finder saw."""

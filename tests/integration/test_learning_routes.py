@@ -4,12 +4,14 @@ check reports what a check that keeps nothing (``-D jaxcheck_cache=0``) reports.
 Blocks are drawn from the standard library's routes to what is on disk
 (:data:`ROUTES`, one each), each reading a folder of its own; then a change to
 what some of them learned from (or none). Routes the workers cannot follow (a
-child process, a database, ``ctypes``) are there too: their sessions must run
-every time. One project, checked once per example before the changes.
+child process, a database, ``ctypes``, a library loaded as ``cffi`` loads one)
+are there too: their sessions must run every time. One project, checked once per
+example before the changes.
 """
 
 from __future__ import annotations
 
+import _ctypes
 import json
 import pickle
 import shutil
@@ -194,6 +196,13 @@ ROUTES: dict[str, Route] = {
         "1",
         lambda d: d.mkdir(parents=True),
         {},
+    ),
+    "dlopen, as cffi": Route(
+        "import ctypes\nprocess = ctypes.CDLL(None)\nprocess.dlopen.restype = ctypes.c_void_p\n"
+        "print(bool(process.dlopen((D + '/libcopy.so').encode(), 2)))",
+        "True",
+        lambda d: (d.mkdir(parents=True), shutil.copy(_ctypes.__file__, d / "libcopy.so")),
+        {"remove": lambda d: (d / "libcopy.so").unlink()},
     ),
     "importlib.resources": Route(
         "import importlib.resources, sys\nsys.path.insert(0, D)\n"
