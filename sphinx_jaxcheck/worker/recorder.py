@@ -335,6 +335,9 @@ class Recorder:
         self.files.update(PRELOADED)
         # Asked now: asking tempfile in the hook would take its lock again while it is held.
         self.temporary = os.path.join(tempfile.gettempdir(), "")
+        # The folders the session made with tempfile.mkdtemp (TemporaryDirectory too), each
+        # ending in a separator: what is in them is of its own making, no input.
+        self.made: tuple[str, ...] = ()
 
     def restart(self) -> None:
         """Record from scratch: the next session of the child is recorded as if it were alone."""
@@ -348,6 +351,7 @@ class Recorder:
         with self.paused():
             self.libraries = mapped_libraries()
         self.dlopened.clear()
+        self.made = ()
         self.given = Dependencies()
         self.files.update(PRELOADED)
 
@@ -412,6 +416,10 @@ class Recorder:
             opened = _opened(args[0], args[2], self.temporary) if len(args) >= 3 else None
             if opened is not None and opened not in self.seen:
                 self._guarded(lambda: self._read(opened))
+        elif event == "tempfile.mkdtemp" and args and isinstance(args[0], str):
+            with self.paused():
+                made = (os.path.abspath(args[0]), os.path.realpath(args[0]))
+            self.made += tuple(os.path.join(folder, "") for folder in made)
         elif event in ("os.listdir", "os.scandir"):
             caller = sys._getframe(1).f_code.co_filename
             if not caller.startswith("<frozen importlib"):  # the import system's own listings
@@ -484,7 +492,8 @@ class Recorder:
 
     def _input(self, name: str) -> bool:
         """Whether what is at ``name`` may be an input of the session: not the system's, an
-        installed package's, the compilation cache's or a block's own code."""
+        installed package's, the compilation cache's, a block's own code, or in a folder the
+        session made."""
         if name not in self.inputs:
             cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
             real = os.path.join(os.path.realpath(name), "")
@@ -495,7 +504,11 @@ class Recorder:
                 or real.startswith(self.installed)
                 or bool(cache and real.startswith(os.path.join(os.path.realpath(cache), "")))
             )
-        return self.inputs[name]
+        return self.inputs[name] and not self._made(name)
+
+    def _made(self, name: str) -> bool:
+        """Whether ``name`` is in a folder the session made with ``tempfile.mkdtemp``."""
+        return os.path.join(name, "").startswith(self.made)
 
     def _path(self, path: Any, relative_to_descriptor: bool, what: str) -> str | None:
         """The absolute name of a path a function was given, if it may be an input; a path
@@ -522,7 +535,14 @@ class Recorder:
 
     def _listed(self, path: Any) -> None:
         if isinstance(path, int):
-            self.untracked["the block listed a folder by its descriptor"] = None
+            # shutil.rmtree lists what it removes by descriptor: a folder of the session's
+            # making, when TemporaryDirectory cleans up, is no input.
+            try:
+                folder = os.readlink(f"/proc/self/fd/{path}")  # Linux's name of the descriptor
+            except OSError:
+                folder = ""
+            if not (folder and self._made(folder)):
+                self.untracked["the block listed a folder by its descriptor"] = None
             return
         name = self._path("." if path is None else path, False, "listed")
         if name is not None:

@@ -103,6 +103,10 @@ os.path.samefile("real.txt", "alias.txt")
 pathlib.Path("folder").is_dir()
 with tempfile.TemporaryFile() as scratch:
     pass
+with tempfile.TemporaryDirectory() as made:
+    shutil.copy("read.txt", made)
+    os.listdir(made)
+    open(os.path.join(made, "read.txt")).read()
 first = json.dumps(dependencies_to_wire(recorder.take()))
 subprocess.run(["true"])
 sqlite3.connect(":memory:").close()
@@ -119,10 +123,10 @@ print(json.dumps(dependencies_to_wire(recorder.take(ending=True))))
 def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) -> None:
     """Files read in any mode that reads, failed opens, listings, scans and their entries'
     stats, existence tests, sizes, stats, real paths, which file two paths name and a
-    folder's kind (not its times) are recorded; a write, a temporary
-    file and a database in memory are not inputs; a child process, a database file and a
-    shared library of the project loaded as cffi loads one make the session untracked, each
-    named."""
+    folder's kind (not its times) are recorded; a write, a temporary file, what is in a
+    temporary folder the session made and a database in memory are not inputs; a child
+    process, a database file and a shared library of the project loaded as cffi loads one
+    make the session untracked, each named."""
     shutil.copy(_ctypes.__file__, tmp_path / "libcopy.so")  # a shared library of the project's
     for name in ("read.txt", "both.txt", "stated.txt", "real.txt"):
         (tmp_path / name).write_text("text")
@@ -154,6 +158,9 @@ def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) ->
         f"identity {here}/real.txt",
         f"identity {here}/alias.txt",
         f"type {here}/folder",
+        # shutil.copy of read.txt into the temporary folder: which file it is, and its mode.
+        f"identity {here}/read.txt",
+        f"stat {here}/read.txt",
     }
     assert first.probes[f"identity {here}/alias.txt"] == first.probes[f"identity {here}/real.txt"]
     assert first.probes[f"type {here}/folder"] == "folder"
