@@ -321,24 +321,28 @@ def _notebook_images(name: str, value: Any) -> str:
     return str(value).strip()
 
 
-def _notebook_patterns(name: str, value: Any) -> tuple[str, ...]:
-    # -D gives a str: its comma-separated patterns.
-    patterns = (
-        [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else value
-    )
-    example = f'expected e.g. {name} = ["notebooks/layout.*", "pallas/*.ipynb"]'
-    if not isinstance(patterns, (list, tuple)):
-        raise ConfigurationError(
-            f"{name} = {_shown(value)} is not a list of patterns of notebooks' paths (matched as "
-            f"MyST-NB matches nb_execution_excludepatterns): {example}"
+def _patterns(of: str, matched: str, example: str) -> Cleaner:
+    """A list of non-empty glob patterns of ``of`` (``-D`` gives them comma-separated)."""
+
+    def clean(name: str, value: Any) -> tuple[str, ...]:
+        patterns = (
+            [p.strip() for p in value.split(",") if p.strip()] if isinstance(value, str) else value
         )
-    for pattern in patterns:
-        if not isinstance(pattern, str) or not pattern:
+        expected = f"expected e.g. {name} = {example}"
+        if not isinstance(patterns, (list, tuple)):
             raise ConfigurationError(
-                f"{name}: the entry {_shown(pattern)} is not a pattern of notebooks' paths (a "
-                f"non-empty str): {example}"
+                f"{name} = {_shown(value)} is not a list of patterns of {of} ({matched}): "
+                f"{expected}"
             )
-    return tuple(patterns)
+        for pattern in patterns:
+            if not isinstance(pattern, str) or not pattern:
+                raise ConfigurationError(
+                    f"{name}: the entry {_shown(pattern)} is not a pattern of {of} (a non-empty "
+                    f"str): {expected}"
+                )
+        return tuple(patterns)
+
+    return clean
 
 
 def doctest_files(confdir: str | os.PathLike[str], patterns: tuple[str, ...]) -> list[str]:
@@ -507,6 +511,18 @@ class Settings:
         "where the result cache lives (default: <confdir>/.jaxcheck_cache)",
         _optional_path("a folder path", ".jaxcheck_cache"),
     )
+    cache_assume: tuple[str, ...] = _value(
+        (),
+        "documents whose sessions are cached although they learned something by a route the "
+        "cache cannot follow (a child process, a database, a socket): their results are reused "
+        "on the assumption that what they learned that way did not change, and the reports say "
+        "so",
+        _patterns(
+            "documents",
+            "their names or source paths from the source folder, as exclude_patterns matches",
+            '["ffi", "notebooks/*.ipynb"]',
+        ),
+    )
     update: bool = _value(
         False, "rewrite stale expectations in the sources at the end of the build", _flag
     )
@@ -605,7 +621,11 @@ class Settings:
         "notebooks not run, as MyST-NB's nb_execution_excludepatterns: globs matched from the "
         "right of each notebook's path (its cells are reported not run, its page shows the "
         "outputs it stores)",
-        _notebook_patterns,
+        _patterns(
+            "notebooks' paths",
+            "matched as MyST-NB matches nb_execution_excludepatterns",
+            '["notebooks/layout.*", "pallas/*.ipynb"]',
+        ),
     )
     notebooks_number: bool = _value(
         False,

@@ -4,7 +4,9 @@ found.
 
 The session's outcome may be reused (from the cache, or kept by an
 incremental build) only when :func:`changes` finds nothing and nothing the
-session used was untracked (:attr:`Dependencies.untracked`).
+session used was untracked (:attr:`Dependencies.untracked`), unless the
+configuration assumes that what it learned untracked still holds
+(``jaxcheck_cache_assume``).
 """
 
 from __future__ import annotations
@@ -52,9 +54,10 @@ def changes(used: Dependencies, finders: Finders | None = None) -> Iterator[str]
             )
 
 
-def reusable(used: Dependencies, finders: Finders | None = None) -> bool:
-    """Whether everything the session depended on is tracked and unchanged."""
-    return not used.untracked and next(changes(used, finders), None) is None
+def reusable(used: Dependencies, finders: Finders | None = None, *, assume: bool = False) -> bool:
+    """Whether everything the session depended on is tracked and unchanged; with ``assume``,
+    whether what is tracked is unchanged (what is not is assumed to be)."""
+    return (assume or not used.untracked) and next(changes(used, finders), None) is None
 
 
 def file_digests(paths: Iterable[str]) -> dict[str, str]:
@@ -105,6 +108,10 @@ def _changed_probe(probe: str, path: str, was: str, now: str) -> str:
         return f"what may be done with {path} changed"
     if probe == "realpath":
         return f"{path} now names {now}"
+    if probe == "identity":
+        return f"{path} is now another file"
+    if probe == "mount":
+        return f"{path} is now {now}"
     return f"{path} changed"  # its kind, or its stat
 
 

@@ -10,6 +10,11 @@ first uses them (:mod:`sphinx_jaxcheck.worker.recorder`), each entry keeps
 that record, and an entry whose dependencies no longer hold
 (:mod:`.dependencies`) is a miss. The key cannot hold them: what a session
 uses is known only once it ran.
+
+A session that learned something the worker could not record (a child
+process, a database) is stored only by assumption (``jaxcheck_cache_assume``):
+its entry keeps those reasons, with the item that ran when each was heard, and
+is reused only while that assumption is made.
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..atomic import replace_file
@@ -33,18 +38,26 @@ from .size import mark_used
 
 @dataclass(frozen=True)
 class CachedSession:
-    """A stored session: its outcomes, and what it depended on besides its code."""
+    """A stored session: its outcomes, and what it depended on besides its code; for one
+    stored by assumption, where each untracked reason (``used.untracked``) was heard: the
+    number of the item that ran then, or None (before the first)."""
 
     outcomes: list[Outcome]
     used: Dependencies
+    untracked_at: Mapping[str, int | None] = field(default_factory=dict)
 
 
 class BadEntryError(JaxcheckError, Exception):
     """A stored entry that is not what :meth:`OutcomeCache.put` writes."""
 
 
-def _entry_digest(key: str, outcomes: object, used: object) -> str:
-    return hashlib.sha256(json.dumps([key, outcomes, used], sort_keys=True).encode()).hexdigest()
+# In an entry stored by assumption: where each of its untracked reasons was heard.
+UNTRACKED_AT = "untracked_at"
+
+
+def _entry_digest(key: str, outcomes: object, used: object, *assumed: object) -> str:
+    shown = [key, outcomes, used, *assumed]
+    return hashlib.sha256(json.dumps(shown, sort_keys=True).encode()).hexdigest()
 
 
 def _read_entry(key: str, text: str) -> CachedSession:
@@ -53,10 +66,12 @@ def _read_entry(key: str, text: str) -> CachedSession:
         data = json.loads(text)
     except ValueError:
         raise BadEntryError("not JSON") from None
-    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "used"}:
+    assumed = (UNTRACKED_AT,) if isinstance(data, dict) and UNTRACKED_AT in data else ()
+    if not isinstance(data, dict) or set(data) != {"key", "digest", "outcomes", "used", *assumed}:
         raise BadEntryError("not an entry of this cache")
     stored = data["outcomes"]
-    if data["key"] != key or data["digest"] != _entry_digest(key, stored, data["used"]):
+    at = [data[name] for name in assumed]
+    if data["key"] != key or data["digest"] != _entry_digest(key, stored, data["used"], *at):
         raise BadEntryError(
             "its content does not match its checksum (edited, or written by something else)"
         )
@@ -64,6 +79,13 @@ def _read_entry(key: str, text: str) -> CachedSession:
         used = dependencies_from_wire(data["used"])
     except (IndexError, TypeError, ValueError) as error:
         raise BadEntryError(f"what its session used does not parse ({error})") from None
+    untracked_at = at[0] if at else {}
+    if (
+        not isinstance(untracked_at, dict)
+        or set(untracked_at) != set(used.untracked)
+        or not all(item is None or type(item) is int for item in untracked_at.values())
+    ):
+        raise BadEntryError("where its untracked reasons were heard does not match them")
     if not isinstance(stored, list) or not all(isinstance(item, dict) for item in stored):
         raise BadEntryError("its outcomes are not a list of objects")
     try:
@@ -85,7 +107,7 @@ def _read_entry(key: str, text: str) -> CachedSession:
             raise BadEntryError("an outcome has fields of the wrong shape")
         if outcome.failure is not None:
             raise BadEntryError("it holds a failure, which is never stored")
-    return CachedSession(outcomes, used)
+    return CachedSession(outcomes, used, untracked_at)
 
 
 class OutcomeCache:
@@ -106,15 +128,18 @@ class OutcomeCache:
         except OSError:
             return False
 
-    def get(self, key: str, count: int | None = None) -> CachedSession | None:
+    def get(
+        self, key: str, count: int | None = None, *, assume: bool = False
+    ) -> CachedSession | None:
         """The stored session (``count`` outcomes, if given), or None.
 
         None on a miss, a discarded entry, or an entry whose dependencies no
         longer hold (the session must run again; its new result replaces it).
+        An entry stored by assumption is taken only with ``assume``.
         """
         path = self.directory / f"{key}.json"
         text = self._read(path)
-        entry = None if text is None else self._check(path, key, text, count)
+        entry = None if text is None else self._check(path, key, text, count, assume)
         if text is None or entry is None:
             return None
         mark_used(path)  # pruning removes the least recently used entries first
@@ -129,7 +154,9 @@ class OutcomeCache:
             self._discard(path, f"unreadable: {error}")
             return None
 
-    def _check(self, path: Path, key: str, text: str, count: int | None) -> CachedSession | None:
+    def _check(
+        self, path: Path, key: str, text: str, count: int | None, assume: bool
+    ) -> CachedSession | None:
         try:
             entry = _read_entry(key, text)
         except BadEntryError as bad:
@@ -140,7 +167,7 @@ class OutcomeCache:
                 path, f"{len(entry.outcomes)} outcome(s) for a session of {count} block(s)"
             )
             return None
-        if not reusable(entry.used):
+        if not reusable(entry.used, assume=assume):
             return None
         return entry
 
@@ -149,11 +176,19 @@ class OutcomeCache:
             path.unlink()
         self.discarded.append((str(path), why))
 
-    def put(self, key: str, outcomes: Sequence[Outcome], used: Dependencies | None = None) -> None:
+    def put(
+        self,
+        key: str,
+        outcomes: Sequence[Outcome],
+        used: Dependencies | None = None,
+        assumed: Mapping[str, int | None] | None = None,
+    ) -> None:
         """Store outcomes of a session that ran without failure, and what it depended on;
-        atomic. Nothing is stored when the session used something untracked."""
+        atomic. Nothing is stored when the session used something untracked, unless by
+        assumption: then ``assumed`` says where each untracked reason was heard (as
+        :attr:`CachedSession.untracked_at`)."""
         used = used or Dependencies()
-        if any(o.failure is not None for o in outcomes) or used.untracked:
+        if any(o.failure is not None for o in outcomes) or (used.untracked and assumed is None):
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         ignore = self.directory / ".gitignore"
@@ -161,12 +196,12 @@ class OutcomeCache:
             ignore.write_text("# created by sphinx-jaxcheck\n*\n", "utf-8")
         wire = [outcome_to_wire(o) for o in outcomes]
         depends = dependencies_to_wire(used)
-        text = json.dumps(
-            {
-                "key": key,
-                "digest": _entry_digest(key, wire, depends),
-                "outcomes": wire,
-                "used": depends,
-            }
-        )
+        at = [{why: (assumed or {}).get(why) for why in used.untracked}] if used.untracked else []
+        entry = {
+            "key": key,
+            "digest": _entry_digest(key, wire, depends, *at),
+            "outcomes": wire,
+            "used": depends,
+        }
+        text = json.dumps(entry | {UNTRACKED_AT: at[0]} if at else entry)
         replace_file(self.directory / f"{key}.json", text.encode("utf-8"))

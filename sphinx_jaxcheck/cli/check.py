@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         excluded_examples=excluded_examples(built.app.env),
         foreign_examples=foreign_examples(domain),
         uncached=domain.uncached(),
+        assumed=domain.assumed(),
         run={
             "sourcedir": built.sourcedir,
             "update": suggest(args.argv, "update"),

@@ -155,6 +155,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
     foreign = dict(reports[0].get("foreign_examples", {}))
     # Each shard names the sessions it ran; in the order of a full run's summary.
     uncached = sorted({(doc, why) for r in reports for doc, why in r.get("uncached", [])})
+    assumed = sorted({(doc, why) for r in reports for doc, why in r.get("assumed", [])})
     not_run = notebooks_not_run(blocks)
     summary = summary_line(
         statuses,
@@ -170,6 +171,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         foreign_examples=foreign,
         failed_after=sum(1 for b in blocks if b.get("after")),
         images_not_compared=sum(1 for b in blocks if b.get("images_not_compared")),
+        assumed=assumed,
     )
     return {
         "blocks": blocks,
@@ -184,6 +186,7 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "excluded_examples": excluded,
         "foreign_examples": foreign,
         "uncached": [[doc, why] for doc, why in uncached],
+        "assumed": [[doc, why] for doc, why in assumed],
         "summary": summary,
         "run": {**run, "shard": None, "split": None},
     }

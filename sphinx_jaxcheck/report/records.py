@@ -116,6 +116,9 @@ class Report(TypedDict):
     foreign_examples: NotRequired[dict[str, int]]
     # Sessions that ran but could not be cached: [document, "file:line: why"], one per session.
     uncached: NotRequired[list[list[str]]]
+    # Sessions cached by assumption (jaxcheck_cache_assume) though they learned something the
+    # cache cannot follow: [document, "file:line: why"], one per session.
+    assumed: NotRequired[list[list[str]]]
     summary: str
     run: RunRecord
 
@@ -143,6 +146,7 @@ def summary_line(
     foreign_examples: Mapping[str, int] | None = None,
     failed_after: int = 0,
     images_not_compared: int = 0,
+    assumed: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The one-line summary: blocks by status, problems found while reading, the JAX
     version, examples, results that could not be cached, warnings that fail the check.
@@ -161,6 +165,8 @@ def summary_line(
     ``doctests_like`` names whose rules found the examples; given, it is said even
     when there are none. ``uncached`` says why each session that ran was not cached:
     (document, its block's file and line and why); the summary names the first.
+    ``assumed`` says, in the same form, why each session cached by assumption
+    (``jaxcheck_cache_assume``) could not be cached by proof.
     ``failing_warnings`` counts the build's warnings when any warning fails the check
     (``jaxcheck_fail_on_warnings = "any"``).
     """
@@ -256,6 +262,12 @@ def summary_line(
             f"; {len(uncached)} session(s) ran but were not cached, so the next build runs them "
             f"again; the first: {uncached[0][1]}"
         )
+    if assumed:
+        line += (
+            f"; {len(assumed)} session(s) cached by assumption, not proof "
+            "(jaxcheck_cache_assume): a change to what they learned by a route the cache cannot "
+            f"follow does not run them again; the first: {assumed[0][1]}"
+        )
     if failing_warnings:
         line += (
             f"; {failing_warnings} warning(s), which fail the check "
@@ -294,6 +306,7 @@ def build_report(
     excluded_examples: Mapping[str, int] | None = None,
     foreign_examples: Mapping[str, int] | None = None,
     uncached: Sequence[tuple[str, str]] = (),
+    assumed: Sequence[tuple[str, str]] = (),
     run: RunRecord | None = None,
 ) -> Report:
     """The plain report of a run: every block and group of examples with its status, every
@@ -321,6 +334,7 @@ def build_report(
         "excluded_examples": dict(excluded_examples or {}),
         "foreign_examples": dict(foreign_examples or {}),
         "uncached": [[document, why] for document, why in uncached],
+        "assumed": [[document, why] for document, why in assumed],
         "summary": summary,
         "run": run.copy() if run else {},
     }

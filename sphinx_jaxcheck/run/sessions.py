@@ -50,6 +50,9 @@ class CheckReport:
     # what it used that cannot be tracked), one text per session, at the block where it was
     # first heard (see :func:`why_uncached`); the next build runs it again.
     uncached: dict[str, list[str]] = field(default_factory=dict)
+    # By document: each session cached by assumption (stored, or taken from the cache, though it
+    # learned something untracked), with its first untracked reason at its block.
+    assumed: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ def check_documents(
     announce: Callable[[CheckPlan], None] | None = None,
     select: Callable[[Sequence[SessionKey]], Set[SessionKey]] | None = None,
     runtime: Runtime | None = None,
+    assume: Callable[[str], bool] | None = None,
 ) -> CheckReport:
     """Run every session of these documents and judge every block, in ``workers`` (started
     already, which the caller closes) or in workers started with these settings for the call.
@@ -109,10 +113,14 @@ def check_documents(
     returns the ones to check here; the blocks of the others are
     ``other-shard``. With ``runtime``, blocks whose limits exclude it are
     skipped with the reason (and left out of their session).
+    ``assume`` tells the documents (by name) whose sessions are cached although
+    they learned something untracked (``jaxcheck_cache_assume``).
     """
     selection = select_sessions(documents, select, runtime)
     setups = (Program(setup, SETUP_FILENAME),) if setup.strip() else ()
-    found = take_cached(selection.sessions, setups, cache if reuse else None, fingerprint)
+    found = take_cached(
+        selection.sessions, setups, cache if reuse else None, fingerprint, assume or _nothing
+    )
     running = tally_of(b for key in found.to_run for b in selection.sessions[key])
     if announce:
         announce(_plan(documents, selection, running))
@@ -127,7 +135,11 @@ def check_documents(
         found.outcomes.update(_outcomes_of(selection.sessions[key], result))
     verdicts = judge_documents(documents, selection, found.outcomes)
     discarded = tuple(cache.discarded) if cache else ()
-    return CheckReport(verdicts, discarded, found.used, found.uncached)
+    return CheckReport(verdicts, discarded, found.used, found.uncached, found.assumed)
+
+
+def _nothing(_docname: str) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -189,7 +201,10 @@ class Lookup:
     used: dict[str, Dependencies] = field(default_factory=dict)
     # By document: why a session that ran could not be cached.
     uncached: dict[str, list[str]] = field(default_factory=dict)
+    # By document: why a session is cached only by assumption (see CheckReport).
+    assumed: dict[str, list[str]] = field(default_factory=dict)
     blocks: dict[SessionKey, Sequence[Block]] = field(default_factory=dict)
+    assume: Callable[[str], bool] = _nothing
 
     def depended(self, docname: str, found: Dependencies) -> None:
         self.used[docname] = self.used.get(docname, Dependencies()).merged(found)
@@ -202,25 +217,40 @@ class Lookup:
             self.depended(key[0], result.used)
             if not cache or result.failed_setup:
                 return
-            why = why_uncached(self.blocks[key], result)
+            assume = self.assume(key[0])
+            why = why_uncached(self.blocks[key], result, assume=assume)
             if why:
                 self.uncached.setdefault(key[0], []).append(why)
-            else:
-                # At once, so that sessions that finished stay cached if the build is stopped.
-                cache.put(self.keys[key], result.items, result.used)
+                return
+            if result.used.untracked:
+                self.assumed.setdefault(key[0], []).append(
+                    located(self.blocks[key], result.used.untracked, result.untracked_at)
+                )
+            # At once, so that sessions that finished stay cached if the build is stopped.
+            cache.put(
+                self.keys[key], result.items, result.used, result.untracked_at if assume else None
+            )
 
         return keep
 
 
-def why_uncached(blocks: Sequence[Block], result: SessionResult) -> str:
+def why_uncached(blocks: Sequence[Block], result: SessionResult, *, assume: bool = False) -> str:
     """Why a session that ran may not be cached, or "" when it may: the first reason, at the
     file and line of the block that ran when it was heard (of the session's first block for a
-    file changed while it ran), with how many more there are."""
+    file changed while it ran), with how many more there are. With ``assume``, what it used
+    untracked is no reason (a file changed while it ran still is)."""
     changed = [f"{c} while the session ran" for c in changes(result.used)]
-    reasons = [*result.used.untracked, *changed]
+    untracked = () if assume else result.used.untracked
+    return located(blocks, [*untracked, *changed], result.untracked_at)
+
+
+def located(blocks: Sequence[Block], reasons: Sequence[str], at: Mapping[str, int | None]) -> str:
+    """The first of these reasons at the file and line of the block that ran when it was
+    heard (``at``: by reason, the block's number; the first block when it has none), with
+    how many more there are; "" when there are none."""
     if not reasons:
         return ""
-    item = result.untracked_at.get(reasons[0]) if result.used.untracked else None
+    item = at.get(reasons[0])
     block = blocks[item if item is not None and item < len(blocks) else 0]
     more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
     return f"{relative(block.path)}:{block.body_line}: {reasons[0]}{more}"
@@ -243,17 +273,23 @@ def take_cached(
     setups: tuple[Program, ...],
     cache: OutcomeCache | None,
     fingerprint: str,
+    assume: Callable[[str], bool] = _nothing,
 ) -> Lookup:
-    """Each session's outcomes from the cache, or the request to run it."""
-    found = Lookup()
+    """Each session's outcomes from the cache, or the request to run it; ``assume``: whether
+    a document's sessions are cached by assumption (see :func:`check_documents`)."""
+    found = Lookup(assume=assume)
     for key, blocks in sessions.items():
         request = session_request(key, blocks, setups)
         found.blocks[key] = blocks
         found.keys[key] = session_key([*request.setup, *request.items], fingerprint, request.kind)
-        cached = cache.get(found.keys[key], len(blocks)) if cache else None
+        cached = cache.get(found.keys[key], len(blocks), assume=assume(key[0])) if cache else None
         if cached is not None:
             found.outcomes.update(_outcomes_of(blocks, SessionResult((), tuple(cached.outcomes))))
             found.depended(key[0], cached.used)
+            if cached.used.untracked:
+                found.assumed.setdefault(key[0], []).append(
+                    located(blocks, cached.used.untracked, cached.untracked_at)
+                )
         else:
             found.to_run[key] = request
     return found

@@ -31,6 +31,7 @@ PER_DOCUMENT = (
     "foreign_examples",
     "used",
     "uncached",
+    "assumed",
     "read_from",
     "jaxcheck-status-pages",
     "jaxcheck-matrix-pages",
@@ -114,11 +115,18 @@ class JaxcheckDomain(Domain):
         verdicts = self.per_document("verdicts")
         return [doc for doc in self.documents_in_scope() if doc not in verdicts]
 
-    def set_used(self, docname: str, used: Dependencies, uncached: Sequence[str]) -> None:
+    def set_used(
+        self,
+        docname: str,
+        used: Dependencies,
+        uncached: Sequence[str],
+        assumed: Sequence[str] = (),
+    ) -> None:
         """Remember what a document's sessions depended on besides their code, as they first
-        used it, and why any of them could not be cached."""
+        used it, why any of them could not be cached, and why any is cached by assumption."""
         self.data.setdefault("used", {})[docname] = used
         self.per_document("uncached")[docname] = list(uncached)
+        self.per_document("assumed")[docname] = list(assumed)
 
     def used(self) -> dict[str, Dependencies]:
         """By document: what its sessions depended on besides their code."""
@@ -130,6 +138,16 @@ class JaxcheckDomain(Domain):
         return [
             (doc, why)
             for doc, reasons in sorted(self.per_document("uncached").items())
+            if self.in_scope(doc)
+            for why in sorted(reasons)
+        ]
+
+    def assumed(self) -> list[tuple[str, str]]:
+        """The sessions of documents in scope cached by assumption (``jaxcheck_cache_assume``),
+        ran or reused: (docname, why, at its block)."""
+        return [
+            (doc, why)
+            for doc, reasons in sorted(self.per_document("assumed").items())
             if self.in_scope(doc)
             for why in sorted(reasons)
         ]

@@ -149,7 +149,8 @@ def archive_of(path: str) -> str | None:
 # What a probe learns of a path, each asked again by :func:`observe`: a folder's entries (their
 # names and kinds), whether a path exists (following links or not), the kind of file it is, its
 # size, its modification or change time, what ``os.access`` can tell, its whole stat (of the
-# file a link names, or of the link), the file it names once every link is followed.
+# file a link names, or of the link), the file it names once every link is followed, which file
+# it is (``samefile``: its device and inode, not its times), whether it is a mount point.
 PROBES = (
     "listing",
     "exists",
@@ -162,6 +163,8 @@ PROBES = (
     "stat",
     "lstat",
     "realpath",
+    "identity",
+    "mount",
 )
 
 
@@ -190,6 +193,8 @@ def observe(probe: str, path: str) -> str:
             return digest.hexdigest()
         if probe == "realpath":
             return os.path.realpath(path)
+        if probe == "mount":
+            return "a mount point" if os.path.ismount(path) else "not a mount point"
         if probe == "access":
             flags = (("F", os.F_OK), ("R", os.R_OK), ("W", os.W_OK), ("X", os.X_OK))
             return "".join(letter for letter, mode in flags if os.access(path, mode)) or "-"
@@ -207,6 +212,8 @@ def observe(probe: str, path: str) -> str:
         return str(found.st_mtime_ns)
     if probe == "ctime":
         return str(found.st_ctime_ns)
+    if probe == "identity":
+        return f"{found.st_dev} {found.st_ino}"
     # Everything a stat tells but the access time, which reading the file moves.
     return " ".join(
         str(getattr(found, f"st_{name}"))

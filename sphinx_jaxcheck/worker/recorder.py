@@ -12,7 +12,9 @@ happens:
 * every search of the path-based finder (``PathFinder.find_spec``): what it
   found, and where it looked;
 * after each block, the modules new in ``sys.modules`` that neither of those
-  saw (an extension module, say).
+  saw (an extension module, say), and the shared libraries new in the
+  process's memory map (loaded by ``cffi``, or by an extension module as it
+  was imported), which no audit event announces.
 
 The hook and the wrapped finder end with the child process; no other process
 gets them. A child that runs several page sessions restarts the record between
@@ -25,6 +27,7 @@ import contextlib
 import functools
 import importlib.machinery
 import os
+import pathlib
 import site
 import sys
 import sysconfig
@@ -140,6 +143,24 @@ _BEYOND = {
 }
 
 
+# Where the system keeps the shared libraries every program may load (the C library, a GPU's
+# driver): like the standard library, no input of a session.
+SYSTEM_LIBRARIES = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/")
+MAPS = "/proc/self/maps"  # Linux's list of what the process mapped into memory, files included
+
+
+def mapped_libraries() -> set[str]:
+    """The shared libraries mapped into this process now (empty where the system keeps no
+    :data:`MAPS`)."""
+    try:
+        with open(MAPS, encoding="utf-8", errors="surrogateescape") as maps:
+            lines = maps.read().splitlines()
+    except OSError:
+        return set()
+    named = (line[line.find("/") :] for line in lines if "/" in line)
+    return {name for name in named if ".so" in os.path.basename(name)}
+
+
 def _beyond(event: str, args: tuple[Any, ...], installed: tuple[str, ...]) -> str | None:
     """Why this audit event learns what the cache cannot check again, or None."""
     if event not in _BEYOND:
@@ -164,23 +185,33 @@ def _beyond(event: str, args: tuple[Any, ...], installed: tuple[str, ...]) -> st
     return f"the block {_BEYOND[event].format(*shown)} ({event}), which the cache cannot follow"
 
 
-# The functions that learn of a path without opening it, and the probe each makes
-# (the audit events hear no stat).
-_PROBED: tuple[tuple[Any, str, str], ...] = (
-    (os, "stat", "stat"),
-    (os, "lstat", "lstat"),
-    (os, "access", "access"),
-    (os.path, "exists", "exists"),
-    (os.path, "lexists", "lexists"),
-    (os.path, "isfile", "type"),
-    (os.path, "isdir", "type"),
-    (os.path, "islink", "type"),
-    (os.path, "getsize", "size"),
-    (os.path, "getmtime", "mtime"),
-    (os.path, "getctime", "ctime"),
-    (os.path, "getatime", "stat"),
-    (os.path, "samefile", "stat"),
-    (os.path, "realpath", "realpath"),
+# The functions that learn of a path without opening it, the probe each makes of each of its
+# first ``paths`` arguments (the audit events hear no stat). Each records what it learns and
+# nothing of what it calls: ``pathlib``'s and ``samefile``'s own ``os.stat`` tell the kind of a
+# folder, or which file it is, not its times, which change whenever an entry is added to it.
+_PROBED: tuple[tuple[Any, str, str, int], ...] = (
+    (os, "stat", "stat", 1),
+    (os, "lstat", "lstat", 1),
+    (os, "access", "access", 1),
+    (os.path, "exists", "exists", 1),
+    (os.path, "lexists", "lexists", 1),
+    (os.path, "isfile", "type", 1),
+    (os.path, "isdir", "type", 1),
+    (os.path, "islink", "type", 1),
+    (os.path, "getsize", "size", 1),
+    (os.path, "getmtime", "mtime", 1),
+    (os.path, "getctime", "ctime", 1),
+    (os.path, "getatime", "stat", 1),
+    (os.path, "samefile", "identity", 2),
+    (os.path, "ismount", "mount", 1),
+    (os.path, "realpath", "realpath", 1),
+    (pathlib.Path, "exists", "exists", 1),
+    (pathlib.Path, "is_dir", "type", 1),
+    (pathlib.Path, "is_file", "type", 1),
+    (pathlib.Path, "is_symlink", "type", 1),
+    (pathlib.Path, "is_mount", "mount", 1),
+    (pathlib.Path, "samefile", "identity", 2),
+    (pathlib.Path, "resolve", "realpath", 1),
 )
 
 
@@ -297,11 +328,16 @@ class Recorder:
         self.probes: dict[str, str] = {}
         self.inputs: dict[str, bool] = {}  # by path: whether it may be an input
         self.modules: set[str] = set(sys.modules)  # those before the session are not its own
+        self.libraries = mapped_libraries()  # those loaded before the session are not its own
+        self.dlopened: set[str] = set()  # the libraries ctypes loaded (already untracked)
         self.given = Dependencies()
         self.busy = threading.local()
         self.files.update(PRELOADED)
         # Asked now: asking tempfile in the hook would take its lock again while it is held.
         self.temporary = os.path.join(tempfile.gettempdir(), "")
+        # The folders the session made with tempfile.mkdtemp (TemporaryDirectory too), each
+        # ending in a separator: what is in them is of its own making, no input.
+        self.made: tuple[str, ...] = ()
 
     def restart(self) -> None:
         """Record from scratch: the next session of the child is recorded as if it were alone."""
@@ -312,6 +348,10 @@ class Recorder:
         self.untracked.clear()
         self.probes.clear()
         self.modules = set(sys.modules)
+        with self.paused():
+            self.libraries = mapped_libraries()
+        self.dlopened.clear()
+        self.made = ()
         self.given = Dependencies()
         self.files.update(PRELOADED)
 
@@ -319,8 +359,8 @@ class Recorder:
         """Hear every code object executed, every file opened to be read and every search of
         the path-based finder; load the project's modules from their source."""
         sys.addaudithook(self._heard)
-        for owner, name, probe in _PROBED:
-            setattr(owner, name, self._probing(getattr(owner, name), probe))
+        for owner, name, probe, paths in _PROBED:
+            setattr(owner, name, self._probing(getattr(owner, name), probe, paths))
         os.readlink = self._reading_link(os.readlink)
         os.scandir = self._scanning(os.scandir)
         finder = importlib.machinery.PathFinder
@@ -337,9 +377,15 @@ class Recorder:
         finally:
             self.busy.on = was
 
-    def take(self) -> Dependencies:
-        """What was recorded since the last call (after a scan of the new modules)."""
+    def take(self, *, ending: bool = False) -> Dependencies:
+        """What was recorded since the last call (after a scan of the new modules, and of the
+        new shared libraries when a module was imported, cffi is there, or the session is
+        ``ending``: reading the process's map after every block would cost a millisecond
+        each)."""
+        imported = not self.modules.issuperset(sys.modules)
         self._scan_modules()
+        if imported or ending or "_cffi_backend" in sys.modules:
+            self._scan_libraries()
         now = Dependencies(
             dict(self.files),
             tuple(self.lookups),
@@ -370,15 +416,22 @@ class Recorder:
             opened = _opened(args[0], args[2], self.temporary) if len(args) >= 3 else None
             if opened is not None and opened not in self.seen:
                 self._guarded(lambda: self._read(opened))
+        elif event == "tempfile.mkdtemp" and args and isinstance(args[0], str):
+            with self.paused():
+                made = (os.path.abspath(args[0]), os.path.realpath(args[0]))
+            self.made += tuple(os.path.join(folder, "") for folder in made)
         elif event in ("os.listdir", "os.scandir"):
             caller = sys._getframe(1).f_code.co_filename
             if not caller.startswith("<frozen importlib"):  # the import system's own listings
                 self._guarded(lambda: self._listed(args[0] if args else None))
         elif (why := _beyond(event, args, self.installed)) is not None:
             self.untracked[why] = None
+            if event == "ctypes.dlopen":
+                self.dlopened.add(os.path.basename(os.fsdecode(args[0])))
 
-    def _probing(self, function: Callable[..., Any], probe: str) -> Callable[..., Any]:
-        """``function``, which learns ``probe`` of the path it is given, recorded."""
+    def _probing(self, function: Callable[..., Any], probe: str, paths: int) -> Callable[..., Any]:
+        """``function``, which learns ``probe`` of each of the ``paths`` paths it is given
+        first, recorded."""
 
         def probed(*args: Any, **kwargs: Any) -> Any:
             if getattr(self.busy, "on", False):
@@ -388,10 +441,11 @@ class Recorder:
                 return function(*args, **kwargs)
             finally:
                 self.busy.on = False
-                path = args[0] if args else kwargs.get("path")
+                given = args[:paths] or (kwargs.get("path"),)
                 followed = kwargs.get("follow_symlinks", True)
                 relative = kwargs.get("dir_fd") is not None
-                self._guarded(lambda: self._probed(probe, path, followed, relative))
+                for path in given:
+                    self._guarded(functools.partial(self._probed, probe, path, followed, relative))
 
         return functools.wraps(function)(probed)
 
@@ -438,7 +492,8 @@ class Recorder:
 
     def _input(self, name: str) -> bool:
         """Whether what is at ``name`` may be an input of the session: not the system's, an
-        installed package's, the compilation cache's or a block's own code."""
+        installed package's, the compilation cache's, a block's own code, or in a folder the
+        session made."""
         if name not in self.inputs:
             cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
             real = os.path.join(os.path.realpath(name), "")
@@ -449,7 +504,11 @@ class Recorder:
                 or real.startswith(self.installed)
                 or bool(cache and real.startswith(os.path.join(os.path.realpath(cache), "")))
             )
-        return self.inputs[name]
+        return self.inputs[name] and not self._made(name)
+
+    def _made(self, name: str) -> bool:
+        """Whether ``name`` is in a folder the session made with ``tempfile.mkdtemp``."""
+        return os.path.join(name, "").startswith(self.made)
 
     def _path(self, path: Any, relative_to_descriptor: bool, what: str) -> str | None:
         """The absolute name of a path a function was given, if it may be an input; a path
@@ -476,7 +535,14 @@ class Recorder:
 
     def _listed(self, path: Any) -> None:
         if isinstance(path, int):
-            self.untracked["the block listed a folder by its descriptor"] = None
+            # shutil.rmtree lists what it removes by descriptor: a folder of the session's
+            # making, when TemporaryDirectory cleans up, is no input.
+            try:
+                folder = os.readlink(f"/proc/self/fd/{path}")  # Linux's name of the descriptor
+            except OSError:
+                folder = ""
+            if not (folder and self._made(folder)):
+                self.untracked["the block listed a folder by its descriptor"] = None
             return
         name = self._path("." if path is None else path, False, "listed")
         if name is not None:
@@ -487,7 +553,7 @@ class Recorder:
         if name is None:
             return
         if not followed:
-            probe = {"stat": "lstat", "access": "access"}.get(probe, probe)
+            probe = {"stat": "lstat", "exists": "lexists"}.get(probe, probe)
         self.probes.setdefault(probe_key(probe, name), observe(probe, name))
 
     def _link(self, path: Any, relative: bool) -> None:
@@ -545,6 +611,27 @@ class Recorder:
             real = os.path.join(os.path.realpath(entry), "")
             self.own_entries[entry] = not real.startswith(self.installed)
         return self.own_entries[entry]
+
+    def _scan_libraries(self) -> None:
+        """Shared libraries of the project new in the process's map: loaded by ``cffi`` or by
+        compiled code, which may read what the cache cannot see (ctypes' are heard as loaded,
+        extension modules are recorded as modules)."""
+        with self.paused():
+            new = mapped_libraries() - self.libraries
+            self.libraries |= new
+            for library in sorted(new):
+                name = library.removesuffix(" (deleted)")
+                real = os.path.realpath(name)
+                if (
+                    real.startswith((*self.installed, *SYSTEM_LIBRARIES))
+                    or real in self.files
+                    or os.path.basename(name) in self.dlopened
+                ):
+                    continue
+                self.untracked[
+                    f"the block loaded the shared library {name} (by cffi, or by compiled code), "
+                    "which the cache cannot follow"
+                ] = None
 
     def _scan_modules(self) -> None:
         """Modules new in ``sys.modules`` whose file neither the hook nor the finder saw."""

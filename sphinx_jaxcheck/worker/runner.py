@@ -602,7 +602,7 @@ def run_session(
                 "be cut off"
             ),
         )
-    _report_dependencies(session, recorder, emit)  # what the threads used meanwhile
+    _report_dependencies(session, recorder, emit, ending=True)  # what the threads used meanwhile
 
 
 def _runner(
@@ -621,9 +621,12 @@ def _order(step: Step) -> tuple[bool, int]:
     return (step[0] is Part.ITEM, step[1])
 
 
-def _report_dependencies(session: str, recorder: Recorder, emit: Callable[[Event], None]) -> None:
-    """Send what the session used since the last report, if anything."""
-    found = recorder.take()
+def _report_dependencies(
+    session: str, recorder: Recorder, emit: Callable[[Event], None], *, ending: bool = False
+) -> None:
+    """Send what the session used since the last report, if anything (``ending``: its last
+    report)."""
+    found = recorder.take(ending=ending)
     if found.files or found.lookups or found.untracked or found.probes:
         emit(Used(session, found))
 

@@ -4,12 +4,14 @@ check reports what a check that keeps nothing (``-D jaxcheck_cache=0``) reports.
 Blocks are drawn from the standard library's routes to what is on disk
 (:data:`ROUTES`, one each), each reading a folder of its own; then a change to
 what some of them learned from (or none). Routes the workers cannot follow (a
-child process, a database, ``ctypes``) are there too: their sessions must run
-every time. One project, checked once per example before the changes.
+child process, a database, ``ctypes``, a library loaded as ``cffi`` loads one)
+are there too: their sessions must run every time. One project, checked once per
+example before the changes.
 """
 
 from __future__ import annotations
 
+import _ctypes
 import json
 import pickle
 import shutil
@@ -101,6 +103,22 @@ ROUTES: dict[str, Route] = {
         lambda d: write(d / "x", ""),
         {"to folder": lambda d: replace_by_folder(d / "x")},
     ),
+    "pathlib.Path.is_dir": Route(
+        "from pathlib import Path\nprint(Path(D, 'x').is_dir(), Path(D, 'y').exists())",
+        "True False",
+        lambda d: (d / "x").mkdir(parents=True),
+        {
+            "to file": lambda d: ((d / "x").rmdir(), write(d / "x", "")),
+            "create": lambda d: write(d / "y", ""),
+            "unrelated": lambda d: write(d / "x" / "inside.txt", ""),
+        },
+    ),
+    "os.path.samefile": Route(
+        "import os.path\nprint(os.path.samefile(D + '/a', D + '/b'))",
+        "True",
+        lambda d: (write(d / "a", "a"), (d / "b").symlink_to("a")),
+        {"copy": lambda d: ((d / "b").unlink(), write(d / "b", "a"))},
+    ),
     "pathlib.Path.read_text": Route(
         "from pathlib import Path\nprint(Path(D, 'f.txt').read_text())",
         "one",
@@ -178,6 +196,13 @@ ROUTES: dict[str, Route] = {
         "1",
         lambda d: d.mkdir(parents=True),
         {},
+    ),
+    "dlopen, as cffi": Route(
+        "import ctypes\nprocess = ctypes.CDLL(None)\nprocess.dlopen.restype = ctypes.c_void_p\n"
+        "print(bool(process.dlopen((D + '/libcopy.so').encode(), 2)))",
+        "True",
+        lambda d: (d.mkdir(parents=True), shutil.copy(_ctypes.__file__, d / "libcopy.so")),
+        {"remove": lambda d: (d / "libcopy.so").unlink()},
     ),
     "importlib.resources": Route(
         "import importlib.resources, sys\nsys.path.insert(0, D)\n"

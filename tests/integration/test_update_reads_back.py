@@ -143,6 +143,66 @@ def test_an_include_cut_is_numbered_as_its_file_and_the_block_it_shows_rewritten
     assert jaxcheck("check", str(root)).returncode == 0
 
 
+# A block, a blank line, the marker, another block; then the end marker and a third block.
+# Each block prints 2 and expects something else, at lines 6, 14 and 22.
+MARKED = """\
+
+.. jaxcheck::
+
+   print(1 + 1)
+
+   # 5
+
+.. marker
+
+.. jaxcheck::
+
+   print(1 + 1)
+
+   # 6
+
+.. end
+
+.. jaxcheck::
+
+   print(1 + 1)
+
+   # 7
+"""
+
+
+@pytest.mark.parametrize(
+    ("cut", "lines"),
+    [
+        (":start-after: marker", [14, 22]),
+        (":start-after: .. marker", [14, 22]),
+        (":end-before: .. marker", [6]),
+        (":start-after: marker\n   :end-before: .. end", [14]),
+        (":start-line: 7", [14, 22]),
+        (":start-line: 8\n   :end-line: 17", [14]),
+        (":start-line: 2\n   :start-after: marker", [14, 22]),
+    ],
+)
+def test_each_block_an_include_cut_shows_drifts_at_its_own_line_of_the_file(
+    tmp_path: Path, cut: str, lines: list[int]
+) -> None:
+    """In the check's report and in sphinx-build's warnings: not at the line of the block
+    above the marker, as was reported for a blank line before the marker (docutils numbers
+    the lines it inserts from the cut)."""
+    root = write_project(
+        tmp_path,
+        {"page.rst": f"Page\n====\n\n.. include:: snip.txt\n   {cut}\n", "snip.txt": MARKED},
+    )
+    checked = jaxcheck("check", ".", cwd=root)
+    assert checked.returncode == 1, checked.stderr
+    found = [
+        line.split(": drift: ")[0] for line in checked.stdout.splitlines() if ": drift: " in line
+    ]
+    assert found == [f"snip.txt:{line}" for line in lines], checked.stdout
+    built = sphinx_build("-q", "-b", "html", root, tmp_path / "out")
+    assert [int(n) for n in re.findall(r"snip\.txt:(\d+): WARNING", built.stderr)] == lines
+
+
 def test_sphinx_builds_and_pytest_updating_read_back_as_jaxcheck_update_does(
     tmp_path: Path,
 ) -> None:

@@ -4,8 +4,10 @@ of the import path."""
 
 from __future__ import annotations
 
+import _ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -76,7 +78,7 @@ def test_every_way_in_is_recorded_as_first_used(tmp_path: Path) -> None:
 
 
 LEARNING = """
-import glob, json, os, pathlib, shutil, sqlite3, subprocess, tempfile
+import ctypes, glob, json, os, pathlib, shutil, sqlite3, subprocess, tempfile
 from sphinx_jaxcheck.worker.dependencies import dependencies_to_wire
 from sphinx_jaxcheck.worker.recorder import Recorder
 
@@ -97,22 +99,35 @@ os.path.exists("maybe.txt")
 os.path.getsize("read.txt")
 pathlib.Path("stated.txt").stat()
 os.path.realpath("alias.txt")
+os.path.samefile("real.txt", "alias.txt")
+pathlib.Path("folder").is_dir()
 with tempfile.TemporaryFile() as scratch:
     pass
+with tempfile.TemporaryDirectory() as made:
+    shutil.copy("read.txt", made)
+    os.listdir(made)
+    open(os.path.join(made, "read.txt")).read()
 first = json.dumps(dependencies_to_wire(recorder.take()))
 subprocess.run(["true"])
 sqlite3.connect(":memory:").close()
 sqlite3.connect("db.sqlite").close()
+# As cffi and compiled code load a library: the C library's dlopen, which no audit event hears.
+process = ctypes.CDLL(None)
+process.dlopen.restype = ctypes.c_void_p
+assert process.dlopen(os.path.abspath("libcopy.so").encode(), 2)
 print(first)
-print(json.dumps(dependencies_to_wire(recorder.take())))
+print(json.dumps(dependencies_to_wire(recorder.take(ending=True))))
 """
 
 
 def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) -> None:
     """Files read in any mode that reads, failed opens, listings, scans and their entries'
-    stats, existence tests, sizes, stats and real paths are recorded; a write, a temporary
-    file and a database in memory are not inputs; a child process and a database file make
-    the session untracked, each named."""
+    stats, existence tests, sizes, stats, real paths, which file two paths name and a
+    folder's kind (not its times) are recorded; a write, a temporary file, what is in a
+    temporary folder the session made and a database in memory are not inputs; a child
+    process, a database file and a shared library of the project loaded as cffi loads one
+    make the session untracked, each named."""
+    shutil.copy(_ctypes.__file__, tmp_path / "libcopy.so")  # a shared library of the project's
     for name in ("read.txt", "both.txt", "stated.txt", "real.txt"):
         (tmp_path / name).write_text("text")
     (tmp_path / "alias.txt").symlink_to("real.txt")
@@ -140,7 +155,15 @@ def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) ->
         f"size {here}/read.txt",
         f"stat {here}/stated.txt",
         f"realpath {here}/alias.txt",
+        f"identity {here}/real.txt",
+        f"identity {here}/alias.txt",
+        f"type {here}/folder",
+        # shutil.copy of read.txt into the temporary folder: which file it is, and its mode.
+        f"identity {here}/read.txt",
+        f"stat {here}/read.txt",
     }
+    assert first.probes[f"identity {here}/alias.txt"] == first.probes[f"identity {here}/real.txt"]
+    assert first.probes[f"type {here}/folder"] == "folder"
     assert first.probes[f"exists {here}/maybe.txt"] == MISSING
     assert first.probes[f"realpath {here}/alias.txt"] == f"{here}/real.txt"
     assert not first.untracked
@@ -148,4 +171,6 @@ def test_every_route_a_session_learns_by_is_recorded_or_named(tmp_path: Path) ->
         "the block started the program true (subprocess.Popen), which the cache cannot follow",
         "the block opened the SQLite database db.sqlite (sqlite3.connect), which the cache "
         "cannot follow",
+        f"the block loaded the shared library {here}/libcopy.so (by cffi, or by compiled code), "
+        "which the cache cannot follow",
     )

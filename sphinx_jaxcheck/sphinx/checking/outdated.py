@@ -5,7 +5,8 @@ what was read last time, whatever its modification time says (see
 :mod:`..read_digests`); after a change of the workers' fingerprint (jax, jaxlib,
 numpy, Python), every document with blocks or citations; and every document whose sessions
 depended on something that changed since (a module of the project, such as
-``helper.py`` beside it, or where an import is found) or cannot be tracked.
+``helper.py`` beside it, or where an import is found) or cannot be tracked (unless
+``jaxcheck_cache_assume`` names it).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...worker.dependencies import Finders
 from ..domain import domain_of
 from ..interpreter import fingerprint
 from ..read_digests import changed_since_read
+from .assumptions import assumed_documents
 
 
 def setup_outdated(app: Sphinx) -> None:
@@ -44,11 +46,16 @@ def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> li
         citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
     # Something a document's sessions depended on (helper.py beside it, where an import was
-    # found) changed, or cannot be tracked.
+    # found) changed, or cannot be tracked (and is not assumed unchanged).
     finders: dict[tuple[str, ...], Finders] = {}
+    assumed = assumed_documents(app)
     return sorted(
         doc
         for doc, used in domain.used().items()
         if doc not in removed
-        and not reusable(used, finders.setdefault(used.suffixes, Finders(used.suffixes)))
+        and not reusable(
+            used,
+            finders.setdefault(used.suffixes, Finders(used.suffixes)),
+            assume=assumed(doc),
+        )
     )

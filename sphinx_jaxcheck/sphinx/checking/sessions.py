@@ -22,6 +22,7 @@ from ..compat import source_path
 from ..domain import domain_of
 from ..interpreter import fingerprint, runtime_of
 from ..settings import cache_directory, settings_of, stop
+from .assumptions import assumed_documents
 from .shards import remember_durations, shard_selector
 from .workers import workers_of
 
@@ -63,6 +64,7 @@ def run_documents(
             announce=announce,
             select=select,
             runtime=runtime_of(app.config, [b for blocks in documents.values() for b in blocks]),
+            assume=assumed_documents(app),
         )
         for path, why in report.discarded:
             logger.info(
@@ -70,9 +72,18 @@ def run_documents(
             )
         for doc in documents:
             reasons = report.uncached.get(doc, [])
-            domain_of(app.env).set_used(doc, report.used.get(doc, Dependencies()), reasons)
+            assumed = report.assumed.get(doc, [])
+            used = report.used.get(doc, Dependencies())
+            domain_of(app.env).set_used(doc, used, reasons, assumed)
             for why in reasons:
                 logger.info("jaxcheck: %s: a session's result is not cached: %s", doc, why)
+            for why in assumed:
+                logger.info(
+                    "jaxcheck: %s: a session's result is cached by assumption "
+                    "(jaxcheck_cache_assume): %s",
+                    doc,
+                    why,
+                )
     except JaxUnavailableError as error:
         # Once for the build, not once per block: no block can run.
         stop(

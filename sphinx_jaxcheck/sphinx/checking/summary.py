@@ -53,6 +53,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         foreign_examples(domain),
         failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
         images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
+        assumed=domain.assumed(),
     )
     return line, failed
 
