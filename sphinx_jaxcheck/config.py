@@ -615,8 +615,9 @@ class Settings:
     )
     notebooks_environment: str = _value(
         "skip",
-        "notebook cells that change the environment (%pip install, !pip install, %conda "
-        "install): skip them (reported not run) or run them",
+        "notebook cells' lines that change the environment (%pip install, !pip install, "
+        "%conda install): skip them (a cell runs without them, or is reported not run when it "
+        "holds nothing else) or run them",
         _choice(NOTEBOOKS_ENVIRONMENT),
     )
     filterwarnings: tuple[str, ...] = _value(

@@ -255,9 +255,37 @@ def test_a_cell_that_changes_the_environment_is_not_run_and_the_report_says_why(
     )
     done = jaxcheck("check", str(root))
     assert done.returncode == 0, done.stdout + done.stderr
-    (shown,) = [m for m in guide_messages() if "changes the environment" in m]
+    (shown,) = [m for m in guide_messages() if ": not run: " in m and "environment" in m]
     assert f"/{shown}\n" in done.stdout  # as the guide shows it
     assert "2 block(s): 1 verified, 0 stale, 0 failed, 1 skipped" in done.stdout
+
+
+@needs_myst_nb
+def test_a_cell_runs_without_its_lines_that_change_the_environment(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path,
+        # pip, run, would print an error (no such package, or no network): the cell stores none.
+        code("%pip install -q jaxcheck-no-such-package\nimport math"),
+        code("print(math.pi)", stdout("3.141592653589793\n")),
+        code(
+            "!pip install -q -U jaxcheck-no-such-package\nprint('after')",
+            stdout("what pip said\nafter\n"),
+        ),
+    )
+    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    assert [(c["status"], c.get("left_out")) for c in report["cells"]] == [
+        ("verified", "line 1: %pip install -q jaxcheck-no-such-package"),
+        ("verified", None),
+        ("not compared", "line 1: !pip install -q -U jaxcheck-no-such-package"),
+    ]
+    done = jaxcheck("check", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (shown,) = [m for m in guide_messages() if "ran without its lines" in m]
+    assert f"/{shown}\n" in done.stdout  # as the guide shows it
+    build(root)
+    page = html.unescape((root / "_build" / "html" / "nb.html").read_text())
+    assert "what pip said" not in page  # the page shows what the cell showed: "after" alone
+    assert "ran without line 1: !pip install -q -U jaxcheck-no-such-package" in page
 
 
 @needs_myst_nb
