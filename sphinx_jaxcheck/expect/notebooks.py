@@ -586,6 +586,7 @@ def notebook_blocks(
     not_run: str = "",
     environment: str = "skip",
     floats_as_written: bool = False,
+    tolerance: float | None = None,
     copy: str = "",
     update_refusal: str = "",
     images: str = "ignore",
@@ -596,7 +597,9 @@ def notebook_blocks(
     the environment (``%pip install``) runs without those lines (nothing it stores is then
     compared, but that it stores none), or not at all when it cannot (:func:`without_environment`),
     unless ``environment`` is ``"run"``;
-    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER).
+    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER);
+    ``tolerance``: the relative tolerance of numbers where neither the cell nor its notebook
+    sets one.
     ``copy``: the page the build read, a copy of the notebook at ``path``;
     ``update_refusal``: why update must not rewrite any of its cells ("": it may);
     ``images``: how images are compared where neither the cell nor its notebook says."""
@@ -617,6 +620,8 @@ def notebook_blocks(
             timeout=cell.options.timeout or timeout,
         )
         options = replace(cell.options, session=SESSION)
+        if options.tolerance is None:
+            options = replace(options, tolerance=tolerance)
         if left_out and cell.stored and options.output is OutputMode.CHECK:
             # What it stores may hold what the lines left out printed: nothing is compared.
             options = replace(options, output=OutputMode.IGNORE)

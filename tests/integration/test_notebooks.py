@@ -320,6 +320,35 @@ def test_with_jaxcheck_notebooks_number_a_float_matches_to_its_stored_precision(
 
 
 @needs_myst_nb
+@pytest.mark.parametrize(
+    ("conf", "status"),
+    [
+        ("", "stale"),
+        # NUMBER reads 0.34292355 as within 1e-8: one float32 ulp here is 3e-8.
+        ("jaxcheck_notebooks_number = True\n", "stale"),
+        ("jaxcheck_notebooks_tolerance = 1e-6\n", "verified"),
+        ("jaxcheck_notebooks_number = True\njaxcheck_notebooks_tolerance = 1e-6\n", "verified"),
+        # One ulp is about 8.7e-8 of these numbers.
+        ("jaxcheck_notebooks_tolerance = 1e-8\n", "stale"),
+    ],
+)
+def test_jaxcheck_notebooks_tolerance_absorbs_a_float32_ulp_and_no_more(
+    tmp_path: Path, conf: str, status: str
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code(
+            "import numpy as np\nprint(np.float32(0.34292352), np.float32(-1.4866238))",
+            # Stored as the run before wrote them: each one float32 ulp away, in full.
+            stdout("0.34292355 -1.4866239\n"),
+        ),
+        conf=conf,
+    )
+    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    assert [c["status"] for c in report["cells"]] == [status]
+
+
+@needs_myst_nb
 def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: Path) -> None:
     root = notebook_project(
         tmp_path,

@@ -13,6 +13,7 @@ from notebooks import code, error, markdown, notebook_text, result, stdout
 
 from sphinx_jaxcheck.errors import NotebookError
 from sphinx_jaxcheck.expect.notebooks import (
+    Notebook,
     excluding_pattern,
     notebook_blocks,
     read_notebook,
@@ -272,6 +273,23 @@ def test_a_cell_run_without_such_lines_compares_only_when_it_stores_no_output() 
     )
     assert [b.program.code for b in ran] == [c.source for c in notebook.cells]
     assert not any(b.kind.left_out for b in ran)  # type: ignore[union-attr]
+
+
+def test_the_tolerance_is_the_cells_its_notebooks_or_the_projects() -> None:
+    notebook = read_notebook(
+        notebook_text(code("a"), code("b", jaxcheck={"tolerance": 1e-3}), jaxcheck={})
+    )
+    strict = read_notebook(notebook_text(code("a"), jaxcheck={"tolerance": "1e-9"}))
+
+    def tolerances(notebook: Notebook, project: float | None) -> list[float | None]:
+        blocks = notebook_blocks(
+            "nb", "nb.ipynb", notebook, timeout=5.0, normalizers=(), digest="", tolerance=project
+        )
+        return [block.options.tolerance for block in blocks]
+
+    assert tolerances(notebook, None) == [None, 1e-3]
+    assert tolerances(notebook, 1e-6) == [1e-6, 1e-3]
+    assert tolerances(strict, 1e-6) == [1e-9]
 
 
 def test_images_are_compared_as_the_cell_its_notebook_or_the_project_says() -> None:
