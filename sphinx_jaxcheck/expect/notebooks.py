@@ -594,9 +594,9 @@ def notebook_blocks(
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
     notebook's own reason, from its metadata, is taken when it is ""). A cell that changes
-    the environment (``%pip install``) runs without those lines (nothing it stores is then
-    compared, but that it stores none), or not at all when it cannot (:func:`without_environment`),
-    unless ``environment`` is ``"run"``;
+    the environment (``%pip install``) runs without those lines (what it stores is then
+    compared only when it stores no output), or not at all when it cannot
+    (:func:`without_environment`), unless ``environment`` is ``"run"``;
     ``floats_as_written``: floats compare to their written precision (doctest's NUMBER);
     ``tolerance``: the relative tolerance of numbers where neither the cell nor its notebook
     sets one.
