@@ -633,10 +633,18 @@ class Settings:
         "matches to the precision its stored output writes it with",
         _flag,
     )
+    notebooks_tolerance: float | None = _value(
+        None,
+        "the relative tolerance within which the numbers of notebook cells' outputs match the "
+        "stored ones, where neither the cell's nor its notebook's metadata sets one (a number "
+        "greater than 0, e.g. 1e-6; None: numbers compare as text)",
+        _number(float, optional=True, example="1e-6"),
+    )
     notebooks_environment: str = _value(
         "skip",
-        "notebook cells that change the environment (%pip install, !pip install, %conda "
-        "install): skip them (reported not run) or run them",
+        "notebook cells' lines that change the environment (%pip install, !pip install, "
+        "%conda install): skip them (a cell runs without them, or is reported not run when it "
+        "holds nothing else) or run them",
         _choice(NOTEBOOKS_ENVIRONMENT),
     )
     filterwarnings: tuple[str, ...] = _value(

@@ -244,6 +244,9 @@ class NotebookCell:
     # The page the build read, when it is a copy the build made of this cell's notebook (its
     # ``path``: the one file git tracks with the same bytes); "" when the page is the notebook.
     copy: str = ""
+    # The lines it ran without, as they change the environment (``line 1: %pip install -q
+    # optax``); "" when it runs whole. Where it stores outputs, they are not compared.
+    left_out: str = ""
 
 
 # What a block is: code asks its type (``match block.kind``), not flags.

@@ -9,10 +9,12 @@ notebooks written for nbval keep their meaning (user guide: guide/notebooks).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 import re
+import tokenize
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -88,6 +90,11 @@ _CHANGES_ENVIRONMENT = re.compile(
     re.MULTILINE,
 )
 ENVIRONMENT_SETTING = "jaxcheck_notebooks_environment"
+# What a line left out of a cell becomes: a statement, so that the value of the cell's last
+# expression is shown only where it was (a blank line would make the line before it last).
+_LEFT_OUT = "pass"
+# The tokens after which a line starts a statement of the cell's top level (with no bracket open).
+_STATEMENT_ENDS = (tokenize.NEWLINE, tokenize.NL, tokenize.DEDENT, tokenize.ENCODING)
 # A text notebook's expected output: a fence of this directive right after a code cell.
 OUTPUT_DIRECTIVE = "jaxcheck-output"
 OUTPUT_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\{jaxcheck-output\}\s*$")
@@ -265,6 +272,82 @@ def _changes_environment(source: str) -> str:
     """The first line of a cell's code that installs or removes packages ("": none)."""
     found = _CHANGES_ENVIRONMENT.search(source)
     return found.group(0).strip() if found else ""
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A cell's code as it runs without its lines that change the environment."""
+
+    code: str  # each such line ``pass``, its continuation lines blank: every line keeps its number
+    lines: str  # those lines, in words: ``line 1: %pip install -q optax``
+
+
+def without_environment(source: str) -> LeftOut | None:
+    """A cell's code without its lines that install or remove packages, as IPython reads
+    lines: each a line of the cell's top level (unindented, in no string or brackets, not
+    continuing the line before), with the lines its trailing backslashes continue it on.
+    None when the cell cannot run without them: it holds nothing else (but comments), one is
+    not such a line (say, under an ``if``), or it is the body of a cell magic (``%%capture``).
+    """
+    lines = source.split("\n")
+    if source.lstrip().startswith("%%"):
+        return None
+    code = list(lines)
+    cut: dict[int, str] = {}  # 0-based line: the command it starts, its continuations joined
+    number = 0
+    while number < len(lines):
+        found = _CHANGES_ENVIRONMENT.fullmatch(lines[number])
+        if found and lines[number][:1].isspace():
+            return None
+        if found:
+            first = number
+            code[number] = _LEFT_OUT
+            while lines[number].endswith("\\") and number + 1 < len(lines):
+                number += 1
+                code[number] = ""
+            joined = (line.removesuffix("\\").strip() for line in lines[first : number + 1])
+            cut[first] = " ".join(joined)
+        number += 1
+    rest = (line.strip() for n, line in enumerate(code) if n not in cut)
+    if not cut or not any(line and not line.startswith("#") for line in rest):
+        return None
+    if not _statements_at(code, {n + 1 for n in cut}):
+        return None
+    words = "; ".join(f"line {n + 1}: {command}" for n, command in cut.items())
+    return LeftOut("\n".join(code), words)
+
+
+def _statements_at(code: Sequence[str], wanted: set[int]) -> bool:
+    """Whether each of the ``wanted`` 1-based lines of ``code`` (each ``pass``) starts a
+    statement of its top level. Python's tokenizer finds strings and brackets; IPython's
+    other escaped lines (``!ls``, ``%time f()``) read as statements for it."""
+    probe = [
+        line[: len(line) - len(line.lstrip())] + _LEFT_OUT
+        if line.lstrip().startswith(("!", "%"))
+        else line
+        for line in code
+    ]
+    found = set()
+    depth = 0
+    before = tokenize.ENCODING
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(probe) + "\n").readline):
+            if (
+                token.start[0] in wanted
+                and token.start[1] == 0
+                and token.string == _LEFT_OUT
+                and depth == 0
+                and before in _STATEMENT_ENDS
+            ):
+                found.add(token.start[0])
+            if token.type == tokenize.OP and token.string in ("(", "[", "{"):
+                depth += 1
+            elif token.type == tokenize.OP and token.string in (")", "]", "}"):
+                depth -= 1
+            before = token.type
+    except (tokenize.TokenError, SyntaxError):  # an unclosed string or bracket, a bad dedent
+        return False
+    return found == wanted
 
 
 @dataclass(frozen=True)
@@ -503,6 +586,7 @@ def notebook_blocks(
     not_run: str = "",
     environment: str = "skip",
     floats_as_written: bool = False,
+    tolerance: float | None = None,
     copy: str = "",
     update_refusal: str = "",
     images: str = "ignore",
@@ -510,25 +594,37 @@ def notebook_blocks(
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
     notebook's own reason, from its metadata, is taken when it is ""). A cell that changes
-    the environment (``%pip install``) is not run unless ``environment`` is ``"run"``;
-    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER).
+    the environment (``%pip install``) runs without those lines (what it stores is then
+    compared only when it stores no output), or not at all when it cannot
+    (:func:`without_environment`), unless ``environment`` is ``"run"``;
+    ``floats_as_written``: floats compare to their written precision (doctest's NUMBER);
+    ``tolerance``: the relative tolerance of numbers where neither the cell nor its notebook
+    sets one.
     ``copy``: the page the build read, a copy of the notebook at ``path``;
     ``update_refusal``: why update must not rewrite any of its cells ("": it may);
     ``images``: how images are compared where neither the cell nor its notebook says."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         own = ""
+        left_out = None
         if cell.changes_environment and environment != "run":
+            left_out = without_environment(cell.source)
+        if cell.changes_environment and environment != "run" and left_out is None:
             own = (
                 f"changes the environment ({cell.changes_environment}): set "
                 f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
             )
         program = Program(
-            cell.source,
+            left_out.code if left_out else cell.source,
             f"{path}:cell {cell.index}",
             timeout=cell.options.timeout or timeout,
         )
         options = replace(cell.options, session=SESSION)
+        if options.tolerance is None:
+            options = replace(options, tolerance=tolerance)
+        if left_out and cell.stored and options.output is OutputMode.CHECK:
+            # What it stores may hold what the lines left out printed: nothing is compared.
+            options = replace(options, output=OutputMode.IGNORE)
         blocks.append(
             Block(
                 docname=docname,
@@ -556,6 +652,7 @@ def notebook_blocks(
                     notebook_platforms=notebook.platforms,
                     number=floats_as_written,
                     copy=copy,
+                    left_out=left_out.lines if left_out else "",
                 ),
                 placed=False,
             )

@@ -50,7 +50,14 @@ def text(report: Report, colour: bool) -> str:
             parts.append(f"{b['path']}:{b['line']}: not run: {b['name']}: {b['reason']}\n")
         elif notebook is None and b.get("reason"):
             parts.append(f"{b['path']}:{b['line']}: skipped: block {b['name']!r}: {b['reason']}\n")
-    not_compared = [b for b in report["blocks"] if b["status"] == Status.NOT_COMPARED.value]
+    for b in report["blocks"]:
+        if "left_out" in b:
+            parts.append(_left_out(b))
+    not_compared = [
+        b
+        for b in report["blocks"]
+        if b["status"] == Status.NOT_COMPARED.value and "left_out" not in b
+    ]
     if not_compared:
         parts.append(f"not compared (ran, with nothing to compare): {_named(not_compared)}\n")
     unseen = [b for b in report["blocks"] if b.get("images_not_compared")]
@@ -70,6 +77,17 @@ def text(report: Report, colour: bool) -> str:
         (why,) = reasons if len(reasons) == 1 and None not in reasons else ("each one says why",)
         parts.append(f"jaxcheck update rewrites none of the {len(stale)} stale output(s): {why}\n")
     return "\n".join(parts)
+
+
+def _left_out(block: BlockRecord) -> str:
+    """The line saying that a notebook cell ran without its lines that change the
+    environment, and when what it stores is compared."""
+    return (
+        f"{block['path']}:{block['line']}: ran without its lines that change the environment: "
+        f"{block['name']} ({block['left_out']}); what it stores is compared only when it stores "
+        "no output (else it may hold what they printed); set "
+        'jaxcheck_notebooks_environment = "run" in conf.py to run them\n'
+    )
 
 
 NOT_COMPARED_SHOWN = 5  # blocks a line of those not compared names; the JSON lists each

@@ -33,6 +33,8 @@ class BlockRecord(TypedDict):
     after: NotRequired[str]  # a cell that failed after this earlier cell of its notebook did
     # A verified cell of which some image, stored or shown, was not compared (absent: none).
     images_not_compared: NotRequired[bool]
+    # A cell that ran without its lines that change the environment: those lines, in words.
+    left_out: NotRequired[str]
 
 
 class CellRecord(TypedDict):
@@ -45,6 +47,7 @@ class CellRecord(TypedDict):
     reason: NotRequired[str]  # why it did not run (its notebook is excluded from execution)
     after: NotRequired[str]  # it failed after this earlier cell of its notebook did
     images_not_compared: NotRequired[bool]  # verified, but some image of it was not compared
+    left_out: NotRequired[str]  # the lines it ran without, as they change the environment
 
 
 class NotRunRecord(TypedDict):
@@ -367,6 +370,8 @@ def block_record(block: Block, verdict: Verdict) -> BlockRecord:
         record["reason"] = verdict.reason
     if isinstance(block.kind, NotebookCell):
         record["cell"] = block.kind.cell
+        if block.kind.left_out:
+            record["left_out"] = block.kind.left_out
     if verdict.after:
         record["after"] = verdict.after
     if verdict.images_not_compared:
@@ -391,6 +396,8 @@ def cells_of(blocks: Iterable[BlockRecord]) -> list[CellRecord]:
                 cell["after"] = b["after"]
             if b.get("images_not_compared"):
                 cell["images_not_compared"] = True
+            if "left_out" in b:
+                cell["left_out"] = b["left_out"]
             found.append(cell)
     return found
 

@@ -206,6 +206,7 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         not_run=_excluded(app, path),
         environment=settings.notebooks_environment,
         floats_as_written=settings.notebooks_number,
+        tolerance=settings.notebooks_tolerance,
         copy=origin.copy,
         update_refusal=origin.refusal,
         images=settings.notebook_images,

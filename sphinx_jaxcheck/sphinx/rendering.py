@@ -124,6 +124,14 @@ def _not_run_marker(text: str) -> str:
     )
 
 
+def _left_out(block: Block | None) -> str:
+    """For a notebook cell run without its lines that change the environment: those lines,
+    as a marker's last part (HTML)."""
+    if block is None or not isinstance(block.kind, NotebookCell) or not block.kind.left_out:
+        return ""
+    return f" · ran without {html.escape(block.kind.left_out)} (changes the environment)"
+
+
 def _html_marker(verdict: Verdict | None, version: str, block: Block | None = None) -> str:
     jax = f"jax {html.escape(version)}"
     # Which block the marker speaks for, as reports name it.
@@ -146,6 +154,7 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
         unrun = f" · {skipped} example(s) skipped (+SKIP)" if skipped else ""
         if verdict.images_not_compared:
             unrun += " · images not compared"
+        unrun += _left_out(block)
         return (
             f'<div class="jaxcheck-status jaxcheck-status-verified"{named} '
             f'title="The output shown was checked against {jax} when these docs were built">'
@@ -154,7 +163,7 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
     if verdict.status is Status.NOT_COMPARED:
         return (
             f'<div class="jaxcheck-status jaxcheck-status-not-compared"{named}>'
-            f"ran · {jax} · not compared</div>"
+            f"ran · {jax} · not compared{_left_out(block)}</div>"
         )
     if (
         verdict.status is Status.STALE

@@ -36,6 +36,10 @@ BAD_CONF = [
         ["jaxcheck_notebook_images = 2 (int) is not one of ignore, compare", 'write "rms:2"'],
     ),
     (
+        "jaxcheck_notebooks_tolerance = '1e-6 relative'",
+        ["jaxcheck_notebooks_tolerance = '1e-6 relative' (str) is not a number", "e.g."],
+    ),
+    (
         "jaxcheck_output_limit_mb = float('inf')",
         ["jaxcheck_output_limit_mb = inf", "greater than 0"],
     ),

@@ -255,9 +255,37 @@ def test_a_cell_that_changes_the_environment_is_not_run_and_the_report_says_why(
     )
     done = jaxcheck("check", str(root))
     assert done.returncode == 0, done.stdout + done.stderr
-    (shown,) = [m for m in guide_messages() if "changes the environment" in m]
+    (shown,) = [m for m in guide_messages() if ": not run: " in m and "environment" in m]
     assert f"/{shown}\n" in done.stdout  # as the guide shows it
     assert "2 block(s): 1 verified, 0 stale, 0 failed, 1 skipped" in done.stdout
+
+
+@needs_myst_nb
+def test_a_cell_runs_without_its_lines_that_change_the_environment(tmp_path: Path) -> None:
+    root = notebook_project(
+        tmp_path,
+        # pip, run, would print an error (no such package, or no network): the cell stores none.
+        code("%pip install -q jaxcheck-no-such-package\nimport math"),
+        code("print(math.pi)", stdout("3.141592653589793\n")),
+        code(
+            "!pip install -q -U jaxcheck-no-such-package\nprint('after')",
+            stdout("what pip said\nafter\n"),
+        ),
+    )
+    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    assert [(c["status"], c.get("left_out")) for c in report["cells"]] == [
+        ("verified", "line 1: %pip install -q jaxcheck-no-such-package"),
+        ("verified", None),
+        ("not compared", "line 1: !pip install -q -U jaxcheck-no-such-package"),
+    ]
+    done = jaxcheck("check", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (shown,) = [m for m in guide_messages() if "ran without its lines" in m]
+    assert f"/{shown}\n" in done.stdout  # as the guide shows it
+    build(root)
+    page = html.unescape((root / "_build" / "html" / "nb.html").read_text())
+    assert "what pip said" not in page  # the page shows what the cell showed: "after" alone
+    assert "ran without line 1: !pip install -q -U jaxcheck-no-such-package" in page
 
 
 @needs_myst_nb
@@ -289,6 +317,35 @@ def test_with_jaxcheck_notebooks_number_a_float_matches_to_its_stored_precision(
     statuses = [c["status"] for c in report["cells"]]
     # 3.13 is no pi to two places.
     assert statuses == (["verified", "stale"] if number else ["stale", "stale"])
+
+
+@needs_myst_nb
+@pytest.mark.parametrize(
+    ("conf", "status"),
+    [
+        ("", "stale"),
+        # NUMBER reads 0.34292355 as within 1e-8: one float32 ulp here is 3e-8.
+        ("jaxcheck_notebooks_number = True\n", "stale"),
+        ("jaxcheck_notebooks_tolerance = 1e-6\n", "verified"),
+        ("jaxcheck_notebooks_number = True\njaxcheck_notebooks_tolerance = 1e-6\n", "verified"),
+        # One ulp is about 8.7e-8 of these numbers.
+        ("jaxcheck_notebooks_tolerance = 1e-8\n", "stale"),
+    ],
+)
+def test_jaxcheck_notebooks_tolerance_absorbs_a_float32_ulp_and_no_more(
+    tmp_path: Path, conf: str, status: str
+) -> None:
+    root = notebook_project(
+        tmp_path,
+        code(
+            "import numpy as np\nprint(np.float32(0.34292352), np.float32(-1.4866238))",
+            # Stored as the run before wrote them: each one float32 ulp away, in full.
+            stdout("0.34292355 -1.4866239\n"),
+        ),
+        conf=conf,
+    )
+    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    assert [c["status"] for c in report["cells"]] == [status]
 
 
 @needs_myst_nb

@@ -137,6 +137,28 @@ def test_notebooks_number_is_a_flag_off_by_default() -> None:
         given("maybe")
 
 
+def test_notebooks_tolerance_is_a_number_greater_than_0_or_none() -> None:
+    def given(value: object) -> float | None:
+        return read_settings(
+            lambda name: value if name == "jaxcheck_notebooks_tolerance" else None
+        ).notebooks_tolerance
+
+    assert given(None) is None
+    assert [given(v) for v in (1e-6, 1, "1e-6", " 0.5 ", "")] == [1e-6, 1.0, 1e-6, 0.5, None]
+    for bad, said in [
+        (0, "= 0 is out of range: expected a number greater than 0, e.g. 1e-6"),
+        (-1e-6, "= -1e-06 is out of range"),
+        (float("nan"), "= nan is out of range"),
+        (
+            True,
+            r"= True \(bool\) is not a number: expected e.g. jaxcheck_notebooks_tolerance = 1e-6",
+        ),
+        ("rel:1e-6", r"= 'rel:1e-6' \(str\) is not a number"),
+    ]:
+        with pytest.raises(ConfigurationError, match=rf"^jaxcheck_notebooks_tolerance {said}"):
+            given(bad)
+
+
 def test_notebook_images_is_ignore_compare_or_rms_with_a_tolerance() -> None:
     def given(value: object) -> str:
         chosen = read_settings(lambda name: value if name == "jaxcheck_notebook_images" else None)

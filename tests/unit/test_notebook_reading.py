@@ -13,10 +13,12 @@ from notebooks import code, error, markdown, notebook_text, result, stdout
 
 from sphinx_jaxcheck.errors import NotebookError
 from sphinx_jaxcheck.expect.notebooks import (
+    Notebook,
     excluding_pattern,
     notebook_blocks,
     read_notebook,
     source_lines,
+    without_environment,
 )
 from sphinx_jaxcheck.model import CellOutput, ImageRule, OutputMode
 
@@ -204,6 +206,90 @@ def test_the_project_wide_settings_reach_every_cell(floats_as_written: bool) -> 
     cells = [block.kind for block in blocks]
     assert [cell.number for cell in cells] == [floats_as_written] * 3  # type: ignore[union-attr]
     assert [bool(cell.not_run) for cell in cells] == [False, True, False]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("source", "runs", "left_out"),
+    [
+        # optax's linear_assignment_problem.ipynb, cell 2.
+        (
+            "!pip install -q -U networkx\nimport networkx as nx\nfrom jax import random",
+            "pass\nimport networkx as nx\nfrom jax import random",
+            "line 1: !pip install -q -U networkx",
+        ),
+        # Last: still no value shown, as none was (a blank line would show x).
+        ("x = 1\nx\n%pip install y", "x = 1\nx\npass", "line 3: %pip install y"),
+        # Its continuation lines go with it; every other line keeps its number.
+        (
+            "!pip install a \\\n    b\nimport a\n%conda install -y c",
+            "pass\n\nimport a\npass",
+            "line 1: !pip install a b; line 4: %conda install -y c",
+        ),
+        # IPython's other escaped lines stay, and run.
+        (
+            "%matplotlib inline\n%pip install -q x\n!ls\nhelp?",
+            "%matplotlib inline\npass\n!ls\nhelp?",
+            "line 2: %pip install -q x",
+        ),
+        ("if old:\n    %pip install -U jax\nimport jax", None, None),  # under an if
+        ('s = """\n!pip install x\n"""\nprint(s)', None, None),  # a string's line
+        ("f(1,\n!pip install x\n)", None, None),  # in brackets
+        ("%%capture\n!pip install x\nimport x", None, None),  # a cell magic's body
+        ("# set up\n%pip install -q optax\n\n", None, None),  # nothing else
+    ],
+)
+def test_a_cell_runs_without_its_lines_that_change_the_environment_where_it_can(
+    source: str, runs: str | None, left_out: str | None
+) -> None:
+    found = without_environment(source)
+    assert (found.code, found.lines) == (runs, left_out) if found else runs is None
+    if found:
+        assert len(found.code.split("\n")) == len(source.split("\n"))
+
+
+def test_a_cell_run_without_such_lines_compares_only_when_it_stores_no_output() -> None:
+    notebook = read_notebook(
+        notebook_text(
+            code("%pip install -q optax\nimport optax"),
+            code("%pip install -q optax\nimport optax", stdout("Note: restart\n")),
+            code("%pip install -q optax\nimport optax", stdout("x\n"), tags=["nbval-skip"]),
+            code("%pip install -q optax"),
+        )
+    )
+    blocks = notebook_blocks("nb", "nb.ipynb", notebook, timeout=5.0, normalizers=(), digest="")
+    assert [b.program.code for b in blocks] == ["pass\nimport optax"] * 3 + [
+        "%pip install -q optax"
+    ]
+    assert [b.options.output for b in blocks[:3]] == [
+        OutputMode.CHECK,
+        OutputMode.IGNORE,
+        OutputMode.SKIP,  # nbval's skip still wins
+    ]
+    kinds = [b.kind for b in blocks]
+    assert [k.left_out for k in kinds] == ["line 1: %pip install -q optax"] * 3 + [""]  # type: ignore[union-attr]
+    assert [bool(k.not_run) for k in kinds] == [False] * 3 + [True]  # type: ignore[union-attr]
+    ran = notebook_blocks(
+        "nb", "nb.ipynb", notebook, timeout=5.0, normalizers=(), digest="", environment="run"
+    )
+    assert [b.program.code for b in ran] == [c.source for c in notebook.cells]
+    assert not any(b.kind.left_out for b in ran)  # type: ignore[union-attr]
+
+
+def test_the_tolerance_is_the_cells_its_notebooks_or_the_projects() -> None:
+    notebook = read_notebook(
+        notebook_text(code("a"), code("b", jaxcheck={"tolerance": 1e-3}), jaxcheck={})
+    )
+    strict = read_notebook(notebook_text(code("a"), jaxcheck={"tolerance": "1e-9"}))
+
+    def tolerances(notebook: Notebook, project: float | None) -> list[float | None]:
+        blocks = notebook_blocks(
+            "nb", "nb.ipynb", notebook, timeout=5.0, normalizers=(), digest="", tolerance=project
+        )
+        return [block.options.tolerance for block in blocks]
+
+    assert tolerances(notebook, None) == [None, 1e-3]
+    assert tolerances(notebook, 1e-6) == [1e-6, 1e-3]
+    assert tolerances(strict, 1e-6) == [1e-9]
 
 
 def test_images_are_compared_as_the_cell_its_notebook_or_the_project_says() -> None:
