@@ -153,6 +153,7 @@ def archive_of(path: str) -> str | None:
 # it is (``samefile``: its device and inode, not its times), whether it is a mount point.
 PROBES = (
     "listing",
+    "distributions",
     "exists",
     "lexists",
     "type",
@@ -180,6 +181,11 @@ def _kind(mode: int) -> str:
     )
 
 
+# What importlib.metadata looks for in a folder of the path (its ``Lookup``): the metadata of
+# the distributions installed there, and an egg's own ``EGG-INFO``.
+DISTRIBUTION_ENTRIES = (".dist-info", ".egg-info")
+
+
 def observe(probe: str, path: str) -> str:
     """What the probe ``probe`` (one of :data:`PROBES`) learns of ``path`` now, as a text."""
     try:
@@ -190,6 +196,14 @@ def observe(probe: str, path: str) -> str:
                     (e.name, _kind(e.stat(follow_symlinks=False).st_mode)) for e in entries
                 ):
                     digest.update(f"{name}\0{kind}\0".encode(errors="surrogateescape"))
+            return digest.hexdigest()
+        if probe == "distributions":
+            if not os.path.isdir(path):  # a zip file on the path: all of it
+                return observe("stat", path)
+            digest = hashlib.sha256()
+            for name in sorted(os.listdir(path)):
+                if name.lower().endswith(DISTRIBUTION_ENTRIES) or name.lower() == "egg-info":
+                    digest.update(f"{name}\0".encode(errors="surrogateescape"))
             return digest.hexdigest()
         if probe == "realpath":
             return os.path.realpath(path)

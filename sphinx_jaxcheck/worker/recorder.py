@@ -161,6 +161,18 @@ def mapped_libraries() -> set[str]:
     return {name for name in named if ".so" in os.path.basename(name)}
 
 
+# importlib.metadata (entry points, versions: JAX looks for its plugins so) stats each folder
+# of the path to know whether its listing changed, and lists it: what it learns is which
+# distributions' metadata the folder holds, recorded as that ("distributions"), so that a file
+# added beside them does not run the session again.
+_METADATA_FILE = os.path.join("importlib", "metadata", "__init__.py")
+
+
+def _metadata(frame: Any) -> bool:
+    """Whether ``frame`` is importlib.metadata's own (its folder probes and listings)."""
+    return bool(frame.f_code.co_filename.endswith(_METADATA_FILE))
+
+
 def _beyond(event: str, args: tuple[Any, ...], installed: tuple[str, ...]) -> str | None:
     """Why this audit event learns what the cache cannot check again, or None."""
     if event not in _BEYOND:
@@ -421,8 +433,12 @@ class Recorder:
                 made = (os.path.abspath(args[0]), os.path.realpath(args[0]))
             self.made += tuple(os.path.join(folder, "") for folder in made)
         elif event in ("os.listdir", "os.scandir"):
-            caller = sys._getframe(1).f_code.co_filename
-            if not caller.startswith("<frozen importlib"):  # the import system's own listings
+            caller = sys._getframe(1)
+            if _metadata(caller):
+                folder = args[0] if args and args[0] else "."
+                self._guarded(lambda: self._probed("distributions", folder, True, False))
+            elif not caller.f_code.co_filename.startswith("<frozen importlib"):
+                # (the import system's own listings are its lookups')
                 self._guarded(lambda: self._listed(args[0] if args else None))
         elif (why := _beyond(event, args, self.installed)) is not None:
             self.untracked[why] = None
@@ -444,8 +460,11 @@ class Recorder:
                 given = args[:paths] or (kwargs.get("path"),)
                 followed = kwargs.get("follow_symlinks", True)
                 relative = kwargs.get("dir_fd") is not None
+                learned = "distributions" if _metadata(sys._getframe(1)) else probe
                 for path in given:
-                    self._guarded(functools.partial(self._probed, probe, path, followed, relative))
+                    self._guarded(
+                        functools.partial(self._probed, learned, path, followed, relative)
+                    )
 
         return functools.wraps(function)(probed)
 

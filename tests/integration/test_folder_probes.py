@@ -100,3 +100,45 @@ def test_a_temporary_folder_a_block_makes_and_removes_keeps_its_session_cached(
     assert check(root) == ["verified"] and runs(ran) == 1
     data.write_text("two", "utf-8")
     assert check(root) == ["stale"] and runs(ran) == 2
+
+
+DISTRIBUTIONS = """# Page
+
+```{{jaxcheck}}
+with open({ran!r}, 'a') as log:
+    log.write('ran\\n')
+import sys, importlib.metadata
+sys.path.insert(0, {world!r})
+print(importlib.metadata.version('toy'), len(list(importlib.metadata.distributions(path=[{world!r}]))))
+
+# 1.0 1
+```
+"""
+
+
+def test_importlib_metadata_learns_which_distributions_a_folder_holds_not_its_times(
+    tmp_path: Path,
+) -> None:
+    """importlib.metadata stats each folder of the path to know whether to list it again (JAX
+    asks it for plugins, so every session did): a file added beside the distributions ran
+    every session again. What it learns is which distributions the folder holds."""
+    world, ran = tmp_path / "world", tmp_path / "ran.txt"
+    info = world / "toy-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy\nVersion: 1.0\n", "utf-8")
+    page = DISTRIBUTIONS.format(ran=str(ran), world=str(world))
+    root = write_project(tmp_path / "docs", {"page.md": page}, "jaxcheck_cache = True\n")
+    assert check(root) == ["verified"] and runs(ran) == 1
+
+    (world / "NOTES.txt").write_text("new", "utf-8")
+    (world / "build").mkdir()
+    assert check(root) == ["verified"] and runs(ran) == 1
+
+    # Another distribution in the folder, then a version changed: each runs it again.
+    (world / "other-2.0.dist-info").mkdir()
+    assert check(root) == ["stale"] and runs(ran) == 2
+    (world / "other-2.0.dist-info").rmdir()
+    assert check(root) == ["verified"] and runs(ran) == 3
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy\nVersion: 1.1\n", "utf-8")
+    assert check(root) == ["stale"] and runs(ran) == 4
+    assert check(root, "--no-cache") == ["stale"] and runs(ran) == 5
