@@ -69,8 +69,14 @@ def _stamp(app: Sphinx, doctree: nodes.document) -> None:
     stamps = [[str(source_path(env, docname)), digest]]
     # Absolute, or relative to the source folder as Sphinx before 8.2 keeps them.
     includes = [os.path.join(env.srcdir, dep) for dep in env.dependencies.get(docname, ())]
+    # What the build wrote into its own folders while reading (nbsphinx's images, in the
+    # doctree folder) was written then by the build itself: its digest is what the page made.
+    written = tuple(
+        os.path.join(os.path.realpath(folder), "") for folder in (env.doctreedir, app.outdir)
+    )
     for path, found in sorted(file_digests(includes).items()):
-        stamps.append([path, UNSETTLED if _changed_since(path, began) else found])
+        settled = os.path.realpath(path).startswith(written) or not _changed_since(path, began)
+        stamps.append([path, found if settled else UNSETTLED])
     domain_of(env).per_document(_KEY)[docname] = stamps
 
 

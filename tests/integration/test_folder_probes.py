@@ -109,7 +109,8 @@ with open({ran!r}, 'a') as log:
     log.write('ran\\n')
 import sys, importlib.metadata
 sys.path.insert(0, {world!r})
-print(importlib.metadata.version('toy'), len(list(importlib.metadata.distributions(path=[{world!r}]))))
+found = importlib.metadata.distributions(path=[{world!r}])
+print(importlib.metadata.version('toy'), len(list(found)))
 
 # 1.0 1
 ```

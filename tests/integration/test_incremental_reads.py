@@ -10,6 +10,7 @@ Each test here makes such an edit and requires the warm build to see it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -85,3 +86,50 @@ def test_an_included_file_replaced_by_an_older_copy_is_read_again(tmp_path: Path
     old_file(root / "part.rst.inc", ".. jaxcheck::\n\n   print('ho')\n\n   # hi\n")
     done = build(root)
     assert done.status == 1 and "+ho" in done.warnings and "+bye" in done.warnings
+
+
+MADE_FIGURE = '''
+import os
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+
+class MadeFigure(SphinxDirective):
+    """Writes a figure into the doctree folder while the page is read, and depends on it,
+    as nbsphinx does with a notebook's images."""
+
+    def run(self):
+        folder = os.path.join(self.env.doctreedir, "made")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "figure.png")
+        with open(path, "wb") as figure:
+            figure.write(b"a figure")
+        self.env.note_dependency(path)
+        return [nodes.paragraph(text="made")]
+
+
+def setup(app):
+    app.add_directive("madefigure", MadeFigure)
+'''
+
+
+def test_a_page_that_writes_a_file_it_depends_on_into_the_build_is_not_read_every_time(
+    tmp_path: Path,
+) -> None:
+    """nbsphinx writes each image of a notebook into the doctree folder while it reads the
+    page, and depends on it: written during the read, it is the build's own, not an edit."""
+    conf = CACHED + "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n"
+    conf += 'extensions.append("madefig")\n'
+    pages = {"page.rst": "Page\n====\n\n.. madefigure::\n", "madefig.py": MADE_FIGURE}
+    root = write_project(tmp_path / "docs", pages, conf=conf)
+    assert build(root, fresh=True).status == 0
+    warm = build(root)
+    assert warm.status == 0 and read(warm) == [], warm.log
+    (Path(warm.app.doctreedir) / "made" / "figure.png").unlink()  # a real change: read again
+    assert read(build(root)) == ["page"]
+
+
+def read(done: Build) -> list[str]:
+    """The documents the build read, from its log."""
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", done.log)
+    return re.findall(r"^reading sources\.\.\. \[\s*\d+%\] (\S+)", plain, re.MULTILINE)
