@@ -165,8 +165,9 @@ def _adopt_close_numbers(want: str, got: str, tolerance: float) -> str:
 
 
 def _fold_spaces(text: str) -> str:
-    """Runs of spaces as one, and none just inside brackets: ``[ 1.  2.5]`` -> ``[1. 2.5]``."""
-    text = re.sub(r"[ \t]+", " ", text)
+    """Runs of spaces as one, and none just inside brackets or before a comma (NumPy pads a
+    shorter number so: ``[ 0.3429235 , -0.5]``): ``[ 1.  2.5]`` -> ``[1. 2.5]``."""
+    text = re.sub(r"[ \t]+", " ", text).replace(" ,", ",")
     return re.sub(r" ?([\])]) ?", lambda m: m.group(1), re.sub(r"([\[(]) ", r"\1", text))
 
 
