@@ -50,6 +50,7 @@ from .dependencies import (
     probe_key,
     resolve,
 )
+from .portability import linux_calls
 
 # The loaders whose every input is the file they load. Any other loader of a module of the
 # project (an import hook that compiles or rewrites code) may read what the cache cannot see.
@@ -151,7 +152,9 @@ MAPS = "/proc/self/maps"  # Linux's list of what the process mapped into memory,
 
 def mapped_libraries() -> set[str]:
     """The shared libraries mapped into this process now (empty where the system keeps no
-    :data:`MAPS`)."""
+    :data:`MAPS`, or on the workers' portable path)."""
+    if not linux_calls():
+        return set()
     try:
         with open(MAPS, encoding="utf-8", errors="surrogateescape") as maps:
             lines = maps.read().splitlines()
@@ -557,7 +560,8 @@ class Recorder:
             # shutil.rmtree lists what it removes by descriptor: a folder of the session's
             # making, when TemporaryDirectory cleans up, is no input.
             try:
-                folder = os.readlink(f"/proc/self/fd/{path}")  # Linux's name of the descriptor
+                # Linux's name of the descriptor; elsewhere none is asked for (the portable path).
+                folder = os.readlink(f"/proc/self/fd/{path}") if linux_calls() else ""
             except OSError:
                 folder = ""
             if not (folder and self._made(folder)):
@@ -635,6 +639,14 @@ class Recorder:
         """Shared libraries of the project new in the process's map: loaded by ``cffi`` or by
         compiled code, which may read what the cache cannot see (ctypes' are heard as loaded,
         extension modules are recorded as modules)."""
+        if not linux_calls():
+            # No memory map to read: a library cffi loads cannot be seen, so cffi alone counts.
+            if "_cffi_backend" in sys.modules:
+                self.untracked[
+                    "the block loaded cffi, whose libraries only Linux's memory map shows, which "
+                    "the cache cannot follow"
+                ] = None
+            return
         with self.paused():
             new = mapped_libraries() - self.libraries
             self.libraries |= new
