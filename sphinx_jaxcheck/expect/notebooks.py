@@ -20,8 +20,6 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-import nbformat
-
 from ..errors import NotebookError
 from ..model import (
     Block,
@@ -140,6 +138,10 @@ class Notebook:
 
 def read_notebook(text: str) -> Notebook:
     """The code cells of a notebook's JSON text; NotebookError when it is not one."""
+    # Imported here: nbformat brings jsonschema, a tenth of a second every build would pay,
+    # notebooks or not.
+    import nbformat
+
     try:
         node = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
     except Exception as error:  # nbformat raises JSON, validation and version errors alike
