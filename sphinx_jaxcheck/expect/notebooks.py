@@ -611,11 +611,11 @@ def notebook_blocks(
         left_out = None
         if cell.changes_environment and environment != "run":
             left_out = without_environment(cell.source)
-        if cell.changes_environment and environment != "run" and left_out is None:
-            own = (
-                f"changes the environment ({cell.changes_environment}): set "
-                f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
-            )
+            if left_out is None:
+                own = (
+                    f"changes the environment ({cell.changes_environment}): set "
+                    f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
+                )
         program = Program(
             left_out.code if left_out else cell.source,
             f"{path}:cell {cell.index}",
