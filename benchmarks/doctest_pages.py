@@ -38,7 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timing import median_table, timed
+from timing import compile_package, median_table, timed
 
 REPO = Path(__file__).resolve().parents[1]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -62,6 +62,7 @@ def main() -> None:
     options.add_argument("--repeat", type=int, default=5)
     options.add_argument("--pad", type=int, default=0, help="pages without examples to add")
     args = options.parse_args()
+    compile_package()
     if args.pages is None:
         raise SystemExit(
             "no pages given, and shared/realworld/jax-docs is not beside the repository"

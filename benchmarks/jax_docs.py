@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from timing import compile_package
 
 # The adopting guide's lines for JAX's whole docs (demo_docs/guide/adopting.md).
 GUIDE_LINES = """
@@ -129,6 +130,7 @@ def main() -> None:
     options.add_argument("--work", type=Path, default=Path("/tmp/jaxcheck-jax-docs"))
     options.add_argument("--html", action="store_true", help="also time the html builds")
     args = options.parse_args()
+    compile_package(args.python)
     work, python = args.work, args.python
     shutil.rmtree(work, ignore_errors=True)
     global LOGS

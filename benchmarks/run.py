@@ -45,6 +45,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from timing import compile_package
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PROGRAMS = HERE / "programs"  # what the benchmark runs in its own processes
@@ -646,6 +648,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--keep", action="store_true", help="keep the generated projects (printed path)"
     )
     args = parser.parse_args(argv)
+    compile_package()
     work = Path(tempfile.mkdtemp(prefix="jaxcheck-bench-"))
     try:
         sizes = []

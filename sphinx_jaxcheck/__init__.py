@@ -23,6 +23,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
         builder,
         checking,
         dropped_checks,
+        frozen_heap,
         include_cycles,
         include_directive,
         interpreter,
@@ -62,6 +63,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     status_page.setup_status_page(app)
     builder.setup_builder(app)
     matrix_page.setup_matrix_page(app)
+    frozen_heap.setup_frozen_heap(app)
     return {
         "version": __version__,
         "env_version": 6,

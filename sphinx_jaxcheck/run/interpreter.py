@@ -348,6 +348,61 @@ def _remember(
         replace_file(file, json.dumps({"stamp": stamp, "facts": facts}).encode("utf-8"))
 
 
+# What decides the ``sys.path`` a fresh start of an interpreter has, besides its own files
+# and the folders on that path: the variables Python and ``site`` read, and the home folder
+# (the user's site-packages).
+_STARTUP_VARIABLES = (
+    "HOME",
+    "PYTHONHOME",
+    "PYTHONNOUSERSITE",
+    "PYTHONPATH",
+    "PYTHONPLATLIBDIR",
+    "PYTHONSAFEPATH",
+    "PYTHONUSERBASE",
+)
+_STARTUP_PATH = (
+    "import json, site, sys; print(json.dumps([sys.path[1:], site.getusersitepackages() or '']))"
+)
+
+
+def startup_path(python: str, folder: str, remember: Path | None) -> frozenset[str] | None:
+    """The ``sys.path`` a fresh start of ``python`` has in ``folder`` with this environment (its
+    own first entry left out): the standard library, ``PYTHONPATH``, site-packages and what
+    their ``.pth`` files add; None when it does not answer.
+
+    Kept in ``remember`` between builds under the stamp a probe's answer has (see
+    :func:`_stamp`), the user's site-packages folder watched even while it does not exist.
+    """
+    env = {name: os.environ[name] for name in _STARTUP_VARIABLES if name in os.environ}
+    key = {**env, "": folder}
+    file = None
+    if remember is not None:
+        named = json.dumps([python, sorted(key.items())]).encode()
+        file = remember / f"{hashlib.sha256(named).hexdigest()[:32]}.startup"
+        kept = _recall(file, python, key)
+        if kept is not None:
+            return frozenset(kept["entries"])
+    asked = time.time_ns()
+    try:
+        printed = subprocess.run(
+            [python, "-c", _STARTUP_PATH],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            check=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+        ).stdout
+        path, user_site = json.loads(printed)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    entries = sorted({os.path.abspath(os.path.join(folder, entry or ".")) for entry in path})
+    if file is not None:
+        watched = [*entries, user_site] if user_site else entries
+        _remember(file, python, key, {"path": watched, "entries": entries}, asked)
+    return frozenset(entries)
+
+
 class Probe:
     """The workers' interpreter in one environment, asked at most once, and only when needed.
 

@@ -12,16 +12,17 @@ standing before every folder of a fresh start go first, the others last.
 
 from __future__ import annotations
 
-import functools
-import json
 import os
-import subprocess
 import sys
+from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
+from ..cache.size import INTERPRETERS_FOLDER
+from ..run.interpreter import startup_path
 from ..run.pool import PythonPath
+from .settings import cache_directory, settings_of
 from .stages import ConfigInited
 
 _NOTED = "_jaxcheck_python_path"  # where a config keeps the folders (``_``: never pickled)
@@ -32,9 +33,9 @@ def setup_python_path(app: Sphinx) -> None:
     app.connect("config-inited", _note, priority=ConfigInited.PYTHON_PATH)
 
 
-def _note(_app: Sphinx, config: Config) -> None:
+def _note(app: Sphinx, config: Config) -> None:
     own = {os.getcwd(), os.path.dirname(os.path.abspath(sys.argv[0] or "."))}
-    object.__setattr__(config, _NOTED, added_folders(sys.path, _startup_path(), own))
+    object.__setattr__(config, _NOTED, added_folders(sys.path, _startup_path(app), own))
 
 
 def conf_python_path(config: Config) -> PythonPath:
@@ -67,30 +68,16 @@ def added_folders(path: list[str], startup: frozenset[str], own: set[str]) -> Py
     return PythonPath(tuple(first), tuple(last))
 
 
-def _startup_path() -> frozenset[str]:
+def _startup_path(app: Sphinx) -> frozenset[str]:
     # The folder this package was imported from is no addition of conf.py's: the workers get
     # this package their own way (run.pool.package_folder), never that folder's other packages.
     ours = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    fresh = _fresh_path(sys.executable, os.getcwd(), os.environ.get("PYTHONPATH", ""))
-    return fresh | {ours}
-
-
-@functools.lru_cache(maxsize=4)
-def _fresh_path(python: str, folder: str, pythonpath: str) -> frozenset[str]:
-    """The ``sys.path`` a fresh start of ``python`` has here (its own first entry left out):
-    the standard library, ``PYTHONPATH``, site-packages and what their ``.pth`` files add."""
-    try:
-        printed = subprocess.run(
-            [python, "-c", "import json, sys; print(json.dumps(sys.path[1:]))"],
-            capture_output=True,
-            text=True,
-            cwd=folder,
-            check=True,
-            timeout=60,
-            env={**os.environ, "PYTHONPATH": pythonpath},
-        ).stdout
-        entries = json.loads(printed)
-    except (OSError, subprocess.SubprocessError, ValueError):
+    settings = settings_of(app.config)
+    remember = None
+    if settings.reads_cache:  # kept beside the probe's answers, under the same proof
+        remember = Path(cache_directory(app.confdir, settings), INTERPRETERS_FOLDER)
+    fresh = startup_path(sys.executable, os.getcwd(), remember)
+    if fresh is None:
         # No answer: nothing counts as added, so workers start as they always would.
-        return frozenset(os.path.abspath(entry or ".") for entry in sys.path)
-    return frozenset(os.path.abspath(entry or ".") for entry in entries)
+        fresh = frozenset(os.path.abspath(entry or ".") for entry in sys.path)
+    return fresh | {ours}

@@ -35,6 +35,8 @@ class BuilderInited(enum.IntEnum):
     ASSETS = 504  # stylesheets linked
     RENDERERS = 505  # the markers' renderers for this builder's format
     DROPPED_CHECKS = 506  # autodoc's failed imports heard while pages are read
+    # Last: what every extension made while the builder was made lives through the build.
+    FROZEN_HEAP = 1000
 
 
 class EnvBeforeReadDocs(enum.IntEnum):
@@ -70,6 +72,7 @@ class EnvUpdated(enum.IntEnum):
     STATUS_TABLES = 610  # pages showing the status table, read again
     MATRIX = 650  # drift-history tables checked against their saved matrices
     FINDINGS = 700  # every finding warned, once update has said what it left
+    FROZEN_HEAP = 1000  # last: what was read and checked lives until the pages are written
 
 
 class BuildFinished(enum.IntEnum):
@@ -82,6 +85,7 @@ class BuildFinished(enum.IntEnum):
     SIGNALS = 900
     WORKERS = 901
     SUMMARY = 902
+    FROZEN_HEAP = 1000  # after everything: the build's objects are collectable again
 
 
 class HtmlPageContext(enum.IntEnum):

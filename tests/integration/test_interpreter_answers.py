@@ -147,3 +147,62 @@ def test_a_fork_of_the_process_that_began_a_probe_asks_on_its_own(tmp_path: Path
     done = subprocess.run([sys.executable, "-c", forks], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert answers.read_text().split() == [Probe(sys.executable, env).fingerprint] * 2
+
+
+def _counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every time the interpreter is asked for its startup path, noted."""
+    asked: list[object] = []
+    run = subprocess.run
+
+    def counted(*args: object, **kwargs: object) -> object:
+        asked.append(args)
+        return run(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(interpreter.subprocess, "run", counted)
+    return asked
+
+
+def test_a_startup_path_is_kept_until_a_folder_on_it_or_the_users_site_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packages, kept, base = tmp_path / "site", tmp_path / "kept", tmp_path / "user"
+    packages.mkdir()
+    base.mkdir()
+    settle(packages, base)
+    monkeypatch.setenv("PYTHONPATH", str(packages))
+    monkeypatch.setenv("PYTHONUSERBASE", str(base))
+    user_site = subprocess.run(
+        [sys.executable, "-c", "import site; print(site.getusersitepackages())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    asked = _counting_runs(monkeypatch)
+    first = interpreter.startup_path(sys.executable, str(tmp_path), kept)
+    assert first is not None and str(packages) in first
+    assert interpreter.startup_path(sys.executable, str(tmp_path), kept) == first
+    assert len(asked) == 1
+    (packages / "more.pth").write_text(f"{tmp_path}\n", "utf-8")  # as an install adds one
+    settle(packages)
+    assert interpreter.startup_path(sys.executable, str(tmp_path), kept) == first
+    assert len(asked) == 2
+    # The user's site-packages appears (pip install --user): asked again, though that
+    # folder was on no path before.
+    os.makedirs(user_site)
+    interpreter.startup_path(sys.executable, str(tmp_path), kept)
+    assert len(asked) == 3
+
+
+def test_a_startup_path_is_asked_again_in_another_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, other, kept = tmp_path / "one", tmp_path / "other", tmp_path / "kept"
+    for folder in (one, other):
+        folder.mkdir()
+    settle(one, other)
+    monkeypatch.setenv("PYTHONPATH", str(one))
+    first = interpreter.startup_path(sys.executable, str(tmp_path), kept)
+    monkeypatch.setenv("PYTHONPATH", str(other))
+    second = interpreter.startup_path(sys.executable, str(tmp_path), kept)
+    assert first is not None and second is not None
+    assert str(one) in first - second and str(other) in second - first

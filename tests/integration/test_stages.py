@@ -4,6 +4,7 @@ named in ``sphinx/stages.py``, and every stage named there has a handler."""
 from __future__ import annotations
 
 import enum
+import gc
 import io
 from pathlib import Path
 
@@ -56,3 +57,25 @@ def test_each_handler_runs_at_a_named_stage_and_each_stage_has_one(tmp_path: Pat
         if isinstance(value, type) and issubclass(value, enum.IntEnum) and value is not enum.IntEnum
     }
     assert every == set(EVENTS.values())
+
+
+def test_the_objects_a_build_keeps_are_frozen_during_it_and_collectable_after(
+    tmp_path: Path,
+) -> None:
+    """The collector skips what lives through the build (sphinx/frozen_heap.py), and has it
+    back once the build ends: a process running builds one after another frees each one."""
+    root = write_project(tmp_path, {"index.rst": "Index\n=====\n"})
+    app = Sphinx(
+        root,
+        root,
+        root / "_build",
+        root / "_build" / ".doctrees",
+        "html",
+        status=io.StringIO(),
+        warning=io.StringIO(),
+    )
+    frozen: list[int] = []
+    app.connect("html-page-context", lambda *_args: frozen.append(gc.get_freeze_count()))
+    app.build()
+    assert frozen and min(frozen) > 0
+    assert gc.get_freeze_count() == 0
