@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 from buildkit import Build, build, write_project
 
+from sphinx_jaxcheck.model import Problem, Status, Subtype, Verdict
+from sphinx_jaxcheck.run import sessions
+from sphinx_jaxcheck.sphinx.checking import check, outdated
+
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...): which
 # files a document depends on is Sphinx's to record.
 pytestmark = pytest.mark.stack
@@ -134,3 +138,27 @@ def read(done: Build) -> list[str]:
     """The documents the build read, from its log."""
     plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", done.log)  # colours, and erased lines
     return re.findall(r"^reading sources\.\.\. \[\s*\d+%\] (\S+)", plain, re.MULTILINE)
+
+
+def test_verdicts_kept_in_the_environment_are_made_again_when_the_extension_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upgraded extension (or an edited checkout of it) may read a block or judge an
+    outcome otherwise: the verdicts an earlier build kept are not reused. The document is read
+    and judged again, its session's outcome taken from the cache."""
+    root = write_project(tmp_path / "docs", {"page.md": page("hello")}, conf=CACHED)
+    assert build(root, fresh=True).status == 0
+    # The new code's judgement, and its digest (as an edit of any of its files changes it).
+    problem = "judged by the new code"
+    monkeypatch.setattr(
+        sessions,
+        "judge",
+        lambda block, _outcome: Verdict(
+            Status.FAILED, problems=(Problem(Subtype.ERROR, problem, block.file_line(1)),)
+        ),
+    )
+    for module in (outdated, check):
+        monkeypatch.setattr(module, "extension_digest", lambda: "another extension")
+    again = build(root)
+    assert again.status == 1 and problem in again.warnings
+    assert "running 0 of" in again.log or "from the cache" in again.log

@@ -3,8 +3,9 @@
 The sessions of every document without verdicts run (or come from the cache),
 with Sphinx's progress display; the verdicts are stored in the environment,
 the session outcomes are pruned to their share of the cache limit, and the
-fingerprint and JAX version the verdicts belong to are recorded. Updating
-(:mod:`.updating`) and reporting (:mod:`.findings`) follow on the same event.
+fingerprint, this extension's code and the JAX version the verdicts belong to are
+recorded. Updating (:mod:`.updating`) and reporting (:mod:`.findings`) follow on the same
+event.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..domain import domain_of
 from ..interpreter import fingerprint, interpreter_of
 from ..settings import cache_directory, settings_of
 from ..stages import EnvUpdated
+from .outdated import extension_digest
 from .progress import ProgressDisplay, shows_live_progress
 from .read_only import is_read_only
 from .sessions import run_documents
@@ -54,6 +56,7 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
     finally:
         workers.close()
     domain.data["fingerprint"] = fingerprint(app)
+    domain.data["extension"] = extension_digest()
     domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
     return []
 

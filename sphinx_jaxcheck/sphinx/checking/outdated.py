@@ -11,10 +11,13 @@ depended on something that changed since (a module of the project, such as
 
 from __future__ import annotations
 
+import functools
+import os
+
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from ...cache.dependencies import reusable
+from ...cache.dependencies import reusable, tree_digest
 from ...worker.dependencies import Finders
 from ..domain import domain_of
 from ..interpreter import fingerprint
@@ -41,8 +44,12 @@ def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> li
     stored = domain.data.get("fingerprint", "")
     # Only with a stored one to compare: a first build asks the interpreter after
     # reading, while the zygote started early imports jax on the other core.
-    if stored and stored != fingerprint(app):
-        # Blocks must run again, and citations must be resolved against the new source.
+    if stored and (
+        stored != fingerprint(app) or domain.data.get("extension") != extension_digest()
+    ):
+        # Blocks must run again, and citations must be resolved against the new source; or
+        # the code that read the blocks and judged them is not the one that made the
+        # verdicts kept in the environment (an upgrade, an edited checkout).
         citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
     # Something a document's sessions depended on (helper.py beside it, where an import was
@@ -59,3 +66,10 @@ def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> li
             assume=assumed(doc),
         )
     )
+
+
+@functools.cache
+def extension_digest() -> str:
+    """The digest of this extension's code, all of it: what reads a document's blocks and
+    judges their outcomes, besides what runs them (which the workers' fingerprint holds)."""
+    return tree_digest(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
