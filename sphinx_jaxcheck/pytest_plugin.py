@@ -404,7 +404,7 @@ class DocsRun:
 
         scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-pytest-")
         try:
-            app, _ = run_build(folder, {}, 0, read_only=True, build_dir=Path(scratch.name))
+            app = run_build(folder, {}, 0, read_only=True, build_dir=Path(scratch.name)).app
         except BaseException:
             scratch.cleanup()
             raise

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     print(render(checked, args.format, use_colour(sys.stdout)), end="")
     if args.junit:
         write_junit(args.junit, checked)
-    return EXIT_FAILED if failed else EXIT_OK
+    return built.ended(EXIT_FAILED if failed else EXIT_OK)
 
 
 def _shard(text: str) -> str:

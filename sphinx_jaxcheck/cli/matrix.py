@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from ..errors import InterpreterError
+from ..errors import ConfigurationError, InterpreterError
 from ..report.matrix import MATRIX_RENDERERS
 from .arguments import add_build_options, add_run_options, build_overrides
 from .project import UsageError, find_target
@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     overrides = build_overrides(args)
     pythons = list(dict.fromkeys([sys.executable, *(os.path.abspath(p) for p in args.python)]))
     runs = []
+    stopped = ""  # another extension's error once a column's blocks were checked
     for python in pythons:
         column = dict(overrides)
         build_dir = srcdir / "_build" / "jaxcheck"
@@ -71,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
             column.update(jaxcheck_python=python, jaxcheck_jax_version=found.jax_version)
             build_dir = build_dir / f"python-{hashlib.sha256(python.encode()).hexdigest()[:12]}"
         print(f"jaxcheck: matrix: checking with {python}", file=sys.stderr)
-        app, _ = run_build(srcdir, column, args.jobs, build_dir=build_dir, pages=target.pages)
-        domain = domain_of(app.env)
+        finished = run_build(srcdir, column, args.jobs, build_dir=build_dir, pages=target.pages)
+        stopped = stopped or finished.stopped
+        domain = domain_of(finished.app.env)
         runs.append(
             (str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks()))
         )
@@ -82,4 +84,6 @@ def run(args: argparse.Namespace) -> int:
     )
     save_matrix(matrix, srcdir)
     print(format_matrix(matrix, args.format), end="")
+    if stopped:  # after the matrix its columns' checks made
+        raise ConfigurationError(stopped)
     return EXIT_FAILED if matrix.failing() else EXIT_OK

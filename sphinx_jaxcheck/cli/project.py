@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import JaxcheckError
+from ..errors import ConfigurationError, JaxcheckError
 from .arguments import build_overrides
 from .command_lines import suggest
 
@@ -120,6 +120,19 @@ class Built:
     app: Sphinx
     srcdir: Path
     sourcedir: str  # the source folder as the user named it, for messages and reports
+    # What stopped the build once every block was checked (another extension's error at
+    # its end): said after the report, which is whole; "" when the build completed.
+    stopped: str = ""
+
+    def ended(self, status: int) -> int:
+        """A command's exit status once it has said what it found: ``status``, unless the
+        build was stopped after its checks (then the error, as a configuration problem)."""
+        if self.stopped:
+            raise ConfigurationError(
+                f"the build stopped after every block was checked (what is above is whole): "
+                f"{self.stopped}"
+            )
+        return status
 
 
 def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None = None) -> Built:
@@ -143,7 +156,7 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
     from ..sphinx.build import other_warnings, run_build  # imports Sphinx: after the start
 
     try:
-        app, warnings = run_build(
+        finished = run_build(
             srcdir,
             {**build_overrides(args), **(extra or {})},
             args.jobs,
@@ -152,8 +165,8 @@ def build_project(args: argparse.Namespace, extra: Mapping[str, object] | None =
         )
     finally:
         end_waiting_zygote()
-    print(other_warnings(warnings), end="", file=sys.stderr)
-    return Built(app, srcdir, sourcedir)
+    print(other_warnings(finished.warnings), end="", file=sys.stderr)
+    return Built(finished.app, srcdir, sourcedir, finished.stopped)
 
 
 def literal_env(conf: Path) -> dict[str, str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .arguments import add_project_options
 from .command_lines import suggest
-from .project import build_project
+from .project import Built, build_project
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -29,6 +29,10 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build, rewrite what a second run confirms, say what is left; 1 when problems remain."""
     built = build_project(args)
+    return built.ended(_update(args, built))
+
+
+def _update(args: argparse.Namespace, built: Built) -> int:
     # Only now: they load Sphinx, which build_project loads once jax's import has begun.
     from ..model import Subtype
     from ..report.colour import colour_diff, use_colour

@@ -15,11 +15,13 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from sphinx.application import Sphinx
 from sphinx.errors import ConfigError, ExtensionError, SphinxError
+from sphinx.util.build_phase import BuildPhase
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
 from ..errors import ConfigurationError
@@ -80,6 +82,16 @@ class _StatusFilter(io.TextIOBase):
         return len(text)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """A build that reached its end, or was stopped by an error once every block was checked
+    (another extension's, at the end of the build: its report is still whole)."""
+
+    app: Sphinx
+    warnings: str
+    stopped: str = ""  # that error, said for the command line; "" when the build completed
+
+
 def run_build(
     srcdir: Path,
     overrides: dict[str, object],
@@ -88,9 +100,8 @@ def run_build(
     build_dir: Path | None = None,
     pages: Sequence[Path] = (),
     read_only: bool = False,
-) -> tuple[Sphinx, str]:
-    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any); the app and its
-    warnings.
+) -> Finished:
+    """A ``jaxcheck``-builder build of ``srcdir`` (of only ``pages``, if any).
 
     ``jobs``: Sphinx's readers (None: one per CPU, where every extension is safe for
     parallel reading). ``read_only``: read every document (blocks, citations, cards) but
@@ -102,6 +113,7 @@ def run_build(
     _ignored_by_git(build_dir, srcdir)
     warnings = io.StringIO()
     status = _StatusFilter(sys.stderr)
+    app: Sphinx | None = None
     try:
         # The pytest plugin's builds (read only) take no -D: their messages say conf.py.
         in_conf_py = conf_py_only() if read_only else contextlib.nullcontext()
@@ -132,11 +144,15 @@ def run_build(
             if read_only:
                 only_read(app)
             app.build()
-    except (ConfigError, ExtensionError) as error:
-        raise ConfigurationError(str(error)) from None
+            return Finished(app, warnings.getvalue())
     except SphinxError as error:
-        raise ConfigurationError(f"{type(error).__name__}: {error}") from None
-    return app, warnings.getvalue()
+        plain = isinstance(error, ConfigError | ExtensionError)
+        said = str(error) if plain else f"{type(error).__name__}: {error}"
+        # Every document was read and checked (``env-updated`` ends the reading): what
+        # stopped the build after that leaves the report whole (a read-only build has none).
+        if app is not None and not read_only and app.phase >= BuildPhase.CONSISTENCY_CHECK:
+            return Finished(app, warnings.getvalue(), said)
+        raise ConfigurationError(said) from None
 
 
 def available_cpus() -> int:

@@ -286,3 +286,35 @@ def test_markdown_pages_without_a_markdown_parser_are_a_configuration_error_nami
     assert_configuration_error(examples, "page.md holds `>>>` examples", "myst_parser")
     off = jaxcheck("check", root, "-D", "jaxcheck_doctests=off")
     assert off.returncode == 0 and mark.exists(), off.stdout + off.stderr
+
+
+ENDING = """\
+def _fail(app, problem):
+    raise RuntimeError("the gallery could not be written")
+
+
+def setup(app):
+    app.connect("build-finished", _fail)
+    return {"parallel_read_safe": True}
+"""
+
+
+def test_another_extensions_error_at_the_end_of_the_build_keeps_the_report(
+    tmp_path: Path,
+) -> None:
+    """An extension that fails once every block was checked (sphinx-gallery raising at
+    ``build-finished``) still stops the command with status 2, but after the report of what
+    was checked, which is whole."""
+    root = write_project(
+        tmp_path,
+        {"page.md": "# Page\n\n```{jaxcheck}\nprint(1 + 1)\n\n# 3\n```\n"},
+        conf="import sys\nsys.path.insert(0, '.')\nextensions.append('ending')\n",
+    )
+    (root / "ending.py").write_text(ENDING, "utf-8")
+    done = jaxcheck("check", root, cwd=root)
+    assert done.returncode == 2, done.stderr
+    assert "page.md:6: drift:" in done.stdout and "1 stale" in done.stdout
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("jaxcheck: the build stopped after every block was checked")
+    assert "the gallery could not be written" in last
+    assert "Traceback" not in done.stderr
