@@ -57,23 +57,27 @@ def read_project(config: Path) -> MkDocsProject:
     try:
         text = config.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigurationError(f"{config}: cannot read it ({error})") from None
+        raise ConfigurationError(
+            f"configuration error: {config}: cannot read it ({error})"
+        ) from None
     values, lines = _read_yaml(text, config)
     if not isinstance(values, dict):
         raise ConfigurationError(
-            f"{config}:1: expected a mapping of settings (site_name: ..., nav: ...), found "
-            f"{type(values).__name__}"
+            f"configuration error: {config}:1: expected a mapping of settings (site_name: ..., "
+            f"nav: ...), found {type(values).__name__}"
         )
     docs_value = values.get("docs_dir", DEFAULT_DOCS_DIR)
     where = f"{config}:{lines.get('docs_dir', 1)}"
     if not isinstance(docs_value, str) or not docs_value.strip():
-        raise ConfigurationError(f"{where}: docs_dir is {docs_value!r}; expected a folder path")
+        raise ConfigurationError(
+            f"configuration error: {where}: docs_dir is {docs_value!r}; expected a folder path"
+        )
     docs_dir = (config.parent / docs_value).resolve()
     if not docs_dir.is_dir():
         said = "docs_dir is" if "docs_dir" in values else "no docs_dir is set, so it is"
         raise ConfigurationError(
-            f"{where}: {said} {docs_value!r}, but {docs_dir} is no folder; create it, or set "
-            "docs_dir to the folder that holds the pages"
+            f"configuration error: {where}: {said} {docs_value!r}, but {docs_dir} is no "
+            "folder; create it, or set docs_dir to the folder that holds the pages"
         )
     nav = values.get("nav")
     if nav is None:
@@ -124,8 +128,8 @@ def _read_yaml(text: str, config: Path) -> tuple[Any, dict[str, int]]:
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigurationError(
-            f"{config}:{line}: not YAML that can be read ({problem}); fix the file as "
-            "`mkdocs build` would ask"
+            f"configuration error: {config}:{line}: not YAML that can be read ({problem}); "
+            "fix the file as `mkdocs build` would ask"
         ) from None
     finally:
         loader.dispose()

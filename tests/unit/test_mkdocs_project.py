@@ -60,7 +60,7 @@ def test_a_missing_docs_dir_names_the_line_that_sets_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError) as raised:
         read_project(config)
     message = str(raised.value)
-    assert message.startswith(f"{config}:2: docs_dir is 'pages', but ")
+    assert message.startswith(f"configuration error: {config}:2: docs_dir is 'pages', but ")
     assert message.endswith(
         "is no folder; create it, or set docs_dir to the folder that holds the pages"
     )
@@ -70,7 +70,9 @@ def test_an_unreadable_mkdocs_yml_names_its_line(tmp_path: Path) -> None:
     config = project(tmp_path, "site_name: X\nnav:\n  - a.md\n - b.md\n", ())
     with pytest.raises(ConfigurationError) as raised:
         read_project(config)
-    assert str(raised.value).startswith(f"{config}:4: not YAML that can be read (")
+    assert str(raised.value).startswith(
+        f"configuration error: {config}:4: not YAML that can be read ("
+    )
 
 
 def test_a_folder_names_its_mkdocs_yml(tmp_path: Path) -> None:
