@@ -54,6 +54,7 @@ print(len("four"))  # 5
 def notebook(source: str, printed: str) -> str:
     """A notebook of one code cell that stores what it printed."""
     cell = {
+        "id": "a1b2c3d4",
         "cell_type": "code",
         "execution_count": 1,
         "metadata": {},
@@ -122,7 +123,7 @@ def test_every_fence_example_and_cell_is_judged_at_its_line(report: tuple) -> No
         ("docs/index.md", 4): "verified",
         ("docs/index.md", 13): "verified",
         ("docs/index.md", 19): "skipped",
-        ("docs/nb.ipynb", 17): "stale",
+        ("docs/nb.ipynb", 18): "stale",
     }
     assert [(e["path"], e["line"], e["status"]) for e in found["examples"]] == [
         ("docs/index.md", 22, "verified")
@@ -131,7 +132,7 @@ def test_every_fence_example_and_cell_is_judged_at_its_line(report: tuple) -> No
     assert problems == [
         ("docs/guide.md", 4, "drift"),
         ("docs/guide.md", 8, "error"),
-        ("docs/nb.ipynb", 17, "drift"),
+        ("docs/nb.ipynb", 18, "drift"),
     ]
 
 
@@ -157,16 +158,17 @@ def test_the_text_report_names_each_finding_and_the_next_step(project: Path) -> 
 
 
 def test_update_rewrites_the_fences_and_restores_a_page_byte_for_byte(tmp_path: Path) -> None:
-    root = write(tmp_path, {"index.md": INDEX})
+    root = write(tmp_path, {"index.md": INDEX, "nb.ipynb": notebook("print(2 + 2)", "5\n")})
     page = root / "docs" / "index.md"
     page.write_text(INDEX.replace("# 3\n", "# 4\n").replace("# [0 2 4]", "# [0 2 5]"), "utf-8")
     stale = jaxcheck("check", root)
     assert stale.returncode == 1
-    assert stale.stdout.count(": drift: ") == 2
+    assert stale.stdout.count(": drift: ") == 3
     updated = jaxcheck("update", root)
     assert updated.returncode == 0, updated.stderr
-    assert "jaxcheck update: rewrote 2 expectation(s) in 1 file(s)" in updated.stderr
+    assert "jaxcheck update: rewrote 3 expectation(s) in 2 file(s)" in updated.stderr
     assert page.read_bytes() == INDEX.encode()
+    assert (root / "docs" / "nb.ipynb").read_text("utf-8") == notebook("print(2 + 2)", "4\n")
     again = jaxcheck("check", root)
     assert again.returncode == 0, again.stdout
     assert "from the cache" in again.stderr
