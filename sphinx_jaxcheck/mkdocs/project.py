@@ -53,21 +53,22 @@ def config_file(path: Path) -> Path | None:
 def read_project(config: Path) -> MkDocsProject:
     """The project ``config`` describes; a :class:`ConfigurationError` naming the file and
     line when it cannot be read, or its ``docs_dir`` is no folder."""
+    shown = os.path.relpath(config)  # as the command line named it, near enough
     config = config.resolve()
     try:
         text = config.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigurationError(
-            f"configuration error: {config}: cannot read it ({error})"
+            f"configuration error: {shown}: cannot read it ({error})"
         ) from None
-    values, lines = _read_yaml(text, config)
+    values, lines = _read_yaml(text, shown)
     if not isinstance(values, dict):
         raise ConfigurationError(
-            f"configuration error: {config}:1: expected a mapping of settings (site_name: ..., "
+            f"configuration error: {shown}:1: expected a mapping of settings (site_name: ..., "
             f"nav: ...), found {type(values).__name__}"
         )
     docs_value = values.get("docs_dir", DEFAULT_DOCS_DIR)
-    where = f"{config}:{lines.get('docs_dir', 1)}"
+    where = f"{shown}:{lines.get('docs_dir', 1)}"
     if not isinstance(docs_value, str) or not docs_value.strip():
         raise ConfigurationError(
             f"configuration error: {where}: docs_dir is {docs_value!r}; expected a folder path"
@@ -75,9 +76,10 @@ def read_project(config: Path) -> MkDocsProject:
     docs_dir = (config.parent / docs_value).resolve()
     if not docs_dir.is_dir():
         said = "docs_dir is" if "docs_dir" in values else "no docs_dir is set, so it is"
+        folder = os.path.relpath(docs_dir)
         raise ConfigurationError(
-            f"configuration error: {where}: {said} {docs_value!r}, but {docs_dir} is no "
-            "folder; create it, or set docs_dir to the folder that holds the pages"
+            f"configuration error: {where}: {said} {docs_value!r}, but {folder} is no folder; "
+            "create it, or set docs_dir to the folder that holds the pages"
         )
     nav = values.get("nav")
     if nav is None:
@@ -102,7 +104,7 @@ def unchecked_entries(project: MkDocsProject) -> list[str]:
     ]
 
 
-def _read_yaml(text: str, config: Path) -> tuple[Any, dict[str, int]]:
+def _read_yaml(text: str, shown: str) -> tuple[Any, dict[str, int]]:
     """The settings of ``mkdocs.yml``, and the line each top-level key stands on."""
     import yaml
 
@@ -128,7 +130,7 @@ def _read_yaml(text: str, config: Path) -> tuple[Any, dict[str, int]]:
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigurationError(
-            f"configuration error: {config}:{line}: not YAML that can be read ({problem}); "
+            f"configuration error: {shown}:{line}: not YAML that can be read ({problem}); "
             "fix the file as `mkdocs build` would ask"
         ) from None
     finally:

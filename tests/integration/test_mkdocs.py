@@ -186,6 +186,21 @@ def test_an_unreadable_mkdocs_yml_is_one_message_naming_its_line(tmp_path: Path)
     assert_configuration_error(done, "mkdocs.yml:4: not YAML that can be read")
 
 
+GUIDE_PAGE = Path(__file__).parents[2] / "demo_docs" / "guide" / "mkdocs.md"
+
+
+def test_the_guides_messages_are_the_products(tmp_path: Path) -> None:
+    """The guide's page on MkDocs projects shows what a run prints (those that need no quax)."""
+    shown = GUIDE_PAGE.read_text("utf-8")
+    bad = "# Bad\n\n<!-- jaxcheck: skip-it -->\n```python\nprint(1)  # 1\n```\n"
+    write(tmp_path, {"bad.md": bad}, config="site_name: X\nnav:\n  - bad.md\n  - api.md\n")
+    checked = jaxcheck("check", ".", cwd=tmp_path)
+    assert checked.stdout.splitlines()[0] in shown
+    assert checked.stderr.splitlines()[0] in shown
+    (tmp_path / "mkdocs.yml").write_text("site_name: X\ndocs_dir: pages\n", "utf-8")
+    assert jaxcheck("check", ".", cwd=tmp_path).stderr.strip() in shown
+
+
 QUAX_PAGE = """\
 # Units through a jit
 

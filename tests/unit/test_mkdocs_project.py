@@ -55,23 +55,31 @@ def test_tags_of_plugins_are_read_as_plain_values(tmp_path: Path) -> None:
     assert [page.docname for page in read_project(config).pages] == ["index"]
 
 
-def test_a_missing_docs_dir_names_the_line_that_sets_it(tmp_path: Path) -> None:
+def test_a_missing_docs_dir_names_the_line_that_sets_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the file named as from where the command runs
     config = project(tmp_path, "site_name: X\ndocs_dir: pages\n", ())
     with pytest.raises(ConfigurationError) as raised:
         read_project(config)
     message = str(raised.value)
-    assert message.startswith(f"configuration error: {config}:2: docs_dir is 'pages', but ")
+    assert message.startswith(
+        "configuration error: mkdocs.yml:2: docs_dir is 'pages', but pages is no folder"
+    )
     assert message.endswith(
         "is no folder; create it, or set docs_dir to the folder that holds the pages"
     )
 
 
-def test_an_unreadable_mkdocs_yml_names_its_line(tmp_path: Path) -> None:
+def test_an_unreadable_mkdocs_yml_names_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     config = project(tmp_path, "site_name: X\nnav:\n  - a.md\n - b.md\n", ())
     with pytest.raises(ConfigurationError) as raised:
         read_project(config)
     assert str(raised.value).startswith(
-        f"configuration error: {config}:4: not YAML that can be read ("
+        "configuration error: mkdocs.yml:4: not YAML that can be read ("
     )
 
 
