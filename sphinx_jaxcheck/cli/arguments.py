@@ -17,7 +17,10 @@ def add_project_options(command: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="the Sphinx source folder (holding conf.py), or pages in it (default: .)",
+        help=(
+            "the Sphinx source folder (holding conf.py), or pages in it; or the folder holding "
+            "an MkDocs project's mkdocs.yml (default: .)"
+        ),
     )
     command.add_argument(
         "--build-dir",

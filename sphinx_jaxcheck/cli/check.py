@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ShardError
 from .arguments import add_project_options, add_report_options
 from .command_lines import suggest
-from .project import build_project
+from .project import build_project, mkdocs_config, mkdocs_settings
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -42,6 +45,9 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build with every block run; print the report in ``--format``; 1 on drift or errors."""
+    config = mkdocs_config(args.paths or ["."])
+    if config is not None:
+        return _check_mkdocs(args, config)
     extra: dict[str, object] = {"jaxcheck_shard": args.shard} if args.shard else {}
     if args.fail_on_warnings:
         extra["jaxcheck_fail_on_warnings"] = "any"
@@ -80,6 +86,25 @@ def run(args: argparse.Namespace) -> int:
     if args.junit:
         write_junit(args.junit, checked)
     return built.ended(EXIT_FAILED if failed else EXIT_OK)
+
+
+def _check_mkdocs(args: argparse.Namespace, config: Path) -> int:
+    """Check the MkDocs project of this ``mkdocs.yml``: no Sphinx, the same report."""
+    from ..mkdocs.check import check_project
+    from ..mkdocs.project import read_project, unchecked_entries
+    from ..report.colour import use_colour
+    from ..report.formats import render
+    from ..report.junit import write_junit
+
+    settings = mkdocs_settings(args)
+    project = read_project(config)
+    for line in unchecked_entries(project):
+        print(line, file=sys.stderr)
+    checked = check_project(project, settings, suggest(args.argv, "update"))
+    print(render(checked.report, args.format, use_colour(sys.stdout)), end="")
+    if args.junit:
+        write_junit(args.junit, checked.report)
+    return EXIT_FAILED if checked.findings else EXIT_OK
 
 
 def _shard(text: str) -> str:

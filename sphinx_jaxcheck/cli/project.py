@@ -19,6 +19,8 @@ from .command_lines import suggest
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
+    from ..config import Settings
+
 
 class UsageError(JaxcheckError, Exception):
     """The command line names no Sphinx project or pages of one: exit status 2."""
@@ -198,3 +200,31 @@ def _has_outcomes(folder: Path) -> bool:
     from ..cache.outcomes import OutcomeCache
 
     return OutcomeCache(folder).has_entries()
+
+
+def mkdocs_config(paths: Sequence[str]) -> Path | None:
+    """The ``mkdocs.yml`` a command line names: the file, or the one in the one folder given
+    when that folder holds no ``conf.py`` (None: the paths name no MkDocs project)."""
+    from ..mkdocs.project import config_file
+
+    if len(paths) != 1 or (Path(paths[0]) / "conf.py").is_file():
+        return None
+    return config_file(Path(paths[0]))
+
+
+def mkdocs_settings(args: argparse.Namespace) -> Settings:
+    """The settings of a check of an MkDocs project: the defaults, less what the command line
+    overrides (``-D jaxcheck_timeout=60``, ``--no-cache``, ``-j``, ``--python``)."""
+    from ..config import VALUES, closest_setting, read_settings
+
+    if getattr(args, "shard", None):
+        raise UsageError("--shard: an MkDocs project is checked whole; leave --shard out")
+    overrides = build_overrides(args)
+    known = {value.name for value in VALUES}
+    for name in sorted(overrides.keys() - known):
+        meant = closest_setting(name)
+        raise UsageError(
+            f"-D {name}: no jaxcheck setting has this name; "
+            + (f"did you mean {meant}?" if meant else "e.g. -D jaxcheck_timeout=60")
+        )
+    return read_settings(overrides.get)
