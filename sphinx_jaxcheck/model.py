@@ -249,7 +249,7 @@ class NotebookCell:
     left_out: str = ""
 
 
-# What a block is: code asks its type (``match block.kind``), not flags.
+# What a block is: one of these kinds, each a type of its own (not flags on the block).
 BlockKind = Directive | PageExamples | GroupCode | DocstringExamples | FileExamples | NotebookCell
 
 
