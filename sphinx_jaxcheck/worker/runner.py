@@ -35,11 +35,9 @@ from ..model import (
     RaisedException,
 )
 from .frames import hide_worker_frames
-from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Used
+from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Step, Used
 from .recorder import Recorder
 from .warning_filters import applied, resolved
-
-Step = tuple[Part, int]  # a program of the session: its part, its index there
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
