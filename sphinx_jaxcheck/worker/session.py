@@ -22,7 +22,7 @@ from ..model import DEFAULT_OUTPUT_LIMIT, FailureKind, Outcome
 from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Step, Used
 from .recorder import Recorder
 from .runner import SessionRunner, exception_summary
-from .warning_filters import applied, resolved
+from .warning_filters import Resolved, applied, resolved
 
 
 def enter_folder(folder: str, previous: str | None) -> None:
@@ -52,48 +52,81 @@ def run_session(
     programs = (*request.setup, *request.items)
     recorder = Recorder({p.filename for p in programs})
     recorder.install()
-    session = request.session
     # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
     folder = next((p.cwd for p in programs if p.cwd), None)
     if folder:
         enter_folder(folder, None)
+    runner = _start(request, recorder, emit, output_limit)
+    if runner is None:
+        return
+    outcomes = _run_programs(request, crashed, runner, recorder, folder, emit)
+    _wait_for_threads(request, runner, outcomes, emit)
+    # Last, what the threads used meanwhile.
+    _report_dependencies(request.session, recorder, emit, ending=True)
+
+
+def _start(
+    request: RunSession, recorder: Recorder, emit: Callable[[Event], None], output_limit: int
+) -> SessionRunner | None:
+    """The session's runner, in a copy of the globals of the module its docstrings come from
+    if they do; None when either cannot be had, each item reported not run."""
     module, entries = next(
-        ((p.module_globals, p.filterwarnings) for p in programs if p.module_globals), ("", ())
+        (
+            (p.module_globals, p.filterwarnings)
+            for p in (*request.setup, *request.items)
+            if p.module_globals
+        ),
+        ("", ()),
     )
     try:
         filters = resolved(entries)
     except LookupError:
         filters = ()  # a bad entry: each program reports it, and does not run
     try:
-        # Under the examples' warning filters, as pytest imports a module it collects.
-        with applied(filters):
-            namespace = module_namespace(module) if module else None
+        namespace = _module_globals(module, filters) if module else None
     except BaseException as error:  # whatever importing it raises, it is not run
-        lost = Outcome(
-            failure=FailureKind.NOT_RUN,
-            message=(
-                f"not run: importing {module}, whose globals this docstring's examples start "
-                f"from (as pytest runs them), failed:\n{exception_summary(error)}"
-            ),
+        _report_not_run(
+            request,
+            emit,
+            f"not run: importing {module}, whose globals this docstring's examples start "
+            f"from (as pytest runs them), failed:\n{exception_summary(error)}",
         )
-        for index in range(len(request.items)):
-            emit(Ran(session, Part.ITEM, index, lost))
-        _report_dependencies(session, recorder, emit)  # the files the failed import read
-        return
+        _report_dependencies(request.session, recorder, emit)  # the files the failed import read
+        return None
     try:
         with recorder.paused():  # the worker's own making (IPython's profile folder)
-            runner = _runner(request.kind, output_limit, namespace)
+            return _runner(request.kind, output_limit, namespace)
     except ImportError as missing:
-        for index in range(len(request.items)):
-            emit(
-                Ran(
-                    session,
-                    Part.ITEM,
-                    index,
-                    Outcome(failure=FailureKind.NOT_RUN, message=str(missing)),
-                )
-            )
-        return
+        _report_not_run(request, emit, str(missing))
+        return None
+
+
+def _module_globals(module: str, filters: tuple[Resolved, ...]) -> dict[str, Any]:
+    """A copy of a module's globals, where pytest runs the examples of its docstrings; imported
+    under the examples' warning filters, as pytest imports a module it collects."""
+    with applied(filters):
+        return dict(vars(importlib.import_module(module)))
+
+
+def _report_not_run(request: RunSession, emit: Callable[[Event], None], message: str) -> None:
+    """Report each item of the session not run, for this reason."""
+    lost = Outcome(failure=FailureKind.NOT_RUN, message=message)
+    for index in range(len(request.items)):
+        emit(Ran(request.session, Part.ITEM, index, lost))
+
+
+def _run_programs(
+    request: RunSession,
+    crashed: frozenset[int],
+    runner: SessionRunner,
+    recorder: Recorder,
+    folder: str | None,
+    emit: Callable[[Event], None],
+) -> dict[Step, Outcome]:
+    """Run the setup, then the items but the crashed ones, each from its document's folder
+    (``folder``: where the session started), reporting each as it ends; no item after a
+    setup program that failed. Their outcomes, by step."""
+    session = request.session
     # pytest's doctests of a module start from one copy of its globals, taken as it is imported.
     start = dict(runner.namespace)
     setup_names: dict[str, Any] = {}
@@ -127,11 +160,22 @@ def run_session(
         _report_dependencies(session, recorder, emit)  # now: a later block may crash the process
         if step[0] is Part.SETUP and (outcome.failure or outcome.exception):
             break
+    return outcomes
+
+
+def _wait_for_threads(
+    request: RunSession,
+    runner: SessionRunner,
+    outcomes: dict[Step, Outcome],
+    emit: Callable[[Event], None],
+) -> None:
+    """Wait for the threads the session's blocks left running, as a script's end waits; report
+    again each block whose threads printed meanwhile or outlived its timeout."""
     stuck = runner.wait_for_threads(lambda step: request.program(*step).timeout)  # type: ignore[union-attr]
-    _report_late_output(session, runner, outcomes, None, emit)
+    _report_late_output(request.session, runner, outcomes, None, emit)
     for step, seconds in sorted(stuck.items(), key=lambda item: _order(item[0])):
         _report_thread_problem(
-            session,
+            request.session,
             outcomes,
             step,
             emit,
@@ -143,7 +187,6 @@ def run_session(
                 "be cut off"
             ),
         )
-    _report_dependencies(session, recorder, emit, ending=True)  # what the threads used meanwhile
 
 
 def _runner(
@@ -180,11 +223,6 @@ def _defined(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     the setup's names, which each docstring of a session gets (pytest's ``doctest_namespace``,
     the same objects in every doctest)."""
     return {k: v for k, v in after.items() if k not in before or before[k] is not v}
-
-
-def module_namespace(name: str) -> dict[str, Any]:
-    """A copy of a module's globals: where pytest runs the examples of its docstrings."""
-    return dict(vars(importlib.import_module(name)))
 
 
 def _report_revised(
