@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 
 from ..model import FailureKind, Outcome, Program
 from .deaths import End, collection_death, program_death
-from .protocol import Began, Collect, Collected, Part, Ran, RunSession
-
-Step = tuple[Part, int]
+from .protocol import Began, Collect, Collected, Part, Ran, RunSession, Step
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,9 @@ class Part(enum.Enum):
     ITEM = "item"
 
 
+Step = tuple[Part, int]  # a program of a session: its part, its index there
+
+
 class SessionKind(enum.Enum):
     """How a session's programs run and what their outcomes hold."""
 

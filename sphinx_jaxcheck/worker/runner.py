@@ -1,8 +1,6 @@
-"""Run one session's programs in this process, capturing what each block prints.
-
-This module runs inside a disposable child process, forked from the zygote for this
-one session: a session may change any global state (stdout, cwd, builtins, modules,
-the backend), and nothing of it reaches another session, which gets a child of its own.
+"""Run a session's blocks one after another in one namespace, capturing what each prints
+(as Python runs a script, and doctest its examples), in the child that runs the session
+(see ``session``). A notebook's runner (``notebook``) builds on this one.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import Any
 
 from ..model import (
@@ -35,11 +32,8 @@ from ..model import (
     RaisedException,
 )
 from .frames import hide_worker_frames
-from .protocol import Began, Event, Part, Ran, RunSession, SessionKind, Used
-from .recorder import Recorder
+from .protocol import Step
 from .warning_filters import applied, resolved
-
-Step = tuple[Part, int]  # a program of the session: its part, its index there
 
 SLOT_NAME = "__jaxcheck_inline_print__"
 LATE_KEPT = 4096  # characters kept of what a block's leftover threads print
@@ -482,227 +476,3 @@ def resolve_exception_class(name: str, namespace: dict[str, Any]) -> type[BaseEx
     if not (isinstance(found, type) and issubclass(found, BaseException)):
         raise LookupError(f":raises: names {name!r}, which is not an exception class")
     return found
-
-
-def enter_folder(folder: str, previous: str | None) -> None:
-    """Run from ``folder`` as a script there would: the working directory, and first on
-    ``sys.path``.
-
-    Only when a block's document lies elsewhere than the previous block's, so
-    a block that changes directory keeps it for the next one of its document.
-    """
-    with contextlib.suppress(OSError):  # a folder gone meanwhile: the block says what it misses
-        os.chdir(folder)
-    if previous in sys.path:
-        sys.path.remove(previous)
-    sys.path.insert(0, folder)
-
-
-def run_session(
-    request: RunSession,
-    emit: Callable[[Event], None],
-    *,
-    crashed: frozenset[int] = frozenset(),
-    output_limit: int = DEFAULT_OUTPUT_LIMIT,
-) -> None:
-    """Run a session's setup, then its items but those that killed a child (``crashed``), in
-    order, in a namespace of its own, reporting each; when the setup fails, no item runs."""
-    # The project's own modules and files the session uses decide outcomes as much as the code.
-    programs = (*request.setup, *request.items)
-    recorder = Recorder({p.filename for p in programs})
-    recorder.install()
-    session = request.session
-    # Code without a document of its own (jaxcheck_setup) runs where the session's first block does.
-    folder = next((p.cwd for p in programs if p.cwd), None)
-    if folder:
-        enter_folder(folder, None)
-    module, entries = next(
-        ((p.module_globals, p.filterwarnings) for p in programs if p.module_globals), ("", ())
-    )
-    try:
-        filters = resolved(entries)
-    except LookupError:
-        filters = ()  # a bad entry: each program reports it, and does not run
-    try:
-        # Under the examples' warning filters, as pytest imports a module it collects.
-        with applied(filters):
-            namespace = module_namespace(module) if module else None
-    except BaseException as error:  # whatever importing it raises, it is not run
-        lost = Outcome(
-            failure=FailureKind.NOT_RUN,
-            message=(
-                f"not run: importing {module}, whose globals this docstring's examples start "
-                f"from (as pytest runs them), failed:\n{exception_summary(error)}"
-            ),
-        )
-        for index in range(len(request.items)):
-            emit(Ran(session, Part.ITEM, index, lost))
-        _report_dependencies(session, recorder, emit)  # the files the failed import read
-        return
-    try:
-        with recorder.paused():  # the worker's own making (IPython's profile folder)
-            runner = _runner(request.kind, output_limit, namespace)
-    except ImportError as missing:
-        for index in range(len(request.items)):
-            emit(
-                Ran(
-                    session,
-                    Part.ITEM,
-                    index,
-                    Outcome(failure=FailureKind.NOT_RUN, message=str(missing)),
-                )
-            )
-        return
-    # pytest's doctests of a module start from one copy of its globals, taken as it is imported.
-    start = dict(runner.namespace)
-    setup_names: dict[str, Any] = {}
-    docstring = ""
-    outcomes: dict[Step, Outcome] = {}
-    runs: list[Step] = []  # each step, in the order it ran
-    steps = [
-        *((Part.SETUP, index) for index in range(len(request.setup))),
-        *((Part.ITEM, index) for index in range(len(request.items)) if index not in crashed),
-    ]
-    for step in steps:
-        program = request.program(*step)
-        assert program is not None
-        if program.cwd and program.cwd != folder:
-            enter_folder(program.cwd, folder)
-            folder = program.cwd
-        if step[0] is Part.ITEM and program.namespace != docstring:
-            if not docstring:  # the setup has run: what it defined, every docstring gets
-                setup_names = _defined(start, runner.namespace)
-            docstring = program.namespace
-            runner.namespace = {**start, **setup_names}
-        emit(Began(session, *step))
-        before = set(threading.enumerate())
-        outcome = runner.run(program)
-        runner.adopt_threads(before, step)
-        outcomes[step] = outcome
-        emit(Ran(session, *step, outcome))
-        runs.append(step)
-        _report_revised(session, runner, outcomes, runs, emit)
-        _report_late_output(session, runner, outcomes, step, emit)
-        _report_dependencies(session, recorder, emit)  # now: a later block may crash the process
-        if step[0] is Part.SETUP and (outcome.failure or outcome.exception):
-            break
-    stuck = runner.wait_for_threads(lambda step: request.program(*step).timeout)  # type: ignore[union-attr]
-    _report_late_output(session, runner, outcomes, None, emit)
-    for step, seconds in sorted(stuck.items(), key=lambda item: _order(item[0])):
-        _report_thread_problem(
-            session,
-            outcomes,
-            step,
-            emit,
-            (
-                f"a thread this block started was still running {seconds:g} s after the last "
-                "block of its session ended (its timeout), so it was stopped and anything it "
-                "printed later is lost; a script would wait for it: join the thread "
-                "(thread.join()) before the block ends, or start it with daemon=True if it may "
-                "be cut off"
-            ),
-        )
-    _report_dependencies(session, recorder, emit, ending=True)  # what the threads used meanwhile
-
-
-def _runner(
-    kind: SessionKind, output_limit: int, namespace: dict[str, Any] | None
-) -> SessionRunner:
-    """The runner of a session of this kind; ImportError when it cannot be made here."""
-    if kind is SessionKind.NOTEBOOK:
-        from .notebook import notebook_runner  # imports IPython: only in a notebook's child
-
-        return notebook_runner(output_limit, namespace)
-    return SessionRunner(output_limit, namespace)
-
-
-def _order(step: Step) -> tuple[bool, int]:
-    """Steps in the order they run: the setup first."""
-    return (step[0] is Part.ITEM, step[1])
-
-
-def _report_dependencies(
-    session: str, recorder: Recorder, emit: Callable[[Event], None], *, ending: bool = False
-) -> None:
-    """Send what the session used since the last report, if anything (``ending``: its last
-    report)."""
-    found = recorder.take(ending=ending)
-    if found.files or found.lookups or found.untracked or found.probes:
-        emit(Used(session, found))
-
-
-def _defined(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """The names code bound in ``after`` that ``before`` lacks or bound to another object:
-    the setup's names, which each docstring of a session gets (pytest's ``doctest_namespace``,
-    the same objects in every doctest)."""
-    return {k: v for k, v in after.items() if k not in before or before[k] is not v}
-
-
-def module_namespace(name: str) -> dict[str, Any]:
-    """A copy of a module's globals: where pytest runs the examples of its docstrings."""
-    return dict(vars(importlib.import_module(name)))
-
-
-def _report_revised(
-    session: str,
-    runner: SessionRunner,
-    outcomes: dict[Step, Outcome],
-    runs: list[Step],
-    emit: Callable[[Event], None],
-) -> None:
-    """Report again each earlier step whose outputs the last one changed (a notebook's
-    display updated by its id from a later cell, as Jupyter updates it in place)."""
-    for number, outputs in sorted(runner.take_revised().items()):
-        step = runs[number]
-        outcomes[step] = replace(outcomes[step], outputs=outputs)
-        emit(Ran(session, *step, outcomes[step]))
-
-
-def _report_late_output(
-    session: str,
-    runner: SessionRunner,
-    outcomes: dict[Step, Outcome],
-    running: Step | None,
-    emit: Callable[[Event], None],
-) -> None:
-    """Report again, as failed, each block whose threads printed after it ended.
-
-    ``running`` is the block that ran meanwhile; None: the session had ended.
-    """
-    for step, text in sorted(runner.take_late().items(), key=lambda item: _order(item[0])):
-        if running is None:
-            when = "after the last block of its session ended"
-        elif running == step:
-            when = "after it ended"
-        elif running[0] is Part.SETUP:
-            when = "while the session's setup ran"
-        else:
-            when = f"while block {running[1] + 1} ran"
-        shown = repr(text) if _len(text) <= 200 else repr(text[:200]) + " ..."
-        _report_thread_problem(
-            session,
-            outcomes,
-            step,
-            emit,
-            (
-                f"a thread this block started printed {shown} {when}; that output belongs to no "
-                "expectation: join the thread (thread.join()) before the block ends"
-            ),
-        )
-
-
-def _report_thread_problem(
-    session: str,
-    outcomes: dict[Step, Outcome],
-    step: Step,
-    emit: Callable[[Event], None],
-    message: str,
-) -> None:
-    """Report ``step`` again, failed for what a thread it left running did."""
-    previous = outcomes[step]
-    if previous.failure is FailureKind.THREAD_OUTPUT:
-        message = previous.message + "\n" + message
-    elif previous.failure is not None:
-        return  # already failed for a reason of its own
-    outcomes[step] = replace(previous, failure=FailureKind.THREAD_OUTPUT, message=message)
-    emit(Ran(session, *step, outcomes[step]))

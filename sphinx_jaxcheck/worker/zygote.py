@@ -50,7 +50,7 @@ from .protocol import (
     encode,
 )
 from .recorder import remember_preloaded
-from .runner import run_session
+from .session import run_session
 
 POLL_SECONDS = 0.05
 
@@ -433,7 +433,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     adopt_orphans()
     # ``-m`` put the folder the build was started from first on sys.path: blocks
-    # import from their document's folder instead (runner.enter_folder).
+    # import from their document's folder instead (session.enter_folder).
     if sys.path and sys.path[0] == os.getcwd():
         del sys.path[0]
     # The folders conf.py appended to the build's path, where they stood there: after Python's.
