@@ -401,17 +401,19 @@ def judge_cell(block: Block, cell: NotebookCell, outcome: Outcome) -> Verdict:
     )
 
 
-def follow_failures(blocks: Sequence[Block], verdicts: list[Verdict]) -> None:
-    """Mark each notebook cell that failed after an earlier cell of its notebook failed
-    (``after``), and list them on that first one (``followers``), in place: the shell went on
-    after the first failure, as a kernel does, so the later ones most often fail for it (a
-    name it did not define). A cell not run for its bad options is neither: its finding
-    says what to fix in its metadata."""
+def follow_failures(
+    blocks: Sequence[Block], verdicts: list[Verdict], followed: Callable[[Block], bool]
+) -> None:
+    """Mark each block that failed after an earlier block of its session failed (``after``),
+    and list them on that first one (``followers``), in place, for the blocks whose kind is
+    ``followed`` (notebook cells): the shell went on after the first failure, as a kernel
+    does, so the later ones most often fail for it (a name it did not define). A cell not run
+    for its bad options is neither: its finding says what to fix in its metadata."""
     roots: dict[tuple[str, str | None], int] = {}  # notebook's session -> its first failed cell
     followers: dict[int, list[str]] = {}
     for number, (block, verdict) in enumerate(zip(blocks, verdicts, strict=True)):
         if (
-            not isinstance(block.kind, NotebookCell)
+            not followed(block)
             or verdict.status is not Status.FAILED
             or block.error  # not run, for its options: reported on its own
         ):

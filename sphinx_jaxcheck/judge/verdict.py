@@ -18,7 +18,6 @@ from ..model import (
     Expectation,
     ExpectationKind,
     FailureKind,
-    NotebookCell,
     Outcome,
     OutputMode,
     Problem,
@@ -35,7 +34,6 @@ from .matching import (
     texts_match,
     unified_diff,
 )
-from .notebooks import judge_cell
 
 FAILURE_SUBTYPES = {
     FailureKind.EXCEPTION: Subtype.ERROR,
@@ -77,8 +75,10 @@ def rules_of(block: Block, expectation: Expectation | None = None) -> MatchRules
     return MatchRules(block.options.compare, block.options.tolerance)
 
 
-def judge(block: Block, outcome: Outcome | None) -> Verdict:
-    """The verdict on one block, given what happened when it ran (None: not run)."""
+def judge_unrun(block: Block, outcome: Outcome | None) -> Verdict | None:
+    """The verdict on a block with nothing of its own to judge: a problem found while reading
+    it, not run (None, or skipped by its options), or failed to run; None when it ran (its
+    kind judges it then: ``kinds.judge``)."""
     if block.error:
         where = block.file_line(block.error_line)
         return Verdict(Status.FAILED, problems=(Problem(block.error_subtype, block.error, where),))
@@ -87,8 +87,12 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
     failure = _failure(block, outcome)
     if failure:
         return Verdict(Status.FAILED, problems=(failure,), seconds=outcome.seconds)
-    if isinstance(block.kind, NotebookCell):
-        return judge_cell(block, block.kind, outcome)
+    return None
+
+
+def judge_printed(block: Block, outcome: Outcome) -> Verdict:
+    """The verdict on a block that ran as part of a script: what it printed against what its
+    comments or ``>>>`` examples expect."""
     printed = bool(normalize(split_lines(outcome.stdout)))
     if block.options.output is OutputMode.IGNORE or not (block.expectations or printed):
         # Nothing to compare; output without any expectation is drift (see _drifts).

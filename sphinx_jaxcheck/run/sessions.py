@@ -15,13 +15,10 @@ from ..cache.outcomes import OutcomeCache
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.example_verdicts import Tally, tally_of
 from ..judge.notebooks import follow_failures
-from ..judge.verdict import judge
+from ..kinds import judge, rules_of
 from ..model import (
     Block,
     FailureKind,
-    GroupCode,
-    Limits,
-    NotebookCell,
     Outcome,
     OutputMode,
     Program,
@@ -176,15 +173,12 @@ def select_sessions(
 
 
 def why_not_run(block: Block, runtime: Runtime | None) -> str | None:
-    """Why a block is left out of its session, or None when it runs: its notebook is not run
-    (excluded from execution, or it needs a platform the workers lack), or its own limits
-    exclude the runtime."""
-    if isinstance(block.kind, NotebookCell):
-        if block.kind.not_run:
-            return block.kind.not_run  # before any problem of its options: nothing of it runs
-        needs = Limits(platforms=block.kind.notebook_platforms)
-        if runtime and (why := why_skipped(needs, runtime)):
-            return f"the notebook needs {why}"
+    """Why a block is left out of its session, or None when it runs: its kind leaves it out
+    (a notebook not run, or needing a platform the workers lack), or its own limits exclude
+    the runtime."""
+    left_out = rules_of(block).left_out(runtime)
+    if left_out is not None:
+        return left_out  # before any problem of its options: nothing of it runs
     if runtime and block.error is None:
         return why_skipped(block.options.limits, runtime)
     return None
@@ -259,12 +253,12 @@ def located(blocks: Sequence[Block], reasons: Sequence[str], at: Mapping[str, in
 def session_request(
     key: SessionKey, blocks: Sequence[Block], setups: tuple[Program, ...]
 ) -> RunSession:
-    """What the workers run for one session: a notebook's cells as Jupyter runs them, without
-    ``jaxcheck_setup`` (a notebook holds all it needs, as it runs in Jupyter)."""
-    if blocks and isinstance(blocks[0].kind, NotebookCell):
-        return RunSession(
-            session_name(key), (), tuple(b.program for b in blocks), SessionKind.NOTEBOOK
-        )
+    """What the workers run for one session, as its blocks' kind runs them: a notebook's
+    cells as Jupyter runs them, without ``jaxcheck_setup`` (a notebook holds all it needs, as
+    it runs in Jupyter)."""
+    kind = rules_of(blocks[0]).session_kind if blocks else SessionKind.SCRIPT
+    if kind is SessionKind.NOTEBOOK:
+        return RunSession(session_name(key), (), tuple(b.program for b in blocks), kind)
     return RunSession(session_name(key), setups, tuple(b.program for b in blocks))
 
 
@@ -325,7 +319,7 @@ def judge_documents(
     }
     _skip_after_failed_setups(documents, verdicts)
     for docname, blocks in documents.items():
-        follow_failures(blocks, verdicts[docname])
+        follow_failures(blocks, verdicts[docname], lambda b: rules_of(b).follows_failures())
     return verdicts
 
 
@@ -349,7 +343,7 @@ def _skip_after_failed_setups(
                     reason=f"its group's setup code ({setup.label}) failed, so its tests and "
                     "cleanup do not run",
                 )
-            elif block.kind == GroupCode(setup=True) and judged[number].status in _FAILED:
+            elif rules_of(block).stops_its_group() and judged[number].status in _FAILED:
                 failed[block.session_key] = block
 
 

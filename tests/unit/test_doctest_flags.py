@@ -19,7 +19,7 @@ from sphinx_jaxcheck.expect.doctest_flags import flags_from_names
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.example_verdicts import example_verdicts
 from sphinx_jaxcheck.judge.matching import PytestOutputChecker, adopt_written_precision
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, PageExamples, Status
 from sphinx_jaxcheck.worker.runner import SessionRunner
 

@@ -24,7 +24,7 @@ from sphinx_jaxcheck.judge.matching import (
     normalize,
     texts_match,
 )
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,

@@ -7,7 +7,8 @@ import doctest
 
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.matching import MatchRules, ellipsis_match, split_lines, texts_match
-from sphinx_jaxcheck.judge.verdict import judge, rules_of
+from sphinx_jaxcheck.judge.verdict import rules_of
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, CompareMode, Outcome, PageExamples, Status
 
 TRACEBACK = "Traceback (most recent call last):"

@@ -12,7 +12,7 @@ from xml.etree import ElementTree
 import pytest
 
 from sphinx_jaxcheck.judge.notebooks import NORMALIZERS, comparable, follow_failures, html_text
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge, rules_of
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,
@@ -36,6 +36,11 @@ from sphinx_jaxcheck.report.records import build_report, summary_line
 
 ALL = tuple(NORMALIZERS)
 DEFAULTS = BlockOptions()
+
+
+def followed(block: Block) -> bool:
+    """Whether a block's failures follow an earlier one's, as the check asks its kind."""
+    return rules_of(block).follows_failures()
 
 
 def stream(text: str, name: str = "stdout") -> CellOutput:
@@ -455,7 +460,7 @@ def test_cells_that_fail_after_a_failed_cell_follow_it_and_its_finding_lists_the
         Outcome(failure=FailureKind.TIMEOUT, message="timed out after 60 s"),
     ]
     verdicts = [judge(b, o) for b, o in zip(blocks, outcomes, strict=True)]
-    follow_failures(blocks, verdicts)
+    follow_failures(blocks, verdicts, followed)
     assert [v.status for v in verdicts] == [Status.FAILED, Status.VERIFIED, *[Status.FAILED] * 2]
     assert [v.after for v in verdicts] == ["", "", "nb.ipynb:cell 1", "nb.ipynb:cell 1"]
     assert verdicts[0].followers == (
@@ -470,7 +475,7 @@ def test_cells_that_fail_after_a_failed_cell_follow_it_and_its_finding_lists_the
     # A cell not run for its bad options is reported on its own, and leads no other.
     refused = replace(blocks[0], error="not run: metadata 'jaxcheck' has no option 'outptu'")
     again = [judge(b, o) for b, o in zip([refused, *blocks[1:]], outcomes, strict=True)]
-    follow_failures([refused, *blocks[1:]], again)
+    follow_failures([refused, *blocks[1:]], again, followed)
     assert [v.after for v in again] == ["", "", "", "nb.ipynb:cell 3"]
 
 
@@ -492,7 +497,7 @@ def test_reports_merged_and_junit_tell_the_cells_that_failed_after_another(
     ]
     outcome = ran(CellOutput("error", "NameError", "name 'x'", (), ()), raised="NameError")
     verdicts = [judge(b, outcome) for b in blocks]
-    follow_failures(blocks, verdicts)
+    follow_failures(blocks, verdicts, followed)
     checked = list(zip(blocks, verdicts, strict=True))
     findings = [f for b, v in checked for f in findings_of(b, v)]
     report = build_report(checked, findings, summary="", run={"shard": "1/1"})

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, DocstringExamples, Outcome, Verdict
 from sphinx_jaxcheck.report.findings import findings_of
 from sphinx_jaxcheck.rewrite.digests import digest

@@ -20,7 +20,7 @@ import pytest
 from sphinx_jaxcheck.errors import WorkerStartError
 from sphinx_jaxcheck.expect import doctest_directives
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import (
     Block,
     BlockKind,

@@ -16,7 +16,7 @@ import pytest
 
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.expect.page_examples import find_regions
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, DocstringExamples, Outcome
 from sphinx_jaxcheck.rewrite.checkout import checkout_of
 from sphinx_jaxcheck.rewrite.edits import Edit, digest

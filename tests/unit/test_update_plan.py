@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import Block, BlockOptions, Outcome
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import UpdateReport, describe, update_sources

@@ -10,7 +10,8 @@ from dataclasses import replace
 
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.judge.matching import unified_diff
-from sphinx_jaxcheck.judge.verdict import accepts, judge, rules_of
+from sphinx_jaxcheck.judge.verdict import accepts, rules_of
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.judge.verdict import judge
+from sphinx_jaxcheck.kinds import judge
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,
