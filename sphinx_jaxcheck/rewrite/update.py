@@ -650,21 +650,39 @@ def _keeps_fences(
 
 def _fence_closed_at(source: SourceText, index: int) -> int | None:
     """The index of the line that opens the Markdown fence which line ``index`` closes, or
-    None (a fence's lines of backticks or tildes, followed from the file's start)."""
-    opened: tuple[str, int, int] | None = None  # the fence's character, length, line
-    for number in range(min(index + 1, len(source.lines))):
-        found = _MARKDOWN_FENCE.match(source.lines[number])
-        if not found:
-            continue
-        run, rest = found.group(1), found.group(2)
+    None."""
+    opened = _fences_before(source, index)
+    return opened[2] if opened is not None and _closes(source.lines[index], opened) else None
+
+
+def _fence_open_at(source: SourceText, index: int) -> str | None:
+    """The fence (its run of backticks or tildes) that line ``index`` stands in, or None."""
+    opened = _fences_before(source, index)
+    return opened[0] * opened[1] if opened is not None else None
+
+
+def _fences_before(source: SourceText, index: int) -> tuple[str, int, int] | None:
+    """The Markdown fence open when line ``index`` begins, as its character, length and
+    opening line, or None (fences of backticks or tildes, followed from the file's start)."""
+    opened: tuple[str, int, int] | None = None
+    for number in range(min(index, len(source.lines))):
+        line = source.lines[number]
         if opened is None:
-            if not (run[0] == "`" and "`" in rest):  # backticks in a fence's info: no fence
+            found = _MARKDOWN_FENCE.match(line)
+            run, rest = (found.group(1), found.group(2)) if found else ("", "")
+            if found and not (run[0] == "`" and "`" in rest):  # backticks in an info: no fence
                 opened = (run[0], len(run), number)
-        elif run[0] == opened[0] and len(run) >= opened[1] and not rest.strip():
-            if number == index:
-                return opened[2]
+        elif _closes(line, opened):
             opened = None
-    return None
+    return opened
+
+
+def _closes(line: str, opened: tuple[str, int, int]) -> bool:
+    found = _MARKDOWN_FENCE.match(line)
+    if not found:
+        return False
+    run, rest = found.group(1), found.group(2)
+    return run[0] == opened[0] and len(run) >= opened[1] and not rest.strip()
 
 
 def _read_back(source: SourceText, planned: list[Planned], report: UpdateReport) -> list[Planned]:
@@ -733,17 +751,19 @@ def _read(block: Block, body: Sequence[str]) -> list[tuple[ExpectationKind, str,
 
 
 def _fence_of(source: SourceText, block: Block) -> str | None:
-    """The fence (```` ``` ````, ``~~~``, ``:::``) of a Markdown block, if the block has one.
-
-    Only option lines (``:name: x``) and blank lines may stand between it and the body.
-    """
+    """The fence (```` ``` ````, ``~~~``, ``:::``) a Markdown block's body stands in, if any:
+    its ``jaxcheck`` directive's, right above it (only option lines, ``:name: x``, and blank
+    lines between), or on a Markdown page the fence its first line stands in (a Python or
+    ``pycon`` fence of a page, whose ``>>>`` examples doctest reads)."""
     for index in range(min(block.body_line - 2, len(source.lines) - 1), -1, -1):
         line = source.lines[index]
         found = _FENCE.match(line)
         if found:
             return found.group(1)
         if line.strip() and not _OPTION.match(line):
-            return None
+            break
+    if os.path.splitext(block.path)[1] == ".md":
+        return _fence_open_at(source, block.body_line - 1)
     return None
 
 

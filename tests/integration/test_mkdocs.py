@@ -229,3 +229,16 @@ def test_a_quax_page_holds_and_its_drift_is_rewritten(tmp_path: Path) -> None:
     assert "docs/units.md:11: drift: block 'units[1]'" in stale.stdout.replace(f"{root}/", "")
     assert jaxcheck("update", root).returncode == 0
     assert page.read_text("utf-8") == QUAX_PAGE
+
+
+def test_update_never_writes_a_line_that_would_close_the_fence_an_example_stands_in(
+    tmp_path: Path,
+) -> None:
+    """An example in a ``pycon`` fence whose new output is a fence's own line: written there,
+    it would close the fence early, and the page after it would become code."""
+    text = '# Fences\n\n```pycon\n>>> print("```")\n~~~\n\n```\n\nAfter the fence.\n'
+    root = write(tmp_path, {"index.md": text})
+    updated = jaxcheck("update", root)
+    assert updated.returncode == 1
+    assert "the new output line '```' would close the Markdown fence '```'" in updated.stderr
+    assert (root / "docs" / "index.md").read_text("utf-8") == text
