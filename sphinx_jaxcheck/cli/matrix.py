@@ -73,9 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"jaxcheck: matrix: checking with {python}", file=sys.stderr)
         app, _ = run_build(srcdir, column, args.jobs, build_dir=build_dir, pages=target.pages)
         domain = domain_of(app.env)
-        runs.append(
-            (str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks()))
-        )
+        runs.append((domain.build.jax_version or "unknown", list(domain.checked_blocks())))
     names = column_names([version for version, _ in runs])
     matrix = build_matrix(
         [(name, checked) for name, (_, checked) in zip(names, runs, strict=True)], str(srcdir)
