@@ -217,6 +217,7 @@ class DocsPage(pytest.File):
             return candidate
 
         from .model import NotebookCell
+        from .sphinx.domain import CITATIONS, FINDINGS
 
         domain = self.run.domain
         blocks = domain.blocks(self.docname)
@@ -227,8 +228,8 @@ class DocsPage(pytest.File):
         if cells:  # a notebook: one item, as it runs as one
             name = unique(f"notebook {os.path.basename(cells[0].path)}")
             yield NotebookItem.from_parent(self, name=name, cells=cells)
-        unclaimed = list(domain.per_document("findings").get(self.docname, []))
-        for cited in domain.per_document("citations").get(self.docname, []):
+        unclaimed = list(domain.per_document(FINDINGS).get(self.docname, []))
+        for cited in domain.per_document(CITATIONS).get(self.docname, []):
             claimed = [
                 f
                 for f in unclaimed
@@ -418,10 +419,12 @@ class DocsRun:
 
     def docnames(self) -> list[str]:
         """Documents with anything to check, in order."""
+        from .sphinx.domain import CITATIONS, FINDINGS
+
         domain = self.domain
         with_items = set(domain.documents_with_blocks())
-        for key in ("citations", "findings"):
-            with_items |= {doc for doc, items in domain.per_document(key).items() if items}
+        with_items |= {doc for doc, items in domain.per_document(CITATIONS).items() if items}
+        with_items |= {doc for doc, items in domain.per_document(FINDINGS).items() if items}
         return sorted(with_items)
 
     def verdict(self, block: Block) -> Verdict:

@@ -75,9 +75,7 @@ def run(args: argparse.Namespace) -> int:
         finished = run_build(srcdir, column, args.jobs, build_dir=build_dir, pages=target.pages)
         stopped = stopped or finished.stopped
         domain = domain_of(finished.app.env)
-        runs.append(
-            (str(domain.data.get("jax_version") or "unknown"), list(domain.checked_blocks()))
-        )
+        runs.append((domain.build.jax_version or "unknown", list(domain.checked_blocks())))
     names = column_names([version for version, _ in runs])
     matrix = build_matrix(
         [(name, checked) for name, (_, checked) in zip(names, runs, strict=True)], str(srcdir)

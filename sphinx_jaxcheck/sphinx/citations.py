@@ -21,7 +21,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_info, source_path
-from .domain import domain_of
+from .domain import CITATIONS, domain_of
 from .markup_lines import own_line
 from .pin import pin_of, source_index_of
 
@@ -63,7 +63,7 @@ def check_and_record(
     where = path or str(source_path(env, docname))
     citation = check_citation(target, pin_of(env.config), quote, source_index_of(env.config))
     domain = domain_of(env)
-    domain.per_document("citations").setdefault(docname, []).append(
+    domain.per_document(CITATIONS).setdefault(docname, []).append(
         CitedAt(citation, docname, where, line or 0)
     )
     if citation.problem:

@@ -40,7 +40,6 @@ from .stages import BuilderInited, EnvUpdated
 # pytest's default norecursedirs, and Sphinx's usual build folder.
 NEVER_ENTERED = ("*.egg", ".*", "_darcs", "build", "_build", "CVS", "dist", "node_modules", "venv")
 MARKDOWN = ".md"
-EXCLUDED = "excluded_examples"  # in the domain's data: {page: examples}, found in every build
 _BLOCK_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}|:{3,})[ \t]*\{jaxcheck\}", re.MULTILINE)
 
 
@@ -93,14 +92,13 @@ def _count_excluded_examples(app: Sphinx, env: BuildEnvironment) -> list[str]:
                 found = _examples(_text(path))
                 if found:
                     counts[path.relative_to(app.srcdir).as_posix()] = found
-    domain.data[EXCLUDED] = counts
+    domain.build.excluded_examples = counts
     return []
 
 
 def excluded_examples(env: BuildEnvironment) -> dict[str, int]:
     """The ``>>>`` examples of each page ``exclude_patterns`` leaves out (pages without none)."""
-    found: dict[str, int] = domain_of(env).data.get(EXCLUDED, {})
-    return found
+    return domain_of(env).build.excluded_examples
 
 
 def _named(app: Sphinx) -> set[Path]:

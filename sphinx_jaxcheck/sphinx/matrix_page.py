@@ -25,8 +25,7 @@ from sphinx.util.docutils import SphinxDirective
 from ..model import Status, Subtype
 from ..report.findings import Finding
 from .compat import source_info, source_path
-from .domain import FINDINGS_OF_TABLES as FINDINGS
-from .domain import JaxcheckDomain, domain_of
+from .domain import MATRIX_PAGES, JaxcheckDomain, domain_of
 from .stages import EnvUpdated
 from .status_page import link_to_block, note_table_page, setup_project_table
 
@@ -52,7 +51,12 @@ def setup_matrix_page(app: Sphinx) -> None:
     """Register the directive, its placeholder and the rewrite-every-build rule; find what
     the tables cannot vouch for after the check (before the findings are reported)."""
     setup_project_table(
-        app, "jaxcheck-matrix", MatrixDirective, jaxcheck_matrix_table, FillMatrixTable
+        app,
+        "jaxcheck-matrix",
+        MatrixDirective,
+        jaxcheck_matrix_table,
+        FillMatrixTable,
+        MATRIX_PAGES,
     )
     app.connect("env-updated", _find_problems, priority=EnvUpdated.MATRIX)
 
@@ -65,7 +69,7 @@ class MatrixDirective(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         source, line = source_info(self)
-        note_table_page(self, ("page" in self.options, source, line))
+        note_table_page(self, MATRIX_PAGES, ("page" in self.options, source, line))
         placeholder = jaxcheck_matrix_table(page="page" in self.options)
         self.set_source_info(placeholder)
         return [placeholder]
@@ -123,7 +127,7 @@ class FillMatrixTable(SphinxPostTransform):
 
 def _find_problems(app: Sphinx, env: BuildEnvironment) -> list[str]:
     domain = domain_of(env)
-    domain.data[FINDINGS] = matrix_findings(domain, Path(app.srcdir))
+    domain.build.matrix_findings = matrix_findings(domain, Path(app.srcdir))
     return []
 
 
@@ -131,7 +135,7 @@ def matrix_findings(domain: JaxcheckDomain, srcdir: Path) -> list[Finding]:
     """What each matrix table of the documents in scope cannot vouch for, against the saved
     matrix as it is now."""
     found: list[Finding] = []
-    tables = domain.per_document("jaxcheck-matrix-pages")
+    tables = domain.per_document(MATRIX_PAGES)
     if not any(tables.get(docname) and domain.in_scope(docname) for docname in tables):
         return found  # no table to vouch for: the matrix file is not even read
     from ..report.matrix import matrix_file

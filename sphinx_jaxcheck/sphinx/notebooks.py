@@ -43,7 +43,7 @@ from ..report.findings import Finding
 from ..rewrite.digests import file_digest
 from ..rewrite.origins import Origins
 from .compat import source_path
-from .domain import JaxcheckDomain, domain_of
+from .domain import BLOCKS, UNCHECKED_CELLS, JaxcheckDomain, domain_of
 from .nodes import jaxcheck_block
 from .settings import settings_of
 from .stages import ConfigInited, DoctreeRead, SourceRead
@@ -52,7 +52,6 @@ logger = logging.getLogger(__name__)
 
 SUFFIX = ".ipynb"
 NOTEBOOK = "jaxcheck_notebook"  # in env.temp_data: the document being read is a notebook
-UNCHECKED_CELLS = "unchecked_cells"  # per document: the code cells "report" counted
 # By build: where its notebook pages were copied from.
 _ORIGINS: weakref.WeakKeyDictionary[BuildEnvironment, Origins] = weakref.WeakKeyDictionary()
 
@@ -191,7 +190,7 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         return  # a kernel of another language: nothing of ours can run it
     domain = domain_of(env)
     if settings.notebooks == "report":  # the cells checking would run, counted
-        domain.per_document(UNCHECKED_CELLS)[docname] = [len(notebook.cells)]
+        domain.per_document(UNCHECKED_CELLS)[docname] = len(notebook.cells)
         return
     # Asked now: a copy the build made may be gone once it ends.
     origin = _origins(env).of(path)
@@ -212,7 +211,7 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         images=settings.notebook_images,
     )
     blocks = _with_twin(app, path, blocks)
-    domain.per_document("blocks").setdefault(docname, []).extend(blocks)
+    domain.per_document(BLOCKS).setdefault(docname, []).extend(blocks)
     by_cell = {block.kind.cell: block for block in blocks}  # type: ignore[union-attr]
     for container in list(doctree.findall(nodes.container)):
         if container.get("nb_element") != "cell_code":
@@ -254,7 +253,7 @@ def _excluded(app: Sphinx, path: str) -> str:
 
 def unchecked_cells(domain: JaxcheckDomain) -> int:
     """How many notebook code cells ``"report"`` counted and left unchecked."""
-    return sum(sum(counts) for counts in domain.per_document(UNCHECKED_CELLS).values())
+    return sum(domain.per_document(UNCHECKED_CELLS).values())
 
 
 def _with_twin(app: Sphinx, path: str, blocks: list[Block]) -> list[Block]:

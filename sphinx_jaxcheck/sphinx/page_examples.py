@@ -40,20 +40,17 @@ from ..rewrite.digests import file_digest
 from ..worker.docstring_places import place_docstring
 from .compat import docstring_source_name, doctest_blocks_group, source_path
 from .doctree_tests import documented_at, find_tests, global_code
-from .domain import JaxcheckDomain, domain_of
+from .domain import BLOCKS, FOREIGN_EXAMPLES, UNCHECKED_EXAMPLES, JaxcheckDomain, domain_of
 from .example_markers import TextExamples, mark_nodes
 from .notebooks import is_notebook
 from .settings import settings_of
 from .stages import BuilderInited, DoctreeRead
 
-UNCHECKED = "unchecked_examples"
 # In the domain's data: the examples of jaxcheck_doctest_files that "report" counted, each build.
-UNCHECKED_FILES = "unchecked_file_examples"
 DOCSTRINGS = "jaxcheck_docstrings"  # in temp_data: docstrings autodoc brought into this page
 # In temp_data: the docstrings of other packages autodoc brought into this page, not run (by
 # documented name: the package and the number of examples); per document, the same counts.
 FOREIGN = "jaxcheck_foreign_docstrings"
-FOREIGN_EXAMPLES = "foreign_examples"
 UNPLACED = "its text is not a string literal of the file it comes from"
 
 
@@ -287,9 +284,9 @@ def _find_examples(app: Sphinx, doctree: nodes.document) -> None:
         global_cleanup=global_code(app, "testcleanup") if like_sphinx else None,
     )
     if settings.doctests == "report":  # the examples checking would run, counted
-        domain.per_document(UNCHECKED)[docname] = [
-            sum(len(example_verdicts(p.block, None)) for p in scheduled)
-        ]
+        domain.per_document(UNCHECKED_EXAMPLES)[docname] = sum(
+            len(example_verdicts(p.block, None)) for p in scheduled
+        )
         return
     merged = _merge(domain, docname, path, scheduled)
     mark_nodes(
@@ -365,13 +362,12 @@ def _merge(
             merged.append(pending.pop(0).block)
         merged.append(block)
     merged += [p.block for p in pending] + back
-    domain.per_document("blocks")[docname] = merged
+    domain.per_document(BLOCKS)[docname] = merged
     return numbered
 
 
 def unchecked_examples(domain: JaxcheckDomain) -> int:
     """How many examples ``"report"`` found and left unchecked: the pages' and those of the
     files beside the project."""
-    pages = sum(sum(counts) for counts in domain.per_document(UNCHECKED).values())
-    files: int = domain.data.get(UNCHECKED_FILES, 0)
-    return pages + files
+    pages = sum(domain.per_document(UNCHECKED_EXAMPLES).values())
+    return pages + domain.build.unchecked_file_examples

@@ -27,7 +27,7 @@ from sphinx.util.osutil import SEP
 from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .compat import source_info
-from .domain import domain_of
+from .domain import CARDS, domain_of
 from .markup_lines import own_line
 from .qa_json_ld import setup_qa_json_ld
 from .qa_nodes import (
@@ -86,10 +86,9 @@ def card_anchor(question: str) -> str:
     return anchor
 
 
-def cards_of(env: BuildEnvironment) -> dict[str, list[Any]]:
+def cards_of(env: BuildEnvironment) -> dict[str, list[Card | IndexUse]]:
     """The ``{docname: [Card | IndexUse, ...]}`` store of the environment."""
-    domain = domain_of(env)
-    return domain.per_document("cards")
+    return domain_of(env).per_document(CARDS)
 
 
 def _split_cites(text: str) -> Iterator[str]:

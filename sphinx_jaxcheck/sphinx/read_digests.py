@@ -28,13 +28,12 @@ from sphinx.environment import BuildEnvironment
 from ..cache.dependencies import file_digests
 from ..worker.dependencies import SETTLED_NS
 from .compat import source_path
-from .domain import domain_of
+from .domain import READ_FROM, domain_of
 from .stages import DoctreeRead, SourceRead
 
 # A stamp that matches no digest: the file changed while its document was read (or so
 # shortly before that its times cannot tell: SETTLED_NS).
 UNSETTLED = "changed while the document was read"
-_KEY = "read_from"
 
 # By environment and document being read: the digest of its text and when reading began.
 _READING: weakref.WeakKeyDictionary[BuildEnvironment, dict[str, tuple[str, int]]] = (
@@ -77,7 +76,7 @@ def _stamp(app: Sphinx, doctree: nodes.document) -> None:
     for path, found in sorted(file_digests(includes).items()):
         settled = os.path.realpath(path).startswith(written) or not _changed_since(path, began)
         stamps.append([path, found if settled else UNSETTLED])
-    domain_of(env).per_document(_KEY)[docname] = stamps
+    domain_of(env).per_document(READ_FROM)[docname] = stamps
 
 
 def _changed_since(path: str, began: int) -> bool:
@@ -92,7 +91,7 @@ def changed_since_read(env: BuildEnvironment) -> set[str]:
 
     A document without stamps (read by an older sphinx-jaxcheck) counts as changed.
     """
-    stored = domain_of(env).per_document(_KEY)
+    stored = domain_of(env).per_document(READ_FROM)
     encoding = env.settings.get("input_encoding") or env.config.source_encoding
     changed = set()
     for docname in env.all_docs:

@@ -47,7 +47,7 @@ class RenderVerdicts(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         domain = domain_of(self.env)
-        version = domain.data.get("jax_version") or "?"
+        version = domain.build.jax_version or "?"
         is_html = self.html
         by_document: dict[str, dict[int, Block]] = {}  # once per document, not once per node
         for node in list(self.document.findall(jaxcheck_block)):

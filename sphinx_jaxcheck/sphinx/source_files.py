@@ -15,7 +15,7 @@ from sphinx.environment import BuildEnvironment
 from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_path
-from .domain import domain_of
+from .domain import FINDINGS, domain_of
 from .stages import EnvBeforeReadDocs
 
 
@@ -53,7 +53,7 @@ def decoding_problem(data: bytes, encoding: str) -> tuple[int, str] | None:
 def _leave_out_undecodable(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
     domain = domain_of(env)
     encoding = env.settings.get("input_encoding") or app.config.source_encoding
-    findings = domain.per_document("findings")
+    findings = domain.per_document(FINDINGS)
     for gone in [doc for doc in findings if doc not in env.found_docs and doc not in env.all_docs]:
         del findings[gone]  # a left-out document that has since been deleted
     for docname in list(docnames):

@@ -6,7 +6,7 @@ every build (returned from ``env-updated``) and filled in at write time.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from docutils import nodes
 from sphinx import addnodes
@@ -18,11 +18,13 @@ from sphinx.util.docutils import SphinxDirective
 from ..judge.example_verdicts import all_examples, describe_examples
 from ..model import Status
 from ..report.findings import tally
-from .domain import domain_of
+from .domain import STATUS_PAGES, PerDocument, domain_of
 from .stages import EnvUpdated
 
 # The status words themselves, with the marks the rendered blocks show.
 MARKS = {Status.VERIFIED: "✓ ", Status.STALE: "⚠ ", Status.FAILED: "✗ "}
+
+T = TypeVar("T")
 
 
 class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
@@ -32,7 +34,12 @@ class jaxcheck_status_table(nodes.General, nodes.Element):  # type: ignore[misc]
 def setup_status_page(app: Sphinx) -> None:
     """Register the directive, its placeholder node and the rewrite-every-build rule."""
     setup_project_table(
-        app, "jaxcheck-status", StatusDirective, jaxcheck_status_table, FillStatusTable
+        app,
+        "jaxcheck-status",
+        StatusDirective,
+        jaxcheck_status_table,
+        FillStatusTable,
+        STATUS_PAGES,
     )
 
 
@@ -42,24 +49,25 @@ def setup_project_table(
     directive: type[SphinxDirective],
     placeholder: type[nodes.Element],
     fill: type[SphinxPostTransform],
+    pages: PerDocument[Any],
 ) -> None:
     """A directive whose table depends on every document: a placeholder filled at
-    write time, on pages rewritten by every build (see :func:`note_table_page`)."""
+    write time, on the ``pages`` that hold it, rewritten by every build (see
+    :func:`note_table_page`)."""
     app.add_directive(name, directive)
     app.add_node(placeholder)
     app.add_post_transform(fill)
 
     def pages_with_tables(app: Sphinx, env: BuildEnvironment) -> list[str]:
-        return sorted(domain_of(env).per_document(f"{name}-pages"))
+        return sorted(domain_of(env).per_document(pages))
 
     app.connect("env-updated", pages_with_tables, priority=EnvUpdated.STATUS_TABLES)
 
 
-def note_table_page(directive: SphinxDirective, table: object = True) -> None:
+def note_table_page(directive: SphinxDirective, pages: PerDocument[list[T]], table: T) -> None:
     """Remember that the directive's page holds a project table (``table`` says what of it
     there is to remember), to rewrite it every build."""
-    pages = domain_of(directive.env).per_document(f"{directive.name}-pages")
-    pages.setdefault(directive.env.docname, []).append(table)
+    domain_of(directive.env).per_document(pages).setdefault(directive.env.docname, []).append(table)
 
 
 class StatusDirective(SphinxDirective):
@@ -68,7 +76,7 @@ class StatusDirective(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        note_table_page(self)
+        note_table_page(self, STATUS_PAGES, True)
         return [jaxcheck_status_table()]
 
 

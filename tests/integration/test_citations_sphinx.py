@@ -12,7 +12,7 @@ from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.model import Subtype
 from sphinx_jaxcheck.sphinx.citations import CitedAt
-from sphinx_jaxcheck.sphinx.domain import JaxcheckDomain
+from sphinx_jaxcheck.sphinx.domain import CITATIONS, JaxcheckDomain
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
@@ -63,7 +63,7 @@ def test_jaxsrc_links_to_the_pinned_lines(tmp_path: Path, root: str) -> None:
     assert f'href="{BLOB}#L10-L20"' in html
     scan = re.search(rf'href="{re.escape(BLOB)}#L(\d+)-L(\d+)"[^>]*>the scan</a>', html)
     assert scan, "jax.lax.scan resolves into loops.py"
-    cited = [c for items in _domain(app).per_document("citations").values() for c in items]
+    cited = [c for items in _domain(app).per_document(CITATIONS).values() for c in items]
     assert all(isinstance(c, CitedAt) and c.citation.ok for c in cited)
     quote = next(c for c in cited if c.citation.quote and "pytree" in c.citation.quote)
     assert f'href="{quote.citation.url}"' in html

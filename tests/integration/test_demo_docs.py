@@ -26,6 +26,7 @@ import pytest
 from buildkit import Build, build, jaxcheck
 
 from sphinx_jaxcheck.model import Block, NotebookCell, OutputMode, Status
+from sphinx_jaxcheck.sphinx.domain import CARDS, CITATIONS
 
 # Each skip says how to get what demo_docs needs: the docs extra (tox -e py has it).
 _DOCS_EXTRA = "demo_docs needs {}, from the docs extra: pip install -e '.[docs]'"
@@ -135,8 +136,8 @@ def test_demo_docs_meet_the_showcase_targets(clean_build: Build) -> None:
     blocks = list(all_blocks(clean_build))
     checked = [b for b in blocks if is_checked(b)]
     domain = clean_build.app.env.get_domain("jaxcheck")
-    cards = sum(len(c) for c in domain.per_document("cards").values())
-    citations = sum(len(c) for c in domain.per_document("citations").values())
+    cards = sum(len(c) for c in domain.per_document(CARDS).values())
+    citations = sum(len(c) for c in domain.per_document(CITATIONS).values())
     assert len(checked) >= 45
     assert cards >= 5
     assert citations >= 15

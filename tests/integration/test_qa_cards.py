@@ -14,6 +14,7 @@ from nbformat.v4 import new_markdown_cell, new_notebook
 from notebooks import KERNEL
 from sphinx.testing.util import SphinxTestApp
 
+from sphinx_jaxcheck.sphinx.domain import CARDS, domain_of
 from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
@@ -55,7 +56,7 @@ def test_cards_are_ref_targets_and_listed_by_the_index(html_app: SphinxTestApp) 
     everything, only_md = indexes
     assert everything.count("<li>") == 3 and "cards_md.html#qa-while-grad" in everything
     assert only_md.count("<li>") == 1 and "cards_md.html#qa-while-grad" in only_md
-    cards = html_app.env.get_domain("jaxcheck").per_document("cards")  # type: ignore[attr-defined]
+    cards = domain_of(html_app.env).per_document(CARDS)
     assert [c.anchor for c in cards["cards_rst"] if isinstance(c, Card)] == [
         "qa-carry",
         "qa-why-does-scan-check-the-carry-type",

@@ -19,7 +19,7 @@ from ...config import compiled_share, results_share
 from ...model import Block
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, describe_plan
-from ..domain import domain_of
+from ..domain import VERDICTS, domain_of
 from ..interpreter import fingerprint, interpreter_of
 from ..settings import cache_directory, settings_of
 from ..stages import EnvUpdated
@@ -47,7 +47,7 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
     if not settings.reads_cache:
         # The verdicts an earlier build left in the environment are reused results too: every
         # document's sessions run, none is read again for it.
-        domain.per_document("verdicts").clear()
+        domain.per_document(VERDICTS).clear()
     try:
         # A sharded build also checks again what a new split gives to another shard, or to this one.
         pending = sorted({*domain.unchecked_documents(), *reassigned_documents(app)})
@@ -55,9 +55,9 @@ def _check(app: Sphinx, env: BuildEnvironment) -> list[str]:
             _run(app, {doc: domain.blocks(doc) for doc in pending}, workers)
     finally:
         workers.close()
-    domain.data["fingerprint"] = fingerprint(app)
-    domain.data["extension"] = extension_digest()
-    domain.data["jax_version"] = settings.jax_version or interpreter_of(app.config).jax_version
+    domain.build.fingerprint = fingerprint(app)
+    domain.build.extension = extension_digest()
+    domain.build.jax_version = settings.jax_version or interpreter_of(app.config).jax_version or ""
     return []
 
 

@@ -27,7 +27,6 @@ from ...report.findings import Finding
 from ...rewrite.digests import digest
 from ..compat import source_path
 from ..domain import domain_of
-from ..page_examples import UNCHECKED_FILES
 from ..settings import settings_of, stop
 
 
@@ -64,7 +63,7 @@ def blocks_of_files(app: Sphinx, root: str) -> tuple[list[Block], list[Finding]]
         else:
             blocks += found
     if settings.doctests == "report":  # the examples checking would run, counted
-        domain_of(app.env).data[UNCHECKED_FILES] = sum(
+        domain_of(app.env).build.unchecked_file_examples = sum(
             len(example_verdicts(b, None)) for b in blocks
         )
         return [], findings

@@ -13,9 +13,10 @@ that the collection does not hold, each once however many pages show it: a modul
 docstrings run in one process in pytest's order (by name), as pytest runs them. The
 pages' blocks of them are set aside (kept, to come back when the root no longer checks
 them, or is not checked) and their nodes show the verdicts of the root's blocks
-(:data:`CHECKED_AT`). A module that cannot be imported is an error at its file.
-The examples of the text files beside the project (:mod:`.doctest_files`) join
-the root document's blocks the same way, after the docstrings'.
+(:data:`..domain.DOCTEST_MODULES_CHECKED_AT`). A module that cannot be imported is an
+error at its file. The examples of the text files beside the project
+(:mod:`.doctest_files`) join the root document's blocks the same way, after the
+docstrings'.
 """
 
 from __future__ import annotations
@@ -35,23 +36,22 @@ from ...expect.docstrings import Docstring, docstring_blocks
 from ...model import Block, DocstringExamples, Subtype
 from ...report.findings import Finding
 from ...rewrite.digests import file_digest
-from ..domain import JaxcheckDomain, domain_of
+from ..domain import (
+    BLOCKS,
+    DOCTEST_MODULES_CHECKED_AT,
+    DOCTEST_MODULES_OWN,
+    DOCTEST_MODULES_SET_ASIDE,
+    FINDINGS,
+    VERDICTS,
+    JaxcheckDomain,
+    domain_of,
+)
 from ..interpreter import fingerprint
-from ..page_examples import UNCHECKED_FILES
 from ..settings import cache_directory, settings_of, stop
 from ..stages import EnvUpdated
 from .doctest_files import blocks_of_files
 from .read_only import is_read_only
 from .workers import early_workers
-
-# What of the root document's blocks and findings are its own: [blocks, findings] (dropped
-# with the document's other data when it is read again).
-OWN = "doctest-modules-own"
-# Per page with blocks of docstrings the root checks: its own blocks as read, those set aside
-# among them; and for each set aside, [its number, the document and number of the block that
-# checks it].
-SET_ASIDE = "doctest-modules-set-aside"
-CHECKED_AT = "doctest-modules-checked-at"
 
 
 def setup_doctest_modules(app: Sphinx) -> None:
@@ -65,7 +65,7 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
     settings = settings_of(app.config)
     domain = domain_of(env)
     root = app.config.root_doc
-    domain.data[UNCHECKED_FILES] = 0
+    domain.build.unchecked_file_examples = 0
     wanted = settings.doctest_modules and settings.doctests != "off"
     if root not in env.found_docs or not domain.in_scope(root):
         _set_aside(domain, root, False)  # the pages checked here check the docstrings
@@ -82,7 +82,12 @@ def _add(app: Sphinx, env: BuildEnvironment) -> list[str]:
         [*blocks, *_shown_on_pages(domain, root, {p for p in map(_place, blocks) if p})],
         key=lambda block: (block.options.session or "", block.program.namespace),
     )
-    if not blocks and not files and not findings and root not in domain.per_document(OWN):
+    if (
+        not blocks
+        and not files
+        and not findings
+        and root not in domain.per_document(DOCTEST_MODULES_OWN)
+    ):
         _set_aside(domain, root, False)
         return []
     _replace(domain, root, [*blocks, *files], findings)
@@ -156,7 +161,8 @@ def _shown_on_pages(
     each once (the first page's, by name), as the root's: with the collected, a module's
     docstrings are one session, as pytest runs them. A docstring in no file stays where it is
     shown (it has no place of its own to be found at twice)."""
-    aside, own = domain.per_document(SET_ASIDE), domain.per_document(OWN)
+    aside = domain.per_document(DOCTEST_MODULES_SET_ASIDE)
+    own = domain.per_document(DOCTEST_MODULES_OWN)
     found: dict[tuple[str, int], Block] = {}
     for docname in sorted({*domain.documents_with_blocks(), *aside}):
         if not domain.in_scope(docname):
@@ -183,33 +189,36 @@ def _set_aside(domain: JaxcheckDomain, root: str, gathered: bool) -> None:
     """Set aside the pages' blocks of the docstrings the root checks (``gathered``: it does,
     else bring every one back), each page's nodes pointing at the root's block; a page whose
     blocks changed is checked again."""
-    aside, checked_at, own = (domain.per_document(k) for k in (SET_ASIDE, CHECKED_AT, OWN))
-    checkers: dict[tuple[str, int], list[Any]] = {}  # place: [docname, number]
+    aside = domain.per_document(DOCTEST_MODULES_SET_ASIDE)
+    checked_at = domain.per_document(DOCTEST_MODULES_CHECKED_AT)
+    own = domain.per_document(DOCTEST_MODULES_OWN)
+    checkers: dict[tuple[str, int], tuple[str, int]] = {}  # place: (docname, number)
     if gathered and root in own:
         for block in domain.blocks(root)[own[root][0] :]:
             found = _place(block)
             if found is not None:
-                checkers.setdefault(found, [root, block.index])
+                checkers.setdefault(found, (root, block.index))
     for docname in sorted({*domain.documents_with_blocks(), *aside}):
         current = domain.blocks(docname)
         shown = own[docname][0] if docname == root and root in own else len(current)
         every = aside.pop(docname, None) or current[:shown]  # the page's own, in its order
         checked_at.pop(docname, None)
-        kept, moved = [], []
+        kept: list[Block] = []
+        moved: list[tuple[int, str, int]] = []
         for block in every:
             place = _place(block)
             if place in checkers and domain.in_scope(docname):
-                moved.append([block.index, *checkers[place]])
+                moved.append((block.index, *checkers[place]))
             else:
                 kept.append(block)
         if moved:
             aside[docname] = every
             checked_at[docname] = moved
         if docname == root and root in own:
-            own[root] = [len(kept), own[root][1]]
+            own[root] = (len(kept), own[root][1])
         if [*kept, *current[shown:]] != current:
-            domain.per_document("blocks")[docname] = [*kept, *current[shown:]]
-            domain.per_document("verdicts").pop(docname, None)
+            domain.per_document(BLOCKS)[docname] = [*kept, *current[shown:]]
+            domain.per_document(VERDICTS).pop(docname, None)
 
 
 def _problems(collection: dict[str, Any], root: str, conf: Path) -> list[Finding]:
@@ -246,21 +255,21 @@ def _replace(
 
     The document is checked again when they changed (its page's sessions come from the cache).
     """
-    own = domain.per_document(OWN)
+    own = domain.per_document(DOCTEST_MODULES_OWN)
     ours_before = own.get(root)
     current = domain.blocks(root)
-    read = domain.per_document("findings").get(root, [])
+    read = domain.per_document(FINDINGS).get(root, [])
     page_blocks = current[: ours_before[0]] if ours_before else current
     page_findings = read[: ours_before[1]] if ours_before else read
     # After every number of the page's own blocks, those set aside too (nodes refer to them).
-    first = len(domain.per_document(SET_ASIDE).get(root) or page_blocks)
+    first = len(domain.per_document(DOCTEST_MODULES_SET_ASIDE).get(root) or page_blocks)
     numbered = [replace(block, index=first + n) for n, block in enumerate(blocks)]
     merged = [*page_blocks, *numbered]
     if merged != current:
-        domain.per_document("blocks")[root] = merged
-        domain.per_document("verdicts").pop(root, None)
-    domain.per_document("findings")[root] = [*page_findings, *findings]
+        domain.per_document(BLOCKS)[root] = merged
+        domain.per_document(VERDICTS).pop(root, None)
+    domain.per_document(FINDINGS)[root] = [*page_findings, *findings]
     if blocks or findings:
-        own[root] = [len(page_blocks), len(page_findings)]
+        own[root] = (len(page_blocks), len(page_findings))
     else:
         own.pop(root, None)

@@ -19,7 +19,7 @@ from sphinx.environment import BuildEnvironment
 
 from ...cache.dependencies import reusable, tree_digest
 from ...worker.dependencies import Finders
-from ..domain import domain_of
+from ..domain import CITATIONS, domain_of
 from ..interpreter import fingerprint
 from ..read_digests import changed_since_read
 from .assumptions import assumed_documents
@@ -41,16 +41,14 @@ def _outdated(
 def _to_check_again(app: Sphinx, env: BuildEnvironment, removed: set[str]) -> list[str]:
     """Documents whose checks are out of date although their text is not."""
     domain = domain_of(env)
-    stored = domain.data.get("fingerprint", "")
+    stored = domain.build.fingerprint
     # Only with a stored one to compare: a first build asks the interpreter after
     # reading, while the zygote started early imports jax on the other core.
-    if stored and (
-        stored != fingerprint(app) or domain.data.get("extension") != extension_digest()
-    ):
+    if stored and (stored != fingerprint(app) or domain.build.extension != extension_digest()):
         # Blocks must run again, and citations must be resolved against the new source; or
         # the code that read the blocks and judged them is not the one that made the
         # verdicts kept in the environment (an upgrade, an edited checkout).
-        citing = set(domain.per_document("citations")) | set(domain.documents_with_blocks())
+        citing = set(domain.per_document(CITATIONS)) | set(domain.documents_with_blocks())
         return sorted(citing - removed)
     # Something a document's sessions depended on (helper.py beside it, where an import was
     # found) changed, or cannot be tracked (and is not assumed unchanged).

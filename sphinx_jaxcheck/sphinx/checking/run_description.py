@@ -20,8 +20,8 @@ def run_description(app: Sphinx) -> RunRecord:
         (block for block, _ in domain.checked_blocks()),
         fingerprint(app),
         settings_of(app.config),
-        domain.data.get("jax_version") or "?",
-        domain.data.get("split"),
+        domain.build.jax_version or "?",
+        domain.build.split,
     )
     # A merged report's summary names the same rules.
     described["doctests_like"] = doctests_named(app)

@@ -19,7 +19,7 @@ from ...run.shards import (
     split,
     split_digest,
 )
-from ..domain import domain_of
+from ..domain import VERDICTS, domain_of
 from ..settings import cache_directory, settings_of
 
 
@@ -33,7 +33,7 @@ def shard_selector(app: Sphinx) -> Callable[[Sequence[SessionKey]], set[SessionK
     if assignment is None:
         return None
     index = Shard.parse(settings_of(app.config).shard or "").index
-    domain_of(app.env).data["split"] = split_digest(assignment)
+    domain_of(app.env).build.split = split_digest(assignment)
 
     def select(sessions: Sequence[SessionKey]) -> set[SessionKey]:
         return {key for key in sessions if assignment.get(key) == index}
@@ -63,7 +63,7 @@ def reassigned_documents(app: Sphinx) -> list[str]:
         return []
     index = Shard.parse(settings_of(app.config).shard or "").index
     domain = domain_of(app.env)
-    verdicts = domain.per_document("verdicts")
+    verdicts = domain.per_document(VERDICTS)
     return [
         doc
         for doc in domain.documents_in_scope()

@@ -39,7 +39,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
     line = summary_line(
         [verdict.status for block, verdict in checked if not block.doctest_style],
         list(domain.read_findings()),
-        domain.data.get("jax_version") or "?",
+        domain.build.jax_version or "?",
         all_examples(checked),
         unchecked_examples(domain),
         doctests_named(app),

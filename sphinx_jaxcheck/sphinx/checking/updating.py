@@ -31,7 +31,7 @@ def _update(app: Sphinx, env: BuildEnvironment) -> list[str]:
     if is_read_only(app):
         return []
     domain = domain_of(env)
-    domain.data["rewritten"] = _rewrite(app, domain) if settings_of(app.config).update else set()
+    domain.build.rewritten = _rewrite(app, domain) if settings_of(app.config).update else set()
     return []
 
 
