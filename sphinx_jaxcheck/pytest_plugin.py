@@ -573,14 +573,18 @@ class MkDocsRun(DocsRun):
         """Read every page of the project ``config`` describes; run nothing."""
         from .config import read_settings
         from .mkdocs.check import Checking
-        from .mkdocs.documents import read_documents
         from .mkdocs.project import read_project, unchecked_entries
 
         project = read_project(config)
-        settings = read_settings(lambda _name: None)
+        checking = Checking(project, read_settings(lambda _name: None))
+        try:
+            documents = checking.read()
+        except BaseException:
+            checking.close()
+            raise
         run = cls(
-            checking=Checking(project, settings),
-            documents=read_documents(project, settings),
+            checking=checking,
+            documents=documents,
             update=update,
             in_xdist_worker=in_xdist_worker,
         )

@@ -10,7 +10,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from ..cache.docstrings import CollectionCache
 from ..cache.outcomes import OutcomeCache
 from ..cache.size import compiled_folder
 from ..config import Settings
@@ -22,7 +24,7 @@ from ..errors import (
 )
 from ..expect.conditions import Runtime
 from ..judge.example_verdicts import all_examples
-from ..model import Block, NotebookCell, Problem, Status, Subtype, Verdict
+from ..model import Block, DocstringExamples, NotebookCell, Problem, Status, Subtype, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..report.records import Report, block_record, build_report, notebooks_not_run, summary_line
 from ..report.run_description import describe_run
@@ -30,8 +32,9 @@ from ..rewrite.places import Places
 from ..rewrite.reread import Reading
 from ..rewrite.update import UpdateReport, update_sources
 from ..run.interpreter import Probe, running_platform
-from ..run.pool import Workers, WorkerSettings, worker_settings
+from ..run.pool import PythonPath, Workers, WorkerSettings, worker_settings
 from ..run.sessions import CheckPlan, check_documents, describe_plan
+from .docstrings import cached_collect, docstring_documents
 from .documents import Documents, page_folder, read_documents
 from .project import MkDocsProject
 
@@ -65,6 +68,32 @@ class Checking:
         self.cache = OutcomeCache(folder) if settings.writes_cache else None
         self.runtime = Runtime(self.jax_version, running_platform(started.process_env()))
         self.workers = Workers(started)  # started on the first session that is not cached
+
+    def read(self) -> Documents:
+        """Every page's blocks, then those of the docstrings its ``:::`` lines render (the
+        modules collected in a worker, or taken from the cache), after the page's own."""
+        documents = read_documents(self.project, self.settings)
+        if not documents.shown:
+            return documents
+        cache = CollectionCache(_cache_folder(self.project, self.settings))
+        settings = self.settings
+
+        def collect(module: str) -> dict[str, Any]:
+            found = self.workers.collect([module], (), settings.timeout, settings.filterwarnings)
+            return {**found.result, "problem": found.problem} if found.problem else found.result
+
+        writes = cache if settings.writes_cache else None
+        shown, findings = docstring_documents(
+            documents.shown,
+            documents.paths,
+            cached_collect(collect, writes, self.fingerprint, settings),
+            settings,
+        )
+        blocks = dict(documents.blocks)
+        for doc, more in shown.items():
+            own = blocks.get(doc, [])
+            blocks[doc] = [*own, *(replace(b, index=len(own) + n) for n, b in enumerate(more))]
+        return replace(documents, blocks=blocks, findings=[*documents.findings, *findings])
 
     def check(
         self,
@@ -119,8 +148,13 @@ class Checking:
                 doc: frozenset({os.path.realpath(path)}) for doc, path in documents.paths.items()
             }
             reading = {doc for doc, real in files.items() if real & texts.keys()}
+            # A page reads back its own blocks; its docstrings' are read from their modules.
+            own = {
+                d: [b for b in bs if not isinstance(b.kind, DocstringExamples)]
+                for d, bs in documents.blocks.items()
+            }
             return Reading(
-                before={d: b for d, b in documents.blocks.items() if d in reading},
+                before={d: b for d, b in own.items() if d in reading},
                 after={d: b for d, b in again.blocks.items() if d in reading},
                 files=files,
             )
@@ -151,7 +185,7 @@ def check_project(project: MkDocsProject, settings: Settings, update: str) -> Ch
 
 def _checked(checking: Checking, update: str) -> Checked:
     project, settings = checking.project, checking.settings
-    documents = read_documents(project, settings)
+    documents = checking.read()
     workers = checking.workers.settings.workers
     verdicts, uncached = checking.check(
         documents.blocks, lambda plan: _announce(plan, len(documents.blocks), workers)
@@ -219,7 +253,9 @@ def _as_run(blocks: Mapping[str, list[Block]]) -> dict[str, list[Block]]:
 def _workers(project: MkDocsProject, settings: Settings) -> WorkerSettings:
     # Compiled XLA programs are kept beside the outcomes, as for a Sphinx project.
     folder = _cache_folder(project, settings)
-    return worker_settings(settings, compiled_folder(folder) if settings.reads_cache else None)
+    xla = compiled_folder(folder) if settings.reads_cache else None
+    python_path = PythonPath(first=tuple(map(str, project.python_path)))
+    return worker_settings(settings, xla, python_path)
 
 
 def _cache_folder(project: MkDocsProject, settings: Settings) -> str:
