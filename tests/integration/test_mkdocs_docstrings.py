@@ -130,3 +130,17 @@ def test_update_rewrites_the_docstring_and_pytest_takes_its_examples(tmp_path: P
     assert updated.returncode == 0, updated.stderr
     assert (root / "shapes" / "ops.py").read_text("utf-8") == OPS.replace("0, 2, 5", "0, 2, 4")
     assert jaxcheck("check", ".", cwd=root).returncode == 0
+
+
+GUIDE_PAGE = Path(__file__).parents[2] / "demo_docs" / "guide" / "mkdocs.md"
+
+
+def test_the_guide_shows_the_message_of_a_name_that_cannot_be_imported(tmp_path: Path) -> None:
+    (tmp_path / "mkdocs.yml").write_text("site_name: X\nplugins:\n  - mkdocstrings\n", "utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "api.md").write_text("# API\n\n::: units.convert\n", "utf-8")
+    done = jaxcheck("check", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("docs/api.md:3: dropped: `::: units.convert`: units cannot be")
+    assert first in GUIDE_PAGE.read_text("utf-8")
