@@ -1,10 +1,13 @@
-"""``pytest --jaxcheck DOCSDIR``: the blocks and citations of a Sphinx project as pytest items.
+"""``pytest --jaxcheck DOCSDIR``: the blocks and citations of a Sphinx project, or the blocks
+of an MkDocs project, as pytest items.
 
 Registered through the ``pytest11`` entry point and inert unless a docs folder
 is given (``--jaxcheck DOCSDIR``, repeatable, or the ini value
 ``jaxcheck_docs``). Sphinx reads the docs in the pytest process with the
-``dummy`` builder, running nothing; items then run their document's sessions
-with the same workers, cache and verdicts as a build. A document's items stay
+``dummy`` builder, running nothing; a folder with ``mkdocs.yml`` and no
+``conf.py`` is read as ``jaxcheck check`` reads an MkDocs project, with no
+Sphinx imported. Items then run their document's sessions with the same
+workers, cache and verdicts as a check. A document's items stay
 together: under pytest-xdist they go to one worker (by document, also with a
 plain ``-n N``), which runs the document's sessions when its first item runs.
 """
@@ -25,8 +28,11 @@ from .errors import ConfigurationError, JaxcheckError
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
+    from .mkdocs.check import Checking
+    from .mkdocs.documents import Documents
     from .model import Block, Verdict
-    from .report.findings import Finding
+    from .report.findings import Finding, Refusal
+    from .rewrite.update import UpdateReport
     from .run.pool import Workers
     from .sphinx.citations import CitedAt
     from .sphinx.domain import JaxcheckDomain
@@ -44,7 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DOCSDIR",
         dest="jaxcheck_docs",
         help="check the jaxcheck blocks and citations of the Sphinx project in DOCSDIR (the folder "
-        "holding conf.py) as test items; repeatable",
+        "holding conf.py), or the blocks of the MkDocs project there (mkdocs.yml), as test "
+        "items; repeatable",
     )
     group.addoption(
         "--jaxcheck-update",
@@ -169,32 +176,34 @@ def _no_project(folder: Path, config: pytest.Config) -> str:
 
 
 class DocsFolder(pytest.Directory):
-    """A Sphinx project: read by Sphinx, it holds one page per document with blocks or citations."""
+    """A Sphinx project (read by Sphinx) or an MkDocs project (read with no Sphinx): it holds
+    one page per document with blocks, citations or problems."""
 
     def __init__(self, *, plugin: DocsPlugin, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.plugin = plugin
 
     def collect(self) -> Iterator[DocsPage]:
-        if not (self.path / "conf.py").is_file():
+        from .mkdocs.project import config_file
+
+        mkdocs = None if (self.path / "conf.py").is_file() else config_file(self.path)
+        if mkdocs is None and not (self.path / "conf.py").is_file():
             raise self.CollectError(f"jaxcheck: {_no_project(self.path, self.config)}")
+        update = bool(self.config.getoption("jaxcheck_update"))
+        in_xdist_worker = hasattr(self.config, "workerinput")
         try:
-            run = DocsRun.read(
-                self.path,
-                update=bool(self.config.getoption("jaxcheck_update")),
-                in_xdist_worker=hasattr(self.config, "workerinput"),
+            run: DocsRun = (
+                MkDocsRun.read(mkdocs, update=update, in_xdist_worker=in_xdist_worker)
+                if mkdocs is not None
+                else SphinxRun.read(self.path, update=update, in_xdist_worker=in_xdist_worker)
             )
         except ConfigurationError as error:
             # A SystemExit, which pytest lets end the session: one collection error instead.
             message = str(error).removeprefix("jaxcheck: ")
             raise self.CollectError(f"jaxcheck: {self.path}: {message}") from None
-        from .sphinx.compat import source_path
-
         self.plugin.runs.append(run)
         for docname in run.docnames():
-            yield DocsPage.from_parent(
-                self, path=Path(source_path(run.app.env, docname)), run=run, docname=docname
-            )
+            yield DocsPage.from_parent(self, path=run.page_path(docname), run=run, docname=docname)
 
 
 class DocsPage(pytest.File):
@@ -217,10 +226,8 @@ class DocsPage(pytest.File):
             return candidate
 
         from .model import NotebookCell
-        from .sphinx.domain import CITATIONS, FINDINGS
 
-        domain = self.run.domain
-        blocks = domain.blocks(self.docname)
+        blocks = self.run.blocks(self.docname)
         for block in blocks:
             if not isinstance(block.kind, NotebookCell):
                 yield BlockItem.from_parent(self, name=unique(block.label), block=block)
@@ -228,8 +235,8 @@ class DocsPage(pytest.File):
         if cells:  # a notebook: one item, as it runs as one
             name = unique(f"notebook {os.path.basename(cells[0].path)}")
             yield NotebookItem.from_parent(self, name=name, cells=cells)
-        unclaimed = list(domain.per_document(FINDINGS).get(self.docname, []))
-        for cited in domain.per_document(CITATIONS).get(self.docname, []):
+        unclaimed = self.run.findings(self.docname)
+        for cited in self.run.citations(self.docname):
             claimed = [
                 f
                 for f in unclaimed
@@ -304,7 +311,7 @@ class BlockItem(DocsItem):
             )
         open_findings = [
             f
-            for f in findings_of(self.block, verdict, self.run.domain.update_refusal())
+            for f in findings_of(self.block, verdict, self.run.refusal())
             if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
         ]
         refused = [
@@ -334,7 +341,7 @@ class NotebookItem(DocsItem):
             reasons = {v.reason for v in verdicts}  # one, where the notebook is not run at all
             reason = reasons.pop() if len(reasons) == 1 else ""
             pytest.skip(f"not run: {reason}" if reason else "not run (its options skip every cell)")
-        refusal = self.run.domain.update_refusal()
+        refusal = self.run.refusal()
         found = [
             f
             for cell, verdict in zip(self.cells, verdicts, strict=True)
@@ -380,12 +387,11 @@ class ProblemItem(DocsItem):
         return Path(self.finding.path), max(self.finding.line - 1, 0), self.finding.subtype.value
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, kw_only=True)
 class DocsRun:
-    """One docs folder in one pytest process: what Sphinx read, and the verdicts so far."""
+    """One docs folder in one pytest process: what was read, and the verdicts so far. The
+    reading and the running are its project kind's (:class:`SphinxRun`, :class:`MkDocsRun`)."""
 
-    app: Sphinx
-    scratch: tempfile.TemporaryDirectory[str]
     update: bool
     in_xdist_worker: bool
     selected: set[str] = field(default_factory=set)
@@ -395,37 +401,31 @@ class DocsRun:
         default_factory=dict
     )  # what update could not rewrite, and why
     notes: list[str] = field(default_factory=list)
-    workers: Workers | None = None
     stopped: str = ""  # why no block can run, once found
-
-    @classmethod
-    def read(cls, folder: Path, *, update: bool, in_xdist_worker: bool) -> DocsRun:
-        """Read every document with Sphinx (dummy builder, private doctrees); run nothing."""
-        from .sphinx.build import run_build
-
-        scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-pytest-")
-        try:
-            app = run_build(folder, {}, 0, read_only=True, build_dir=Path(scratch.name)).app
-        except BaseException:
-            scratch.cleanup()
-            raise
-        return cls(app, scratch, update, in_xdist_worker)
-
-    @property
-    def domain(self) -> JaxcheckDomain:
-        from .sphinx.domain import domain_of
-
-        return domain_of(self.app.env)
 
     def docnames(self) -> list[str]:
         """Documents with anything to check, in order."""
-        from .sphinx.domain import CITATIONS, FINDINGS
+        raise NotImplementedError
 
-        domain = self.domain
-        with_items = set(domain.documents_with_blocks())
-        with_items |= {doc for doc, items in domain.per_document(CITATIONS).items() if items}
-        with_items |= {doc for doc, items in domain.per_document(FINDINGS).items() if items}
-        return sorted(with_items)
+    def page_path(self, docname: str) -> Path:
+        """The file of a document."""
+        raise NotImplementedError
+
+    def blocks(self, docname: str) -> list[Block]:
+        """A document's blocks, in order."""
+        raise NotImplementedError
+
+    def findings(self, docname: str) -> list[Finding]:
+        """The problems found while reading a document."""
+        raise NotImplementedError
+
+    def citations(self, docname: str) -> list[CitedAt]:
+        """A document's citations (checked while it was read)."""
+        raise NotImplementedError
+
+    def refusal(self) -> Refusal:
+        """Why update would refuse a drift before running it again."""
+        raise NotImplementedError
 
     def verdict(self, block: Block) -> Verdict:
         """The verdict on a block, running its document's sessions (and, alone in a
@@ -438,16 +438,11 @@ class DocsRun:
         return self.verdicts[block.docname][block.index]
 
     def _check(self, docnames: list[str]) -> None:
-        from .sphinx.checking.sessions import run_documents
-        from .sphinx.checking.workers import workers_of
-
         if self.stopped:
             raise ItemFailedError(self.stopped)
-        documents = {doc: self.domain.blocks(doc) for doc in docnames}
-        if self.workers is None:
-            self.workers = workers_of(self.app)
+        documents = {doc: self.blocks(doc) for doc in docnames}
         try:
-            found = run_documents(self.app, documents, self.workers)
+            found = self._run(documents)
         except ConfigurationError as stop:  # no block can run (jax missing): every item says why
             self.stopped = f"jaxcheck: {str(stop).removeprefix('jaxcheck: ')}"
             raise ItemFailedError(self.stopped) from None
@@ -455,12 +450,13 @@ class DocsRun:
         if self.update:
             self._rewrite(documents, found)
 
+    def _run(self, documents: dict[str, list[Block]]) -> dict[str, list[Verdict]]:
+        """The verdicts on these documents' blocks, their sessions run (or cached)."""
+        raise NotImplementedError
+
     def _rewrite(self, documents: dict[str, list[Block]], found: dict[str, list[Verdict]]) -> None:
         from .report.records import relative
-        from .rewrite.update import describe, update_sources
-        from .sphinx.checking.rereading import reread_of
-        from .sphinx.checking.sessions import second_run
-        from .sphinx.settings import settings_of
+        from .rewrite.update import describe
 
         checked = [
             pair
@@ -469,21 +465,161 @@ class DocsRun:
         ]
         if not any(verdict.drifts for _, verdict in checked):
             return
-        # As jaxcheck update: only what a second run in fresh workers confirms, inside the sources.
-        report = update_sources(
+        report = self._update(checked)
+        self.rewritten |= report.rewritten_at
+        self.refused.update({(path, line): why for path, line, why in report.refused})
+        self.notes.extend(f"{relative(path)}: rewritten" for path in report.written)
+        self.notes.extend(describe(report)[:-1])
+
+    def _update(self, checked: list[tuple[Block, Verdict]]) -> UpdateReport:
+        """As jaxcheck update: rewrite only what a second run in fresh workers confirms,
+        inside the sources."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop the workers; drop what reading left."""
+        raise NotImplementedError
+
+
+@dataclass(eq=False, kw_only=True)
+class SphinxRun(DocsRun):
+    """A Sphinx project, read by Sphinx (dummy builder, private doctrees)."""
+
+    app: Sphinx
+    scratch: tempfile.TemporaryDirectory[str]
+    workers: Workers | None = None
+
+    @classmethod
+    def read(cls, folder: Path, *, update: bool, in_xdist_worker: bool) -> SphinxRun:
+        """Read every document with Sphinx (dummy builder, private doctrees); run nothing."""
+        from .sphinx.build import run_build
+
+        scratch = tempfile.TemporaryDirectory(prefix="jaxcheck-pytest-")
+        try:
+            app = run_build(folder, {}, 0, read_only=True, build_dir=Path(scratch.name)).app
+        except BaseException:
+            scratch.cleanup()
+            raise
+        return cls(app=app, scratch=scratch, update=update, in_xdist_worker=in_xdist_worker)
+
+    @property
+    def domain(self) -> JaxcheckDomain:
+        from .sphinx.domain import domain_of
+
+        return domain_of(self.app.env)
+
+    def docnames(self) -> list[str]:
+        from .sphinx.domain import CITATIONS, FINDINGS
+
+        domain = self.domain
+        with_items = set(domain.documents_with_blocks())
+        with_items |= {doc for doc, items in domain.per_document(CITATIONS).items() if items}
+        with_items |= {doc for doc, items in domain.per_document(FINDINGS).items() if items}
+        return sorted(with_items)
+
+    def page_path(self, docname: str) -> Path:
+        from .sphinx.compat import source_path
+
+        return Path(source_path(self.app.env, docname))
+
+    def blocks(self, docname: str) -> list[Block]:
+        return self.domain.blocks(docname)
+
+    def findings(self, docname: str) -> list[Finding]:
+        from .sphinx.domain import FINDINGS
+
+        return list(self.domain.per_document(FINDINGS).get(docname, []))
+
+    def citations(self, docname: str) -> list[CitedAt]:
+        from .sphinx.domain import CITATIONS
+
+        return list(self.domain.per_document(CITATIONS).get(docname, []))
+
+    def refusal(self) -> Refusal:
+        return self.domain.update_refusal()
+
+    def _run(self, documents: dict[str, list[Block]]) -> dict[str, list[Verdict]]:
+        from .sphinx.checking.sessions import run_documents
+        from .sphinx.checking.workers import workers_of
+
+        if self.workers is None:
+            self.workers = workers_of(self.app)
+        return run_documents(self.app, documents, self.workers)
+
+    def _update(self, checked: list[tuple[Block, Verdict]]) -> UpdateReport:
+        from .rewrite.update import update_sources
+        from .sphinx.checking.rereading import reread_of
+        from .sphinx.checking.sessions import second_run
+        from .sphinx.settings import settings_of
+
+        return update_sources(
             checked,
             rerun=second_run(self.app),
             root=str(self.app.srcdir),
             allow_outside=settings_of(self.app.config).update_allow_outside,
             reread=reread_of(self.app),
         )
-        self.rewritten |= report.rewritten_at
-        self.refused.update({(path, line): why for path, line, why in report.refused})
-        self.notes.extend(f"{relative(path)}: rewritten" for path in report.written)
-        self.notes.extend(describe(report)[:-1])
 
     def close(self) -> None:
-        """Stop the workers, drop the private doctrees."""
         if self.workers is not None:
             self.workers.close()
         self.scratch.cleanup()
+
+
+@dataclass(eq=False, kw_only=True)
+class MkDocsRun(DocsRun):
+    """An MkDocs project, read as ``jaxcheck check`` reads it: no Sphinx, every setting at its
+    default (there is no conf.py to set one)."""
+
+    checking: Checking
+    documents: Documents
+
+    @classmethod
+    def read(cls, config: Path, *, update: bool, in_xdist_worker: bool) -> MkDocsRun:
+        """Read every page of the project ``config`` describes; run nothing."""
+        from .config import read_settings
+        from .mkdocs.check import Checking
+        from .mkdocs.project import read_project, unchecked_entries
+
+        project = read_project(config)
+        checking = Checking(project, read_settings(lambda _name: None))
+        try:
+            documents = checking.read()
+        except BaseException:
+            checking.close()
+            raise
+        run = cls(
+            checking=checking,
+            documents=documents,
+            update=update,
+            in_xdist_worker=in_xdist_worker,
+        )
+        run.notes.extend(unchecked_entries(project))
+        return run
+
+    def docnames(self) -> list[str]:
+        return sorted({*self.documents.blocks, *(f.docname for f in self.documents.findings)})
+
+    def page_path(self, docname: str) -> Path:
+        return Path(self.documents.paths[docname])
+
+    def blocks(self, docname: str) -> list[Block]:
+        return self.documents.blocks.get(docname, [])
+
+    def findings(self, docname: str) -> list[Finding]:
+        return [f for f in self.documents.findings if f.docname == docname]
+
+    def citations(self, docname: str) -> list[CitedAt]:
+        return []  # MkDocs pages cite nothing jaxcheck checks
+
+    def refusal(self) -> Refusal:
+        return self.checking.refusal
+
+    def _run(self, documents: dict[str, list[Block]]) -> dict[str, list[Verdict]]:
+        return self.checking.check(documents)[0]
+
+    def _update(self, checked: list[tuple[Block, Verdict]]) -> UpdateReport:
+        return self.checking.update(checked, self.documents, dry_run=False)
+
+    def close(self) -> None:
+        self.checking.close()

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from ..cache.docstrings import CollectionCache
 from ..cache.outcomes import OutcomeCache
 from ..cache.size import compiled_folder
 from ..config import Settings
@@ -22,16 +24,17 @@ from ..errors import (
 )
 from ..expect.conditions import Runtime
 from ..judge.example_verdicts import all_examples
-from ..model import Block, NotebookCell, Problem, Status, Subtype, Verdict
-from ..report.findings import Finding, findings_of, in_report_order
+from ..model import Block, DocstringExamples, NotebookCell, Problem, Status, Subtype, Verdict
+from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..report.records import Report, block_record, build_report, notebooks_not_run, summary_line
 from ..report.run_description import describe_run
 from ..rewrite.places import Places
 from ..rewrite.reread import Reading
 from ..rewrite.update import UpdateReport, update_sources
 from ..run.interpreter import Probe, running_platform
-from ..run.pool import WorkerSettings, worker_settings
+from ..run.pool import PythonPath, Workers, WorkerSettings, worker_settings
 from ..run.sessions import CheckPlan, check_documents, describe_plan
+from .docstrings import cached_collect, docstring_documents
 from .documents import Documents, page_folder, read_documents
 from .project import MkDocsProject
 
@@ -49,47 +52,152 @@ class Checked:
     documents: Documents
 
 
+class Checking:
+    """The workers, cache and runtime of one check of an MkDocs project: checks a project's
+    pages, all at once (``jaxcheck check``) or a few at a time (``pytest --jaxcheck``), until
+    :meth:`close`."""
+
+    def __init__(self, project: MkDocsProject, settings: Settings) -> None:
+        self.project = project
+        self.settings = settings
+        started = _workers(project, settings)
+        probe = Probe(started.python, started.outcome_env(), started.key_env())
+        self.fingerprint = probe.fingerprint
+        self.jax_version = _jax_version(probe)
+        folder = _cache_folder(project, settings)
+        self.cache = OutcomeCache(folder) if settings.writes_cache else None
+        self.runtime = Runtime(self.jax_version, running_platform(started.process_env()))
+        self.workers = Workers(started)  # started on the first session that is not cached
+
+    def read(self) -> Documents:
+        """Every page's blocks, then those of the docstrings its ``:::`` lines render (the
+        modules collected in a worker, or taken from the cache), after the page's own."""
+        documents = read_documents(self.project, self.settings)
+        if not documents.shown:
+            return documents
+        cache = CollectionCache(_cache_folder(self.project, self.settings))
+        settings = self.settings
+
+        def collect(module: str) -> dict[str, Any]:
+            found = self.workers.collect([module], (), settings.timeout, settings.filterwarnings)
+            return {**found.result, "problem": found.problem} if found.problem else found.result
+
+        writes = cache if settings.writes_cache else None
+        shown, findings = docstring_documents(
+            documents.shown,
+            documents.paths,
+            cached_collect(collect, writes, self.fingerprint, settings),
+            settings,
+        )
+        blocks = dict(documents.blocks)
+        for doc, more in shown.items():
+            own = blocks.get(doc, [])
+            blocks[doc] = [*own, *(replace(b, index=len(own) + n) for n, b in enumerate(more))]
+        return replace(documents, blocks=blocks, findings=[*documents.findings, *findings])
+
+    def check(
+        self,
+        blocks: Mapping[str, list[Block]],
+        announce: Callable[[CheckPlan], None] | None = None,
+    ) -> tuple[dict[str, list[Verdict]], list[tuple[str, str]]]:
+        """The verdicts on these pages' blocks, and why sessions that ran were not cached."""
+        try:
+            report = check_documents(
+                _as_run(blocks),
+                self.workers,
+                cache=self.cache,
+                reuse=self.settings.reads_cache,
+                fingerprint=self.fingerprint,
+                setup=self.settings.setup,
+                announce=announce,
+                runtime=self.runtime,
+            )
+        except JaxUnavailableError as error:
+            raise ConfigurationError(
+                f"{error}; install jax there (`pip install jax`, the release your docs describe)"
+            ) from None
+        except WorkerStartError as error:
+            return {doc: [_not_started(b, error) for b in bs] for doc, bs in blocks.items()}, []
+        uncached = [(doc, why) for doc, whys in report.uncached.items() for why in whys]
+        return report.verdicts, uncached
+
+    def findings(self, checked: Sequence[tuple[Block, Verdict]]) -> list[Finding]:
+        """The open problems of these blocks, as the report words them."""
+        return [f for b, v in checked for f in findings_of(b, v, self.refusal)]
+
+    @property
+    def refusal(self) -> Refusal:
+        """Why update would refuse a drift before running it again (outside the project)."""
+        root, outside = str(self.project.root), self.settings.update_allow_outside
+        return Places(root, allow_outside=outside).refusal
+
+    def update(
+        self, checked: Sequence[tuple[Block, Verdict]], documents: Documents, *, dry_run: bool
+    ) -> UpdateReport:
+        """Rewrite every stale expectation of these blocks that a second run in fresh workers
+        confirms, once the pages read back as planned with the new texts."""
+
+        def rerun(blocks: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
+            run = _as_run({d: list(b) for d, b in blocks.items()})
+            settings = _workers(self.project, self.settings)
+            return check_documents(run, settings, setup=self.settings.setup).verdicts
+
+        def reread(texts: Mapping[str, bytes]) -> Reading:
+            again = read_documents(self.project, self.settings, texts)
+            files = {
+                doc: frozenset({os.path.realpath(path)}) for doc, path in documents.paths.items()
+            }
+            reading = {doc for doc, real in files.items() if real & texts.keys()}
+            # A page reads back its own blocks; its docstrings' are read from their modules.
+            own = {
+                d: [b for b in bs if not isinstance(b.kind, DocstringExamples)]
+                for d, bs in documents.blocks.items()
+            }
+            return Reading(
+                before={d: b for d, b in own.items() if d in reading},
+                after={d: b for d, b in again.blocks.items() if d in reading},
+                files=files,
+            )
+
+        return update_sources(
+            checked,
+            rerun=rerun,
+            dry_run=dry_run,
+            root=str(self.project.root),
+            allow_outside=self.settings.update_allow_outside,
+            reread=reread,
+        )
+
+    def close(self) -> None:
+        """Stop the workers."""
+        self.workers.close()
+
+
 def check_project(project: MkDocsProject, settings: Settings, update: str) -> Checked:
     """Run every page's sessions and judge them; ``update`` is the command line that accepts
     the new outputs (the report's next step)."""
-    documents = read_documents(project, settings)
-    workers = _workers(project, settings)
-    probe = Probe(workers.python, workers.outcome_env(), workers.key_env())
-    jax_version = _jax_version(probe)
-    cache = OutcomeCache(_cache_folder(project, settings)) if settings.writes_cache else None
-    runtime = Runtime(jax_version, running_platform(workers.process_env()))
+    checking = Checking(project, settings)
     try:
-        report = check_documents(
-            _as_run(documents),
-            workers,
-            cache=cache,
-            reuse=settings.reads_cache,
-            fingerprint=probe.fingerprint,
-            setup=settings.setup,
-            announce=lambda plan: _announce(plan, len(documents.blocks), workers.workers),
-            runtime=runtime,
-        )
-        verdicts = report.verdicts
-        uncached = [(doc, why) for doc, whys in report.uncached.items() for why in whys]
-    except JaxUnavailableError as error:
-        raise ConfigurationError(
-            f"{error}; install jax there (`pip install jax`, the release your docs describe)"
-        ) from None
-    except WorkerStartError as error:
-        verdicts = {
-            doc: [_not_started(b, error) for b in bs] for doc, bs in documents.blocks.items()
-        }
-        uncached = []
+        return _checked(checking, update)
+    finally:
+        checking.close()
+
+
+def _checked(checking: Checking, update: str) -> Checked:
+    project, settings = checking.project, checking.settings
+    documents = checking.read()
+    workers = checking.workers.settings.workers
+    verdicts, uncached = checking.check(
+        documents.blocks, lambda plan: _announce(plan, len(documents.blocks), workers)
+    )
     checked = [
         (block, verdict)
         for doc, blocks in documents.blocks.items()
         for block, verdict in zip(blocks, verdicts[doc], strict=True)
     ]
-    refusal = Places(str(project.root), allow_outside=settings.update_allow_outside).refusal
-    findings = in_report_order(
-        [*documents.findings, *(f for b, v in checked for f in findings_of(b, v, refusal))]
-    )
+    findings = in_report_order([*documents.findings, *checking.findings(checked)])
     cells = [block_record(b, v) for b, v in checked if isinstance(b.kind, NotebookCell)]
+    jax_version = checking.jax_version
     line = summary_line(
         [v.status for b, v in checked if not b.doctest_style],
         documents.findings,
@@ -101,7 +209,7 @@ def check_project(project: MkDocsProject, settings: Settings, update: str) -> Ch
         failed_after=sum(1 for b, v in checked if v.after and not b.doctest_style),
         images_not_compared=sum(1 for _, v in checked if v.images_not_compared),
     )
-    run = describe_run((b for b, _ in checked), probe.fingerprint, settings, jax_version, None)
+    run = describe_run((b for b, _ in checked), checking.fingerprint, settings, jax_version, None)
     described = build_report(
         checked,
         findings,
@@ -122,51 +230,32 @@ def update_project(
 ) -> tuple[UpdateReport, Checked]:
     """Check, then rewrite every stale expectation a second run in fresh workers confirms,
     once the pages read back as planned with the new texts."""
-    checked = check_project(project, settings, update)
-
-    def rerun(documents: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
-        run = _as_run(Documents(blocks={d: list(b) for d, b in documents.items()}))
-        return check_documents(run, _workers(project, settings), setup=settings.setup).verdicts
-
-    def reread(texts: Mapping[str, bytes]) -> Reading:
-        again = read_documents(project, settings, texts)
-        files = {
-            doc: frozenset({os.path.realpath(path)})
-            for doc, path in checked.documents.paths.items()
-        }
-        reading = {doc for doc, real in files.items() if real & texts.keys()}
-        return Reading(
-            before={d: b for d, b in checked.documents.blocks.items() if d in reading},
-            after={d: b for d, b in again.blocks.items() if d in reading},
-            files=files,
-        )
-
-    report = update_sources(
-        checked.blocks,
-        rerun=rerun,
-        dry_run=dry_run,
-        root=str(project.root),
-        allow_outside=settings.update_allow_outside,
-        reread=reread,
-    )
+    checking = Checking(project, settings)
+    try:
+        checked = _checked(checking, update)
+        report = checking.update(checked.blocks, checked.documents, dry_run=dry_run)
+    finally:
+        checking.close()
     return report, checked
 
 
-def _as_run(documents: Documents) -> dict[str, list[Block]]:
+def _as_run(blocks: Mapping[str, list[Block]]) -> dict[str, list[Block]]:
     """Each page's blocks set to run in the page's folder, wherever the command was run."""
     return {
         doc: [
             replace(b, program=replace(b.program, cwd=b.program.cwd or page_folder(b.path)))
-            for b in blocks
+            for b in page
         ]
-        for doc, blocks in documents.blocks.items()
+        for doc, page in blocks.items()
     }
 
 
 def _workers(project: MkDocsProject, settings: Settings) -> WorkerSettings:
     # Compiled XLA programs are kept beside the outcomes, as for a Sphinx project.
     folder = _cache_folder(project, settings)
-    return worker_settings(settings, compiled_folder(folder) if settings.reads_cache else None)
+    xla = compiled_folder(folder) if settings.reads_cache else None
+    python_path = PythonPath(first=tuple(map(str, project.python_path)))
+    return worker_settings(settings, xla, python_path)
 
 
 def _cache_folder(project: MkDocsProject, settings: Settings) -> str:

@@ -1,6 +1,8 @@
 """An MkDocs project's pages read into blocks: a Markdown page's Python fences and ``>>>``
 examples (:mod:`..expect.markdown_pages`), a notebook's code cells with their stored outputs
-(:mod:`..expect.notebooks`); a page that cannot be read is a finding of its own."""
+(:mod:`..expect.notebooks`); a page that cannot be read is a finding of its own. A page's
+mkdocstrings lines (``::: name``) are noted, for their docstrings to be collected
+(:mod:`.docstrings`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import NotebookError
 from ..expect.markdown_pages import page_blocks
+from ..expect.mkdocstrings import Shown, shown_objects
 from ..expect.notebooks import notebook_blocks, read_notebook
 from ..model import Block, Subtype
 from ..report.findings import Finding
@@ -26,6 +29,7 @@ class Documents:
     blocks: dict[str, list[Block]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     paths: dict[str, str] = field(default_factory=dict)  # docname -> the page's file
+    shown: dict[str, list[Shown]] = field(default_factory=dict)  # docname -> its ``:::`` lines
 
 
 def read_documents(
@@ -59,6 +63,9 @@ def read_documents(
                 timeout=settings.timeout,
                 digest=digest(data),
             )
+            shown = shown_objects(text.splitlines())
+            if shown:
+                read.shown[page.docname] = shown
         if blocks:
             read.blocks[page.docname] = blocks
     return read

@@ -35,6 +35,9 @@ class MkDocsProject:
     pages: tuple[Page, ...]
     # Entries of ``nav`` that name no file of ``docs_dir`` (another plugin may make them).
     not_found: tuple[str, ...] = ()
+    # Where mkdocstrings finds the modules its ``:::`` lines name (its Python handler's
+    # ``paths``; by default the folder of mkdocs.yml): the workers import from there too.
+    python_path: tuple[Path, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -81,9 +84,10 @@ def read_project(config: Path) -> MkDocsProject:
             f"configuration error: {where}: {said} {docs_value!r}, but {folder} is no folder; "
             "create it, or set docs_dir to the folder that holds the pages"
         )
+    python_path = _mkdocstrings_paths(values.get("plugins"), config.parent)
     nav = values.get("nav")
     if nav is None:
-        return MkDocsProject(config, docs_dir, tuple(_every_page(docs_dir)))
+        return MkDocsProject(config, docs_dir, tuple(_every_page(docs_dir)), (), python_path)
     pages, not_found = [], []
     for entry in dict.fromkeys(_nav_files(nav)):
         file = (docs_dir / entry).resolve()
@@ -91,7 +95,24 @@ def read_project(config: Path) -> MkDocsProject:
             pages.append(_page(docs_dir, file))
         elif not file.is_file():
             not_found.append(entry)
-    return MkDocsProject(config, docs_dir, tuple(pages), tuple(not_found))
+    return MkDocsProject(config, docs_dir, tuple(pages), tuple(not_found), python_path)
+
+
+def _mkdocstrings_paths(plugins: Any, root: Path) -> tuple[Path, ...]:
+    """The folders mkdocstrings' Python handler searches (relative to ``root``, the folder of
+    mkdocs.yml, which is the default); none when mkdocstrings is not used."""
+    entries = plugins if isinstance(plugins, list) else [plugins] if plugins else []
+    for entry in entries:
+        named = entry if isinstance(entry, dict) else {entry: None}
+        if "mkdocstrings" not in named:
+            continue
+        handler = named["mkdocstrings"]
+        for key in ("handlers", "python"):
+            handler = handler.get(key) if isinstance(handler, dict) else None
+        paths = handler.get("paths") if isinstance(handler, dict) else None
+        given = [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else ["."]
+        return tuple((root / path).resolve() for path in given)
+    return ()
 
 
 def unchecked_entries(project: MkDocsProject) -> list[str]:

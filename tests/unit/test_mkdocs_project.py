@@ -88,3 +88,22 @@ def test_a_folder_names_its_mkdocs_yml(tmp_path: Path) -> None:
     config = project(tmp_path, "site_name: X\n", ())
     assert config_file(tmp_path) == config
     assert config_file(config) == config
+
+
+@pytest.mark.parametrize(
+    ("plugins", "expected"),
+    [
+        ("plugins:\n  - search\n", []),  # no mkdocstrings: nothing added
+        ("plugins:\n  - mkdocstrings\n", ["."]),  # its default: the folder of mkdocs.yml
+        (
+            "plugins:\n  - mkdocstrings:\n      handlers:\n        python:\n"
+            "          paths: [src, ../lib]\n",
+            ["src", "../lib"],
+        ),
+    ],
+)
+def test_the_workers_import_from_mkdocstrings_paths(
+    tmp_path: Path, plugins: str, expected: list[str]
+) -> None:
+    found = read_project(project(tmp_path, "site_name: X\n" + plugins, ("index.md",)))
+    assert found.python_path == tuple((tmp_path / path).resolve() for path in expected)

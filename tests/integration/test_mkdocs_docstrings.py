@@ -1,0 +1,146 @@
+"""mkdocstrings' ``::: dotted.name`` lines of an MkDocs project: the ``>>>`` examples of the
+docstrings rendered there (the object's and its public members') checked in real workers,
+each docstring once, reported at its ``.py`` line; a name that cannot be imported is a
+finding at its ``:::`` line; ``jaxcheck update`` and ``pytest --jaxcheck`` take them too."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from buildkit import jaxcheck
+from pytest_runs import Run
+
+OPS = '''\
+"""Array helpers."""
+
+import jax.numpy as jnp
+
+
+def double(x):
+    """Twice ``x``.
+
+    >>> double(jnp.arange(3))
+    Array([0, 2, 5], dtype=int32)
+    """
+    return 2 * x
+
+
+def _hidden(x):
+    """Private: mkdocstrings does not render it.
+
+    >>> _hidden(1)
+    99
+    """
+    return x
+
+
+class Box:
+    """A box.
+
+    >>> Box(2).size
+    2
+    """
+
+    def __init__(self, size):
+        self.size = size
+
+    def grow(self):
+        """One bigger.
+
+        >>> Box(2).grow().size
+        3
+        """
+        return Box(self.size + 1)
+'''
+API = """\
+# API
+
+::: shapes.ops.double
+
+::: shapes.ops.Box
+    options:
+      members: false
+
+::: gone.thing
+
+::: broken
+"""
+MORE = """\
+# More
+
+## ::: shapes.ops
+"""
+
+
+def docstring_project(root: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)  # update edits tracked files
+    (root / "mkdocs.yml").write_text("site_name: Demo\nplugins:\n  - mkdocstrings\n", "utf-8")
+    (root / "shapes").mkdir()
+    (root / "shapes" / "__init__.py").write_text("", "utf-8")
+    (root / "shapes" / "ops.py").write_text(OPS, "utf-8")
+    (root / "broken.py").write_text('raise RuntimeError("needs a GPU")\n', "utf-8")
+    (root / "docs").mkdir()
+    (root / "docs" / "api.md").write_text(API, "utf-8")
+    (root / "docs" / "more.md").write_text(MORE, "utf-8")
+    return root
+
+
+def test_each_rendered_docstring_is_checked_once_at_its_py_line(tmp_path: Path) -> None:
+    root = docstring_project(tmp_path)
+    done = jaxcheck("check", ".", "--format", "json", cwd=root)
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)
+    # double twice shown, once checked; Box without members on api.md, its method on more.md;
+    # _hidden is private.
+    assert sorted((e["path"], e["line"], e["status"]) for e in found["examples"]) == [
+        ("shapes/ops.py", 9, "stale"),
+        ("shapes/ops.py", 27, "verified"),
+        ("shapes/ops.py", 37, "verified"),
+    ]
+    findings = [(f["path"], f["line"], f["subtype"]) for f in found["findings"]]
+    assert findings == [
+        ("docs/api.md", 9, "dropped"),
+        ("docs/api.md", 11, "dropped"),
+        ("shapes/ops.py", 9, "drift"),
+    ]
+    messages = [f["message"] for f in found["findings"]]
+    assert messages[0].startswith(
+        "`::: gone.thing`: gone cannot be imported: ModuleNotFoundError: No module named 'gone'; "
+    )
+    assert "`::: broken`: broken cannot be imported: RuntimeError: needs a GPU" in messages[1]
+
+
+def test_update_rewrites_the_docstring_and_pytest_takes_its_examples(tmp_path: Path) -> None:
+    root = docstring_project(tmp_path)
+    (root / "broken.py").write_text("", "utf-8")  # importable now
+    stale = Run(root, "--jaxcheck", ".", "-p", "no:cacheprovider")
+    assert stale.sphinx_imported is False
+    assert stale.outcomes == {
+        "docs/api.md::ops.py:9": "failed",
+        "docs/api.md::ops.py:27": "passed",
+        "docs/api.md::dropped line 9": "failed",
+        "docs/more.md::ops.py:37": "passed",
+    }
+    assert stale.text("docs/api.md::ops.py:9").startswith("shapes/ops.py:9: drift: ")
+    assert stale.text("docs/api.md::dropped line 9").startswith("docs/api.md:9: dropped: ")
+    (root / "docs" / "api.md").write_text(API.replace("::: gone.thing\n", ""), "utf-8")
+    updated = jaxcheck("update", ".", cwd=root)
+    assert updated.returncode == 0, updated.stderr
+    assert (root / "shapes" / "ops.py").read_text("utf-8") == OPS.replace("0, 2, 5", "0, 2, 4")
+    assert jaxcheck("check", ".", cwd=root).returncode == 0
+
+
+GUIDE_PAGE = Path(__file__).parents[2] / "demo_docs" / "guide" / "mkdocs.md"
+
+
+def test_the_guide_shows_the_message_of_a_name_that_cannot_be_imported(tmp_path: Path) -> None:
+    (tmp_path / "mkdocs.yml").write_text("site_name: X\nplugins:\n  - mkdocstrings\n", "utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "api.md").write_text("# API\n\n::: units.convert\n", "utf-8")
+    done = jaxcheck("check", ".", cwd=tmp_path)
+    assert done.returncode == 1
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("docs/api.md:3: dropped: `::: units.convert`: units cannot be")
+    assert first in GUIDE_PAGE.read_text("utf-8")
