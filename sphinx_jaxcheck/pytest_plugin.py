@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from .report.findings import Finding, Refusal
     from .rewrite.update import UpdateReport
     from .run.pool import Workers
-    from .sphinx.citations import CitedAt
     from .sphinx.domain import JaxcheckDomain
+    from .sphinx.environment_records import CitedAt
 
 PLUGIN_NAME = "jaxcheck-docs"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import textwrap
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
@@ -22,6 +21,7 @@ from ..model import Subtype
 from ..report.findings import Finding
 from .compat import source_info, source_path
 from .domain import CITATIONS, domain_of
+from .environment_records import CitedAt
 from .markup_lines import own_line
 from .pin import pin_of, source_index_of
 
@@ -36,16 +36,6 @@ def setup_citations(app: Sphinx) -> None:
     app.add_role("jaxsrc", JaxSourceRole())
     app.add_role("jaxquote", JaxQuoteRole())
     app.add_directive("jaxcheck-quote", JaxcheckQuoteDirective)
-
-
-@dataclass(frozen=True)
-class CitedAt:
-    """A citation as kept in the environment: what was checked, and where it was written."""
-
-    citation: Citation
-    docname: str
-    path: str
-    line: int
 
 
 def check_and_record(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
@@ -22,11 +22,8 @@ from ..model import Block, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..rewrite.places import Places
 from ..worker.dependencies import Dependencies
+from .environment_records import Card, CitedAt, IndexUse
 from .settings import settings_of, unknown_settings
-
-if TYPE_CHECKING:  # the features that keep them import this module
-    from .citations import CitedAt
-    from .qa import Card, IndexUse
 
 T = TypeVar("T")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from docutils import nodes
@@ -28,6 +27,7 @@ from .assets import add_page_script, add_stylesheet
 from .citations import check_and_record, citation_link
 from .compat import source_info
 from .domain import CARDS, domain_of
+from .environment_records import Card, IndexUse
 from .markup_lines import own_line
 from .qa_json_ld import setup_qa_json_ld
 from .qa_nodes import (
@@ -41,25 +41,6 @@ from .stages import EnvUpdated
 
 CSS_FILE = "jaxcheck-qa.css"
 JS_FILE = "jaxcheck-qa.js"  # opens the card a link points to
-
-
-@dataclass(frozen=True)
-class Card:
-    """A card as the environment keeps it (plain, picklable data)."""
-
-    docname: str
-    anchor: str  # the HTML id
-    label: str  # the std-domain label, for :ref:
-    question: str
-    answer: str  # plain text, for JSON-LD
-    line: int
-
-
-@dataclass(frozen=True)
-class IndexUse:
-    """Marks a document that shows a ``jaxcheck-qa-index`` (rewritten on every build)."""
-
-    docname: str
 
 
 def setup_qa(app: Sphinx) -> None:

@@ -11,8 +11,8 @@ from docutils import nodes
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.model import Subtype
-from sphinx_jaxcheck.sphinx.citations import CitedAt
 from sphinx_jaxcheck.sphinx.domain import CITATIONS, JaxcheckDomain
+from sphinx_jaxcheck.sphinx.environment_records import CitedAt
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack

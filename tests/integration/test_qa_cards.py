@@ -15,7 +15,8 @@ from notebooks import KERNEL
 from sphinx.testing.util import SphinxTestApp
 
 from sphinx_jaxcheck.sphinx.domain import CARDS, domain_of
-from sphinx_jaxcheck.sphinx.qa import Card, card_anchor
+from sphinx_jaxcheck.sphinx.environment_records import Card
+from sphinx_jaxcheck.sphinx.qa import card_anchor
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
