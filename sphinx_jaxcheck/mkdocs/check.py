@@ -30,7 +30,7 @@ from ..report.records import Report, block_record, build_report, notebooks_not_r
 from ..report.run_description import describe_run
 from ..rewrite.places import Places
 from ..rewrite.reread import Reading
-from ..rewrite.update import UpdateReport, update_sources
+from ..rewrite.update import UpdateReport, edit_problem, update_sources
 from ..run.interpreter import Probe, running_platform
 from ..run.pool import PythonPath, Workers, WorkerSettings, worker_settings
 from ..run.sessions import CheckPlan, check_documents, describe_plan
@@ -129,7 +129,7 @@ class Checking:
     def refusal(self) -> Refusal:
         """Why update would refuse a drift before running it again (outside the project)."""
         root, outside = str(self.project.root), self.settings.update_allow_outside
-        return Places(root, allow_outside=outside).refusal
+        return Places(root, edit_problem, allow_outside=outside).refusal
 
     def update(
         self, checked: Sequence[tuple[Block, Verdict]], documents: Documents, *, dry_run: bool

@@ -9,29 +9,38 @@ project's own checkout, not of an installed package; the notebook a page the bui
 copied was copied from, :mod:`.origins`), the docstring's examples
 are lines of one of its string literals, nothing about the block or its example
 refuses, and update's planner can make the edit (it would drop or write no line
-closing a Markdown fence, ...: :func:`.update.edit_problem`). Elsewhere both say
-the one reason instead. Pure but for reading the files and looking at the file
-system.
+closing a Markdown fence, ...: :func:`.update.edit_problem`, which the caller hands
+over, as update imports this module). Elsewhere both say the one reason instead. Pure
+but for reading the files and looking at the file system.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from ..model import Block, Drift, FileExamples, NotebookCell
 from .checkout import checkout_of, is_python_file, python_file_problem
 from .digests import digest
 from .docstrings import PythonSource, literal_of, read_python
-from .edits import parse_source
+from .edits import SourceText, parse_source
+from .python_literals import Literal
 from .refusals import skip_reason
+
+# Why update's plan refuses the edit of a drift's own lines (:func:`.update.edit_problem`).
+EditProblem = Callable[[SourceText, Block, Drift, Literal | None], str | None]
 
 
 class Places:
     """Where update writes, for the source folder ``root`` (None: anywhere, no checkout
-    asked for); each Python file is read once, at its first drift."""
+    asked for), its planner's ``edit_problem`` deciding the edits; each Python file is read
+    once, at its first drift."""
 
-    def __init__(self, root: str | None, *, allow_outside: bool = False) -> None:
+    def __init__(
+        self, root: str | None, edit_problem: EditProblem, *, allow_outside: bool = False
+    ) -> None:
         self.root = root
+        self.edit_problem = edit_problem
         self.allow_outside = allow_outside
         self.checkout = checkout_of(root) if root is not None else None
         self._read: dict[str, PythonSource | str | None] = {}  # each Python file, or why not
@@ -81,9 +90,6 @@ class Places:
         would make it."""
         if isinstance(block.kind, NotebookCell):
             return None  # its outputs are edited in the notebook's JSON, not as lines
-        # update imports this module: its planner is asked here, not imported above.
-        from .update import edit_problem
-
         data = self._checked(block)
         if not isinstance(data, bytes):
             return None  # unread or changed since: update says so as it reads the file
@@ -93,7 +99,9 @@ class Places:
             return None  # update names the encoding as it reads the file
         python = self._read.get(os.path.realpath(block.path))
         literal = literal_of(python, block) if isinstance(python, PythonSource) else None
-        return edit_problem(source, block, drift, None if isinstance(literal, str) else literal)
+        return self.edit_problem(
+            source, block, drift, None if isinstance(literal, str) else literal
+        )
 
     def _checked(self, block: Block) -> bytes | str | None:
         """The block's file as it was checked, why it cannot be read, or None if it changed."""

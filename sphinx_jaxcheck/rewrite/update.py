@@ -145,7 +145,7 @@ def update_sources(
     adapter passes it; without it only each block is read again (as the unit tests do).
     """
     checked = list(checked)
-    places = Places(root, allow_outside=allow_outside)
+    places = Places(root, edit_problem, allow_outside=allow_outside)
     report = UpdateReport()
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:

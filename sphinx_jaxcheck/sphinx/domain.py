@@ -13,17 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
-from ..model import Block, Verdict
+from ..model import Block, Drift, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..rewrite.places import Places
 from ..worker.dependencies import Dependencies
 from .environment_records import Card, CitedAt, IndexUse
 from .settings import settings_of, unknown_settings
+
+if TYPE_CHECKING:
+    from ..rewrite.edits import SourceText
+    from ..rewrite.python_literals import Literal
 
 T = TypeVar("T")
 
@@ -260,7 +264,8 @@ class JaxcheckDomain(Domain):
         """Why ``jaxcheck update`` would refuse a drift before running it again, as update
         itself decides for this source folder and its settings (None: it would go on)."""
         settings = settings_of(self.env.config)
-        return Places(str(self.env.srcdir), allow_outside=settings.update_allow_outside).refusal
+        root, outside = str(self.env.srcdir), settings.update_allow_outside
+        return Places(root, _edit_problem, allow_outside=outside).refusal
 
     # -- Sphinx's protocol ------------------------------------------------------
 
@@ -284,3 +289,13 @@ def domain_of(env: BuildEnvironment) -> JaxcheckDomain:
     domain = env.get_domain("jaxcheck")
     assert isinstance(domain, JaxcheckDomain)
     return domain
+
+
+def _edit_problem(
+    source: SourceText, block: Block, drift: Drift, literal: Literal | None
+) -> str | None:
+    """Why update's planner refuses the edit of a drift's own lines: imported only when a drift
+    is asked about, since it brings nbformat, which a build without drift never needs."""
+    from ..rewrite.update import edit_problem
+
+    return edit_problem(source, block, drift, literal)
