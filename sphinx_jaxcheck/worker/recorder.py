@@ -231,8 +231,11 @@ _PROBED: tuple[tuple[Any, str, str, int], ...] = (
 
 
 # This extension's own folder: the worker's code is no input of a session (the cache key holds
-# the extension's version, and its content when installed from a folder).
-OWN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+# the extension's version, and its content when installed from a folder). As imported, and its
+# real path: the workers of another interpreter import it through a link
+# (``run.pool.package_folder``), and what a session opens is compared by its real path.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OWN = tuple(dict.fromkeys(os.path.join(p, "") for p in (_PACKAGE, os.path.realpath(_PACKAGE))))
 
 # The module files of the project the zygote imported before forking any session (what
 # ``sitecustomize`` or a ``.pth`` file imported), digested once its imports were done: every
@@ -243,7 +246,7 @@ PRELOADED: dict[str, str] = {}
 def remember_preloaded() -> None:
     """In the zygote, its imports done: the content of every module file outside the
     installed folders that it imported, links on the way included (:data:`PRELOADED`)."""
-    installed = (*installed_folders(), OWN)
+    installed = (*installed_folders(), *OWN)
     for module in list(sys.modules.values()):
         file = getattr(module, "__file__", None)
         holder = archive_of(os.path.abspath(file)) if isinstance(file, str) else None
@@ -332,7 +335,7 @@ class Recorder:
     """What one session used, from :meth:`install` on; :meth:`take` hands it on in parts."""
 
     def __init__(self, pseudo_files: Collection[str]) -> None:
-        self.installed = (*installed_folders(), OWN)
+        self.installed = (*installed_folders(), *OWN)
         self.finders = Finders(importlib.machinery.EXTENSION_SUFFIXES)
         self.pseudo_files = set(pseudo_files)  # the blocks' own code
         self.seen: set[str] = set()  # file names already taken care of

@@ -242,3 +242,23 @@ def test_update_never_writes_a_line_that_would_close_the_fence_an_example_stands
     assert updated.returncode == 1
     assert "the new output line '```' would close the Markdown fence '```'" in updated.stderr
     assert (root / "docs" / "index.md").read_text("utf-8") == text
+
+
+def test_a_notebook_run_by_another_interpreter_is_taken_from_the_cache_next_time(
+    tmp_path: Path,
+) -> None:
+    """The workers of another interpreter import this package through a link; the worker
+    modules a notebook's child imports are no input of its session (they were recorded as
+    files that did not exist, so the notebook ran again in every check)."""
+    here = Path(sys.executable)
+    other = next(
+        (here.with_name(n) for n in ("python3", "python") if here.with_name(n).exists()), None
+    )
+    if other is None or str(other) == sys.executable:
+        pytest.skip(f"no other name of this interpreter beside {here} to hand the workers")
+    root = write(tmp_path, {"nb.ipynb": notebook("print(2 + 2)", "4\n")})
+    first = jaxcheck("check", root, "--python", other)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "not cached" not in first.stdout
+    again = jaxcheck("check", root, "--python", other)
+    assert "running 0 of 1 block(s)" in again.stderr and "from the cache" in again.stderr
