@@ -14,7 +14,7 @@ from ..config import Settings
 from ..errors import NotebookError
 from ..expect.markdown_pages import page_blocks
 from ..expect.mkdocstrings import Shown, shown_objects
-from ..expect.notebooks import notebook_blocks, read_notebook
+from ..expect.notebooks import excluding_pattern, notebook_blocks, read_notebook
 from ..model import Block, Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import digest
@@ -83,10 +83,14 @@ def _notebook(page: Page, text: str, sha: str, settings: Settings, read: Documen
         return []
     if notebook.language.lower() != "python":
         return []  # a kernel of another language: nothing of ours can run it
+    pattern = excluding_pattern([str(page.path)], settings.notebooks_exclude)
     return notebook_blocks(
         page.docname,
         str(page.path),
         notebook,
+        not_run=f"excluded from execution by jaxcheck_notebooks_exclude {pattern!r}"
+        if pattern is not None
+        else "",
         timeout=settings.timeout,
         normalizers=settings.notebook_normalizers,
         digest=sha,

@@ -262,3 +262,12 @@ def test_a_notebook_run_by_another_interpreter_is_taken_from_the_cache_next_time
     assert "not cached" not in first.stdout
     again = jaxcheck("check", root, "--python", other)
     assert "running 0 of 1 block(s)" in again.stderr and "from the cache" in again.stderr
+
+
+def test_a_notebook_jaxcheck_notebooks_exclude_names_is_not_run(tmp_path: Path) -> None:
+    root = write(tmp_path, {"nb.ipynb": notebook("raise SystemExit('ran')", "")})
+    done = jaxcheck("check", root, "-D", "jaxcheck_notebooks_exclude=*.ipynb", "--format", "json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (cell,) = json.loads(done.stdout)["cells"]
+    assert cell["status"] == "skipped"
+    assert "excluded from execution by jaxcheck_notebooks_exclude '*.ipynb'" in cell["reason"]
