@@ -9,11 +9,13 @@ import atexit
 import contextlib
 import fnmatch
 import functools
+import hashlib
 import os
 import re
 import selectors
 import shutil
 import site
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -184,9 +186,10 @@ class WorkerSettings:
     def key_env(self) -> dict[str, str]:
         """:meth:`outcome_env` as cache keys hold it, the same in every process.
 
-        Another interpreter imports this package from a new temporary folder in
-        each process (see :func:`package_folder`); the key names the package it
-        links to instead (whose version and worker code the key holds anyway).
+        Another interpreter imports this package from a folder of links, which
+        may be a new temporary one in a process (see :func:`package_folder`); the
+        key names the package it links to instead (whose version and worker code
+        the key holds anyway).
         """
         env = self.outcome_env()
         if self.python != sys.executable:
@@ -244,9 +247,24 @@ def package_folder(python: str) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _package_link(package: str) -> str:
-    folder = tempfile.mkdtemp(prefix="jaxcheck-package-")
-    os.symlink(package, os.path.join(folder, os.path.basename(package)))
-    atexit.register(shutil.rmtree, folder, True)
+    """The folder of the link to ``package``: the same one in every build of this user, since
+    what a session records of where its imports were found names it, and the next build must
+    find it there again. A private temporary folder where that one is not this user's alone."""
+    name = hashlib.sha256(package.encode()).hexdigest()[:16]
+    folder = os.path.join(tempfile.gettempdir(), f"jaxcheck-package-{os.getuid()}-{name}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o700)
+    found = os.lstat(folder)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o077:
+        folder = tempfile.mkdtemp(prefix="jaxcheck-package-")
+        atexit.register(shutil.rmtree, folder, True)
+    link = os.path.join(folder, os.path.basename(package))
+    if not (os.path.islink(link) and os.readlink(link) == package):
+        made = f"{link}.{os.getpid()}"  # made beside it, then put in place at once
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(made)
+        os.symlink(package, made)
+        os.replace(made, link)
     return folder
 
 

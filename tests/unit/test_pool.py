@@ -45,7 +45,7 @@ def test_the_cache_key_names_the_package_another_interpreter_imports_not_its_tem
 ):
     other = WorkerSettings(python="/usr/bin/python3-other")
     link = other.process_env()["PYTHONPATH"].split(os.pathsep)[0]
-    assert os.path.basename(link).startswith("jaxcheck-package-")  # new in every process
+    assert os.path.basename(link).startswith("jaxcheck-package-")  # made by this process
     keyed = other.key_env()["PYTHONPATH"].split(os.pathsep)
     assert link not in keyed and keyed[0].startswith("<a link to ")
     assert {**other.key_env(), "PYTHONPATH": ""} == {**other.outcome_env(), "PYTHONPATH": ""}
