@@ -25,9 +25,10 @@ EVENTS: dict[str, type[enum.IntEnum]] = {
 }
 
 
-def test_each_handler_runs_at_a_named_stage_and_each_stage_has_one(tmp_path: Path) -> None:
+def _app(tmp_path: Path) -> Sphinx:
+    """An application of a one-page project, made as sphinx-build makes it."""
     root = write_project(tmp_path, {"index.rst": "Index\n=====\n"})
-    app = Sphinx(
+    return Sphinx(
         root,
         root,
         root / "_build",
@@ -36,6 +37,10 @@ def test_each_handler_runs_at_a_named_stage_and_each_stage_has_one(tmp_path: Pat
         status=io.StringIO(),
         warning=io.StringIO(),
     )
+
+
+def test_each_handler_runs_at_a_named_stage_and_each_stage_has_one(tmp_path: Path) -> None:
+    app = _app(tmp_path)
     used: set[enum.IntEnum] = set()
     for event, listeners in app.events.listeners.items():
         ours = [
@@ -64,16 +69,7 @@ def test_the_objects_a_build_keeps_are_frozen_during_it_and_collectable_after(
 ) -> None:
     """The collector skips what lives through the build (sphinx/frozen_heap.py), and has it
     back once the build ends: a process running builds one after another frees each one."""
-    root = write_project(tmp_path, {"index.rst": "Index\n=====\n"})
-    app = Sphinx(
-        root,
-        root,
-        root / "_build",
-        root / "_build" / ".doctrees",
-        "html",
-        status=io.StringIO(),
-        warning=io.StringIO(),
-    )
+    app = _app(tmp_path)
     frozen: list[int] = []
     app.connect("html-page-context", lambda *_args: frozen.append(gc.get_freeze_count()))
     app.build()
