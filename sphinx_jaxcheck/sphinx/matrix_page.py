@@ -27,7 +27,7 @@ from ..report.findings import Finding
 from .compat import source_info, source_path
 from .domain import MATRIX_PAGES, JaxcheckDomain, domain_of
 from .stages import EnvUpdated
-from .status_page import link_to_block, note_table_page, setup_project_table
+from .status_page import link_to_block, note_table_page, setup_project_table, table_row
 
 if TYPE_CHECKING:
     from ..report.matrix import Matrix
@@ -106,7 +106,8 @@ class FillMatrixTable(SphinxPostTransform):
         for width in (40, *(20 for _ in matrix.versions)):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
-        head += _row([nodes.Text(t) for t in ["Block", *(f"jax {v}" for v in matrix.versions)]])
+        titles = ["Block", *(f"jax {v}" for v in matrix.versions)]
+        head += table_row([nodes.Text(t) for t in titles])
         group += head
         body = nodes.tbody()
         for row in rows:
@@ -120,7 +121,7 @@ class FillMatrixTable(SphinxPostTransform):
             block += nodes.inline(text=f"{row.path}:{row.line}", classes=["jaxcheck-matrix-where"])
             cells: list[nodes.Node] = [block]
             cells += [nodes.Text(MARKS.get(row.status_in(v) or "", "–")) for v in matrix.versions]
-            body += _row(cells)
+            body += table_row(cells)
         group += body
         return [table]
 
@@ -217,14 +218,3 @@ def _problems(
 
 def _finding(message: str, path: str, line: int, docname: str) -> Finding:
     return Finding(Subtype.MATRIX, message, path, line, docname)
-
-
-def _row(cells: list[nodes.Node]) -> nodes.row:
-    row = nodes.row()
-    for content in cells:
-        entry = nodes.entry()
-        paragraph = nodes.paragraph()
-        paragraph += content
-        entry += paragraph
-        row += entry
-    return row

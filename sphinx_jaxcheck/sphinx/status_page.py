@@ -109,7 +109,7 @@ class FillStatusTable(SphinxPostTransform):
         for width in (30, 30, 20, 20):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
-        head += _row([nodes.Text(t) for t in ("Block", "Page", "Status", "Seconds")])
+        head += table_row([nodes.Text(t) for t in ("Block", "Page", "Status", "Seconds")])
         group += head
         body = nodes.tbody()
         for block, verdict in checked:
@@ -129,7 +129,7 @@ class FillStatusTable(SphinxPostTransform):
             if verdict.reason:
                 label += f": {verdict.reason}"
             cells = [target, page, nodes.Text(label), nodes.Text(f"{verdict.seconds:.2f}")]
-            body += _row(cells)
+            body += table_row(cells)
         group += body
         return [intro, table]
 
@@ -157,7 +157,8 @@ def link_to_block(name: str | None, docname: str, here: str) -> addnodes.pending
     )
 
 
-def _row(cells: list[nodes.Node]) -> nodes.row:
+def table_row(cells: list[nodes.Node]) -> nodes.row:
+    """A row of a project table: each cell's content in a paragraph of its own entry."""
     row = nodes.row()
     for content in cells:
         entry = nodes.entry()
