@@ -1,4 +1,5 @@
-"""The Sphinx side of execution: start the zygote, hand it sessions, collect outcomes.
+"""The reading process's side of execution: start the zygote, hand it sessions, collect
+outcomes.
 
 Imports nothing from jax; the zygote is a separate interpreter.
 """
