@@ -1,8 +1,8 @@
 """Group blocks into sessions, run them (or take them from the cache), judge them.
 
 blocks --run--> outcomes --compare--> verdicts, for a set of documents. Pure of
-Sphinx: the Sphinx adapter, the MkDocs front-end and the pytest plugin call
-:func:`check_documents`.
+Sphinx: the Sphinx adapter and the MkDocs front-end (and through them the command
+line and the pytest plugin) call :func:`check_documents`.
 """
 
 from __future__ import annotations
