@@ -49,6 +49,7 @@ class Fence:
     own indentation (as CommonMark reads it inside a list item or an admonition)."""
 
     opening: int  # the line of the opening fence
+    run: str  # its backticks or tildes, which a closing fence repeats at least
     info: str  # its info string, stripped
     body: tuple[str, ...]
     closing: int | None  # the line of the closing fence; None: it runs to the end of the file
@@ -91,7 +92,7 @@ def find_fences(lines: Sequence[str]) -> list[Fence]:
                 closing = number  # the same character, at least as many times, alone
             else:
                 body.append(_dedent(line, indent))
-        fences.append(Fence(opening, found["info"].strip(), tuple(body), closing))
+        fences.append(Fence(opening, run, found["info"].strip(), tuple(body), closing))
     return fences
 
 

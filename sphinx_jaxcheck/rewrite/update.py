@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import JaxcheckError, WorkerStartError
 from ..expect.docstrings import docstring_of
 from ..expect.grammar import ParsedBody, parse_body
+from ..expect.markdown_pages import Fence, find_fences
 from ..judge.matching import example_passes, spoofed_output, texts_match
 from ..judge.notebooks import written_text
 from ..judge.verdict import rules_of
@@ -75,7 +76,6 @@ BLANKLINE = "<BLANKLINE>"
 # Checks these documents' blocks again in fresh worker processes (no cache): a verdict per block.
 Rerun = Callable[[Mapping[str, Sequence[Block]]], Mapping[str, Sequence[Verdict]]]
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})\s*\{jaxcheck\}")
-_MARKDOWN_FENCE = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _OPTION = re.compile(r"^\s*:[\w-]+:")
 
 
@@ -651,38 +651,20 @@ def _keeps_fences(
 def _fence_closed_at(source: SourceText, index: int) -> int | None:
     """The index of the line that opens the Markdown fence which line ``index`` closes, or
     None."""
-    opened = _fences_before(source, index)
-    return opened[2] if opened is not None and _closes(source.lines[index], opened) else None
+    fence = _fence_around(source, index)
+    return fence.opening - 1 if fence is not None and fence.closing == index + 1 else None
 
 
 def _fence_open_at(source: SourceText, index: int) -> str | None:
     """The fence (its run of backticks or tildes) that line ``index`` stands in, or None."""
-    opened = _fences_before(source, index)
-    return opened[0] * opened[1] if opened is not None else None
+    fence = _fence_around(source, index)
+    return fence.run if fence is not None else None
 
 
-def _fences_before(source: SourceText, index: int) -> tuple[str, int, int] | None:
-    """The Markdown fence open when line ``index`` begins, as its character, length and
-    opening line, or None (fences of backticks or tildes, followed from the file's start)."""
-    opened: tuple[str, int, int] | None = None
-    for number in range(min(index, len(source.lines))):
-        line = source.lines[number]
-        if opened is None:
-            found = _MARKDOWN_FENCE.match(line)
-            run, rest = (found.group(1), found.group(2)) if found else ("", "")
-            if found and not (run[0] == "`" and "`" in rest):  # backticks in an info: no fence
-                opened = (run[0], len(run), number)
-        elif _closes(line, opened):
-            opened = None
-    return opened
-
-
-def _closes(line: str, opened: tuple[str, int, int]) -> bool:
-    found = _MARKDOWN_FENCE.match(line)
-    if not found:
-        return False
-    run, rest = found.group(1), found.group(2)
-    return run[0] == opened[0] and len(run) >= opened[1] and not rest.strip()
+def _fence_around(source: SourceText, index: int) -> Fence | None:
+    """The Markdown fence whose body or closing line is line ``index``, or None."""
+    number = index + 1
+    return next((f for f in find_fences(source.lines) if f.opening < number <= f.last), None)
 
 
 def _read_back(source: SourceText, planned: list[Planned], report: UpdateReport) -> list[Planned]:
