@@ -14,7 +14,9 @@ line: where a page shows it, or where its object is defined. Pure: no Sphinx.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..model import Block, DocstringExamples
 from .page_examples import find_regions, region_block
@@ -31,6 +33,18 @@ class Docstring:
     line: int  # the file line of its first line (unplaced: the line all its examples are at)
     unplaced: str = ""  # why its text cannot be found in a file
     shown_as: str = ""  # the name autodoc's nodes give it, when not ``name``
+
+    @classmethod
+    def collected(cls, item: Mapping[str, Any]) -> Docstring:
+        """A docstring as the workers' collection gives it (``worker.doctest_modules``)."""
+        return cls(
+            item["name"],
+            item["module"],
+            item["text"],
+            item["path"],
+            item["line"],
+            item.get("unplaced", ""),
+        )
 
 
 SESSION_PREFIX = "docstrings of "

@@ -115,21 +115,10 @@ def docstring_documents(
                     item, found["name"], found["module"], module.name
                 ):
                     taken.add(place)
-                    page.append(_docstring(found))
+                    page.append(Docstring.collected(found))
         if page:
             blocks[docname] = _blocks(page, docname, settings)
     return blocks, findings
-
-
-def _docstring(found: Mapping[str, Any]) -> Docstring:
-    return Docstring(
-        found["name"],
-        found["module"],
-        found["text"],
-        found["path"],
-        found["line"],
-        found.get("unplaced", ""),
-    )
 
 
 def _blocks(docstrings: list[Docstring], docname: str, settings: Settings) -> list[Block]:

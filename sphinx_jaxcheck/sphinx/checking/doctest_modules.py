@@ -135,14 +135,7 @@ def _problem_of(found: dict[str, Any], module: str) -> str:
 def _blocks(collection: dict[str, Any], root: str, settings: Settings) -> list[Block]:
     blocks: list[Block] = []
     for item in collection.get("docstrings", ()):
-        doc = Docstring(
-            item["name"],
-            item["module"],
-            item["text"],
-            item["path"],
-            item["line"],
-            item.get("unplaced", ""),
-        )
+        doc = Docstring.collected(item)
         found = docstring_blocks(
             doc,
             docname=root,
