@@ -24,7 +24,7 @@ from ..errors import (
 )
 from ..expect.conditions import Runtime
 from ..judge.example_verdicts import all_examples
-from ..model import Block, DocstringExamples, NotebookCell, Problem, Status, Subtype, Verdict
+from ..model import Block, DocstringExamples, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..report.records import Report, block_record, build_report, notebooks_not_run, summary_line
 from ..report.run_description import describe_run
@@ -33,7 +33,7 @@ from ..rewrite.reread import Reading
 from ..rewrite.update import UpdateReport, edit_problem, update_sources
 from ..run.interpreter import Probe, running_platform
 from ..run.pool import PythonPath, Workers, WorkerSettings, worker_settings
-from ..run.sessions import CheckPlan, check_documents, describe_plan
+from ..run.sessions import CheckPlan, check_documents, describe_plan, not_started
 from .docstrings import cached_collect, docstring_documents
 from .documents import Documents, page_folder, read_documents
 from .project import MkDocsProject
@@ -117,7 +117,7 @@ class Checking:
                 f"{error}; install jax there (`pip install jax`, the release your docs describe)"
             ) from None
         except WorkerStartError as error:
-            return {doc: [_not_started(b, error) for b in bs] for doc, bs in blocks.items()}, []
+            return not_started(blocks, error), []
         uncached = [(doc, why) for doc, whys in report.uncached.items() for why in whys]
         return report.verdicts, uncached
 
@@ -196,7 +196,6 @@ def _checked(checking: Checking, update: str) -> Checked:
         for block, verdict in zip(blocks, verdicts[doc], strict=True)
     ]
     findings = in_report_order([*documents.findings, *checking.findings(checked)])
-    cells = [block_record(b, v) for b, v in checked if isinstance(b.kind, NotebookCell)]
     jax_version = checking.jax_version
     line = summary_line(
         [v.status for b, v in checked if not b.doctest_style],
@@ -205,7 +204,7 @@ def _checked(checking: Checking, update: str) -> Checked:
         all_examples(checked),
         doctests_like=DOCTESTS_LIKE,
         uncached=uncached,
-        not_run_notebooks=notebooks_not_run(cells),
+        not_run_notebooks=notebooks_not_run(block_record(b, v) for b, v in checked),
         failed_after=sum(1 for b, v in checked if v.after and not b.doctest_style),
         images_not_compared=sum(1 for _, v in checked if v.images_not_compared),
     )
@@ -267,12 +266,6 @@ def _jax_version(probe: Probe) -> str:
         return probe.interpreter.jax_version or "?"
     except InterpreterError as error:  # --python names one that cannot run the workers
         raise ConfigurationError(str(error)) from None
-
-
-def _not_started(block: Block, error: WorkerStartError) -> Verdict:
-    return Verdict(
-        Status.FAILED, problems=(Problem(Subtype.WORKER, str(error), block.file_line(1)),)
-    )
 
 
 def _announce(plan: CheckPlan, documents: int, workers: int) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ..cache.dependencies import changes
 from ..cache.key import session_key
 from ..cache.outcomes import OutcomeCache
+from ..errors import WorkerStartError
 from ..expect.conditions import Runtime, why_skipped
 from ..judge.example_verdicts import Tally, tally_of
 from ..judge.notebooks import follow_failures
@@ -22,9 +23,11 @@ from ..model import (
     FailureKind,
     Outcome,
     OutputMode,
+    Problem,
     Program,
     SessionKey,
     Status,
+    Subtype,
     Verdict,
     session_name,
 )
@@ -134,6 +137,19 @@ def check_documents(
     verdicts = judge_documents(documents, selection, found.outcomes)
     discarded = tuple(cache.discarded) if cache else ()
     return CheckReport(verdicts, discarded, found.used, found.uncached, found.assumed)
+
+
+def not_started(
+    documents: Mapping[str, Sequence[Block]], error: WorkerStartError
+) -> dict[str, list[Verdict]]:
+    """Every block's verdict when the workers cannot start: failed, saying why."""
+    return {
+        doc: [
+            Verdict(Status.FAILED, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),))
+            for b in blocks
+        ]
+        for doc, blocks in documents.items()
+    }
 
 
 def _nothing(_docname: str) -> bool:

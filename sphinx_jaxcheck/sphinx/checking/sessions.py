@@ -14,9 +14,9 @@ from sphinx.util import logging
 from ...cache.outcomes import OutcomeCache
 from ...config import Settings
 from ...errors import JaxUnavailableError, WorkerStartError
-from ...model import Block, DocstringExamples, FileExamples, Problem, Status, Subtype, Verdict
+from ...model import Block, DocstringExamples, FileExamples, Verdict
 from ...run.pool import Workers
-from ...run.sessions import CheckPlan, check_documents
+from ...run.sessions import CheckPlan, check_documents, not_started
 from ...worker.dependencies import Dependencies
 from ..compat import source_path
 from ..domain import domain_of
@@ -91,15 +91,7 @@ def run_documents(
             'or `pip install "./sphinx-jaxcheck[jax]"` beside a checkout of sphinx-jaxcheck'
         )
     except WorkerStartError as error:
-        return {
-            doc: [
-                Verdict(
-                    Status.FAILED, problems=(Problem(Subtype.WORKER, str(error), b.file_line(1)),)
-                )
-                for b in blocks
-            ]
-            for doc, blocks in documents.items()
-        }
+        return not_started(documents, error)
     if select is None and settings.writes_cache:
         remember_durations(app, documents, report.verdicts)
     return report.verdicts

@@ -10,7 +10,6 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ...judge.example_verdicts import all_examples
-from ...model import NotebookCell
 from ...report.records import block_record, notebooks_not_run, summary_line
 from ..compat import warnings_logged
 from ..domain import domain_of
@@ -47,9 +46,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         excluded_examples(domain.env),
         warned,
         unchecked_cells(domain),
-        notebooks_not_run(
-            block_record(b, verdict) for b, verdict in checked if isinstance(b.kind, NotebookCell)
-        ),
+        notebooks_not_run(block_record(b, verdict) for b, verdict in checked),
         foreign_examples(domain),
         failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
         images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
