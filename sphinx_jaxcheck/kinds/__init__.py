@@ -1,5 +1,6 @@
-"""Each kind of checked thing as one module of rules (:class:`.protocol.Kind`): how its blocks
-run together, which are left out, how an outcome is judged, what a failure does to the rest.
+"""Each kind of checked thing's rules (:class:`.protocol.Kind`): how its blocks run together,
+which are left out, how an outcome is judged, what a failure does to the rest. The kinds that
+run as a script share theirs (:mod:`.scripts`); a kind that differs has a module of its own.
 
 :func:`rules_of` is the one place that asks what kind a block is; the stages are handed the
 rules it gives.
@@ -22,20 +23,17 @@ from ..model import (
     PageExamples,
     Verdict,
 )
-from .directive import DirectiveRules
-from .docstring_examples import DocstringExamplesRules
-from .file_examples import FileExamplesRules
 from .group_code import GroupCodeRules
 from .notebook_cell import NotebookCellRules
-from .page_examples import PageExamplesRules
 from .protocol import Kind
+from .scripts import ScriptRules
 
 _RULES: dict[type, Callable[[Any], Kind]] = {
-    Directive: DirectiveRules,
-    PageExamples: PageExamplesRules,
+    Directive: ScriptRules,
+    PageExamples: ScriptRules,
     GroupCode: GroupCodeRules,
-    DocstringExamples: DocstringExamplesRules,
-    FileExamples: FileExamplesRules,
+    DocstringExamples: ScriptRules,
+    FileExamples: ScriptRules,
     NotebookCell: NotebookCellRules,
 }
 
