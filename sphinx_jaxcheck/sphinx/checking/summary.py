@@ -10,6 +10,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from ...judge.example_verdicts import all_examples
+from ...kinds import rules_of
 from ...report.records import block_record, notebooks_not_run, summary_line
 from ..compat import warnings_logged
 from ..domain import domain_of
@@ -46,7 +47,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         excluded_examples(domain.env),
         warned,
         unchecked_cells(domain),
-        notebooks_not_run(block_record(b, verdict) for b, verdict in checked),
+        notebooks_not_run(block_record(b, verdict, rules_of(b)) for b, verdict in checked),
         foreign_examples(domain),
         failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
         images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
