@@ -148,7 +148,8 @@ def test_the_text_report_names_each_finding_and_the_next_step(project: Path) -> 
         "docs/guide.md:4: drift: block 'guide.md:4': the output of this print is stale:\n"
         "--- expected\n+++ actual\n@@ -1 +1 @@\n-5\n+4\n"
     ) in done.stdout
-    assert "docs/guide.md:8: error: block 'guide.md:8': the block raised an exception" in done.stdout
+    raised = "docs/guide.md:8: error: block 'guide.md:8': the block raised an exception"
+    assert raised in done.stdout
     summary = (
         "jaxcheck: 6 block(s): 2 verified, 2 stale, 1 failed, 1 skipped (jax 0.10.2); "
         "doctests like pytest: 1 `>>>` example(s): 1 verified\n"
