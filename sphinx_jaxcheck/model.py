@@ -198,7 +198,7 @@ class _Examples:
 
     def label(self, block: Block) -> str:
         """By its name, else by its file and the line its examples start at."""
-        return block.options.name or f"{os.path.basename(block.path)}:{block.body_line}"
+        return _by_line(block)
 
 
 @dataclass(frozen=True)
@@ -237,7 +237,12 @@ class MarkdownFence:
 
     def label(self, block: Block) -> str:
         """By its name, else by its page's file and the line its code starts at."""
-        return block.options.name or f"{os.path.basename(block.path)}:{block.body_line}"
+        return _by_line(block)
+
+
+def _by_line(block: Block) -> str:
+    """A block named by its name, else by its file and the line its body starts at."""
+    return block.options.name or f"{os.path.basename(block.path)}:{block.body_line}"
 
 
 @dataclass(frozen=True)
