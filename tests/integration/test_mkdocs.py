@@ -199,6 +199,17 @@ def test_the_guides_messages_are_the_products(tmp_path: Path) -> None:
     assert checked.stderr.splitlines()[0] in shown
     (tmp_path / "mkdocs.yml").write_text("site_name: X\ndocs_dir: pages\n", "utf-8")
     assert jaxcheck("check", ".", cwd=tmp_path).stderr.strip() in shown
+    pages = {
+        "index.md": "# A\n\n```python\nprint(1 + 1)  # 2\n```\n",
+        "guide.md": '# B\n\n```python\nprint(len("four"))  # 5\n```\n',
+        "more.md": "# C\n\n>>> 2 * 3\n6\n",
+    }
+    (tmp_path / "sharded").mkdir()
+    sharded = write(tmp_path / "sharded", pages)
+    shard = jaxcheck("check", ".", "--shard", "1/2", cwd=sharded)
+    assert shard.returncode == 1
+    summary = next(line for line in shard.stdout.splitlines() if line.startswith("jaxcheck: "))
+    assert f"```text\n{summary}\n```" in shown
 
 
 QUAX_PAGE = """\
