@@ -104,9 +104,18 @@ class Checking:
             settings,
         )
         blocks = dict(documents.blocks)
+        # A docstring's examples run in docs_dir, as a Sphinx project's run in its root
+        # document's folder: not in their module's, nor in that of whichever page shows them.
+        home = str(self.project.docs_dir)
         for doc, more in shown.items():
             own = blocks.get(doc, [])
-            blocks[doc] = [*own, *(replace(b, index=len(own) + n) for n, b in enumerate(more))]
+            blocks[doc] = [
+                *own,
+                *(
+                    replace(b, index=len(own) + n, program=replace(b.program, cwd=home))
+                    for n, b in enumerate(more)
+                ),
+            ]
         return replace(documents, blocks=blocks, findings=[*documents.findings, *findings])
 
     def check(
