@@ -104,8 +104,8 @@ class Checking:
             settings,
         )
         blocks = dict(documents.blocks)
-        # A docstring's examples run in docs_dir, as a Sphinx project's run in its root
-        # document's folder: not in their module's, nor in that of whichever page shows them.
+        # A docstring's examples run in docs_dir, as jaxcheck_doctest_modules' run in a Sphinx
+        # project's root document's folder: not in their module's, nor in the showing page's.
         home = str(self.project.docs_dir)
         for doc, more in shown.items():
             own = blocks.get(doc, [])
