@@ -23,10 +23,9 @@ from ..errors import (
     WorkerStartError,
 )
 from ..expect.conditions import Runtime
-from ..judge.example_verdicts import all_examples
 from ..model import Block, DocstringExamples, SessionKey, Shard, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
-from ..report.records import Report, block_record, build_report, notebooks_not_run, summary_line
+from ..report.records import Report, build_report, checked_summary
 from ..report.run_description import describe_run
 from ..rewrite.places import Places
 from ..rewrite.reread import Reading
@@ -242,16 +241,8 @@ def _checked(checking: Checking, update: str) -> Checked:
     uncached = [(doc, why) for doc, whys in sorted(ran.uncached.items()) for why in sorted(whys)]
     findings = in_report_order([*documents.findings, *checking.findings(checked)])
     jax_version = checking.jax_version
-    line = summary_line(
-        [v.status for b, v in checked if not b.doctest_style],
-        documents.findings,
-        jax_version,
-        all_examples(checked),
-        doctests_like=DOCTESTS_LIKE,
-        uncached=uncached,
-        not_run_notebooks=notebooks_not_run(block_record(b, v) for b, v in checked),
-        failed_after=sum(1 for b, v in checked if v.after and not b.doctest_style),
-        images_not_compared=sum(1 for _, v in checked if v.images_not_compared),
+    line = checked_summary(
+        checked, documents.findings, jax_version, doctests_like=DOCTESTS_LIKE, uncached=uncached
     )
     split = checking.assignment(documents.blocks)
     run = describe_run(
