@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
 from ..model import Block, NotebookCell, Status, Subtype, Verdict
@@ -132,6 +132,26 @@ def relative(path: str) -> str:
         return os.path.relpath(path)
     except ValueError:
         return path
+
+
+def checked_summary(
+    checked: Sequence[tuple[Block, Verdict]],
+    read: Sequence[Finding],
+    jax_version: str,
+    **more: Any,
+) -> str:
+    """The one-line summary of these blocks with their verdicts (:func:`summary_line`, whose
+    other arguments ``more`` gives): what a front-end's check counts from its blocks."""
+    return summary_line(
+        [verdict.status for block, verdict in checked if not block.doctest_style],
+        read,
+        jax_version,
+        all_examples(checked),
+        not_run_notebooks=notebooks_not_run(block_record(b, verdict) for b, verdict in checked),
+        failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
+        images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
+        **more,
+    )
 
 
 def summary_line(
