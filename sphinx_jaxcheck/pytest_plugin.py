@@ -621,7 +621,7 @@ class MkDocsRun(DocsRun):
         return self.checking.refusal
 
     def _run(self, documents: dict[str, list[Block]]) -> dict[str, list[Verdict]]:
-        return self.checking.check(documents)[0]
+        return self.checking.check(documents).verdicts
 
     def _update(self, checked: list[tuple[Block, Verdict]]) -> UpdateReport:
         return self.checking.update(checked, self.documents, dry_run=False)

@@ -214,12 +214,12 @@ def mkdocs_config(paths: Sequence[str]) -> Path | None:
 
 def mkdocs_settings(args: argparse.Namespace) -> Settings:
     """The settings of a check of an MkDocs project: the defaults, less what the command line
-    overrides (``-D jaxcheck_timeout=60``, ``--no-cache``, ``-j``, ``--python``)."""
+    overrides (``-D jaxcheck_timeout=60``, ``--no-cache``, ``-j``, ``--python``, ``--shard``)."""
     from ..config import VALUES, closest_setting, read_settings
 
-    if getattr(args, "shard", None):
-        raise UsageError("--shard: an MkDocs project is checked whole; leave --shard out")
     overrides = build_overrides(args)
+    if getattr(args, "shard", None):  # ``check --shard K/N``, as a Sphinx project takes it
+        overrides["jaxcheck_shard"] = args.shard
     known = {value.name for value in VALUES}
     for name in sorted(overrides.keys() - known):
         meant = closest_setting(name)

@@ -24,18 +24,31 @@ from ..errors import (
 )
 from ..expect.conditions import Runtime
 from ..expect.docstrings import docstring_of
-from ..judge.example_verdicts import all_examples
 from ..kinds import rules_of, warning_filters
-from ..model import Block, Verdict
+from ..model import Block, SessionKey, Shard, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
-from ..report.records import Report, block_record, build_report, notebooks_not_run, summary_line
+from ..report.records import Report, build_report, checked_summary
 from ..report.run_description import describe_run
 from ..rewrite.places import Places
 from ..rewrite.reread import Reading
 from ..rewrite.update import UpdateReport, edit_problem, update_sources
 from ..run.interpreter import Probe, running_platform
 from ..run.pool import PythonPath, Workers, WorkerSettings, worker_settings
-from ..run.sessions import CheckPlan, check_documents, describe_plan, not_started
+from ..run.sessions import (
+    CheckPlan,
+    CheckReport,
+    check_documents,
+    describe_plan,
+    not_started,
+)
+from ..run.shards import (
+    chooser,
+    load_durations,
+    save_durations,
+    session_durations,
+    split,
+    split_digest,
+)
 from .docstrings import cached_collect, docstring_documents
 from .documents import Documents, page_folder, read_documents
 from .project import MkDocsProject
@@ -66,8 +79,8 @@ class Checking:
         probe = Probe(started.python, started.outcome_env(), started.key_env())
         self.fingerprint = probe.fingerprint
         self.jax_version = _jax_version(probe)
-        folder = _cache_folder(project, settings)
-        self.cache = OutcomeCache(folder) if settings.writes_cache else None
+        self.folder = _cache_folder(project, settings)
+        self.cache = OutcomeCache(self.folder) if settings.writes_cache else None
         self.runtime = Runtime(self.jax_version, running_platform(started.process_env()))
         self.workers = Workers(started)  # started on the first session that is not cached
 
@@ -77,7 +90,7 @@ class Checking:
         documents = read_documents(self.project, self.settings)
         if not documents.shown:
             return documents
-        cache = CollectionCache(_cache_folder(self.project, self.settings))
+        cache = CollectionCache(self.folder)
         settings = self.settings
 
         def collect(module: str) -> dict[str, Any]:
@@ -92,17 +105,30 @@ class Checking:
             settings,
         )
         blocks = dict(documents.blocks)
+        # A docstring's examples run in docs_dir, as jaxcheck_doctest_modules' run in a Sphinx
+        # project's root document's folder: not in their module's, nor in the showing page's.
+        home = str(self.project.docs_dir)
         for doc, more in shown.items():
             own = blocks.get(doc, [])
-            blocks[doc] = [*own, *(replace(b, index=len(own) + n) for n, b in enumerate(more))]
+            blocks[doc] = [
+                *own,
+                *(
+                    replace(b, index=len(own) + n, program=replace(b.program, cwd=home))
+                    for n, b in enumerate(more)
+                ),
+            ]
         return replace(documents, blocks=blocks, findings=[*documents.findings, *findings])
 
     def check(
         self,
         blocks: Mapping[str, list[Block]],
         announce: Callable[[CheckPlan], None] | None = None,
-    ) -> tuple[dict[str, list[Verdict]], list[tuple[str, str]]]:
-        """The verdicts on these pages' blocks, and why sessions that ran were not cached."""
+    ) -> CheckReport:
+        """The verdicts on these pages' blocks, why sessions that ran were not cached, and
+        what they depended on. Under ``jaxcheck_shard``, only this shard's sessions run, of a
+        split of those of ``blocks``; a check of every session remembers how long each took,
+        for the next split."""
+        split = self.assignment(blocks)
         try:
             report = check_documents(
                 _as_run(blocks, self.settings),
@@ -112,6 +138,7 @@ class Checking:
                 fingerprint=self.fingerprint,
                 setup=self.settings.setup,
                 announce=announce,
+                select=None if split is None else chooser(split, self.shard.index),
                 runtime=self.runtime,
             )
         except JaxUnavailableError as error:
@@ -119,9 +146,23 @@ class Checking:
                 f"{error}; install jax there (`pip install jax`, the release your docs describe)"
             ) from None
         except WorkerStartError as error:
-            return not_started(blocks, error), []
-        uncached = [(doc, why) for doc, whys in report.uncached.items() for why in whys]
-        return report.verdicts, uncached
+            return CheckReport(not_started(blocks, error))
+        if split is None and self.cache is not None:
+            save_durations(self.folder, session_durations(blocks, report.verdicts))
+        return report
+
+    @property
+    def shard(self) -> Shard:
+        """The shard this check runs (``jaxcheck check --shard K/N``); 1/1 when it runs all."""
+        return Shard.parse(self.settings.shard or "1/1")
+
+    def assignment(self, blocks: Mapping[str, list[Block]]) -> dict[SessionKey, int] | None:
+        """The shard of every session of these pages, as every shard computes it from the
+        same pages and remembered durations (None: the check is not sharded)."""
+        if self.settings.shard is None:
+            return None
+        sessions = dict.fromkeys(b.session_key for page in blocks.values() for b in page)
+        return split(list(sessions), load_durations(self.folder), self.shard.count)
 
     def findings(self, checked: Sequence[tuple[Block, Verdict]]) -> list[Finding]:
         """The open problems of these blocks, as the report words them."""
@@ -190,28 +231,34 @@ def _checked(checking: Checking, update: str) -> Checked:
     project, settings = checking.project, checking.settings
     documents = checking.read()
     workers = checking.workers.settings.workers
-    verdicts, uncached = checking.check(
+    ran = checking.check(
         documents.blocks, lambda plan: _announce(plan, len(documents.blocks), workers)
     )
     checked = [
         (block, verdict)
         for doc, blocks in documents.blocks.items()
-        for block, verdict in zip(blocks, verdicts[doc], strict=True)
+        for block, verdict in zip(blocks, ran.verdicts[doc], strict=True)
     ]
+    # As a Sphinx project's report lists them: by page, then by reason.
+    uncached = [(doc, why) for doc, whys in sorted(ran.uncached.items()) for why in sorted(whys)]
     findings = in_report_order([*documents.findings, *checking.findings(checked)])
     jax_version = checking.jax_version
-    line = summary_line(
-        [v.status for b, v in checked if not b.doctest_style],
+    line = checked_summary(
+        checked,
         documents.findings,
         jax_version,
-        all_examples(checked),
+        rules_of,
         doctests_like=DOCTESTS_LIKE,
         uncached=uncached,
-        not_run_notebooks=notebooks_not_run(block_record(b, v, rules_of(b)) for b, v in checked),
-        failed_after=sum(1 for b, v in checked if v.after and not b.doctest_style),
-        images_not_compared=sum(1 for _, v in checked if v.images_not_compared),
     )
-    run = describe_run((b for b, _ in checked), checking.fingerprint, settings, jax_version, None)
+    split = checking.assignment(documents.blocks)
+    run = describe_run(
+        (b for b, _ in checked),
+        checking.fingerprint,
+        settings,
+        jax_version,
+        None if split is None else split_digest(split),
+    )
     described = build_report(
         checked,
         findings,
@@ -223,6 +270,12 @@ def _checked(checking: Checking, update: str) -> Checked:
             "sourcedir": os.path.relpath(project.config),
             "update": update,
             "doctests_like": DOCTESTS_LIKE,
+            # What the sessions read, for merge to refuse shards that saw two states of a file.
+            "depended": {
+                path: digest
+                for doc, used in sorted(ran.used.items())
+                for path, digest in sorted(used.files.items())
+            },
         },
     )
     return Checked(checked, findings, described, documents)

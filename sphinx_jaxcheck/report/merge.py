@@ -188,5 +188,14 @@ def _combine(reports: Sequence[Report], run: RunRecord) -> Report:
         "uncached": [[doc, why] for doc, why in uncached],
         "assumed": [[doc, why] for doc, why in assumed],
         "summary": summary,
-        "run": {**run, "shard": None, "split": None},
+        "run": {**run, "shard": None, "split": None, **_depended(reports)},
     }
+
+
+def _depended(reports: Sequence[Report]) -> RunRecord:
+    """What the sessions of every shard depended on, as the full run lists it (each shard
+    names only the files its own sessions read; they agree where they overlap)."""
+    if not any("depended" in (r.get("run") or {}) for r in reports):
+        return {}
+    files = {p: d for r in reports for p, d in (r.get("run") or {}).get("depended", {}).items()}
+    return {"depended": dict(sorted(files.items()))}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NotRequired, Protocol, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
 from ..model import Block, Status, Subtype, Verdict
@@ -144,6 +144,30 @@ def relative(path: str) -> str:
         return os.path.relpath(path)
     except ValueError:
         return path
+
+
+def checked_summary(
+    checked: Sequence[tuple[Block, Verdict]],
+    read: Sequence[Finding],
+    jax_version: str,
+    kinds: Callable[[Block], Recorded],
+    **more: Any,
+) -> str:
+    """The one-line summary of these blocks with their verdicts (:func:`summary_line`, whose
+    other arguments ``more`` gives): what a front-end's check counts from its blocks
+    (``kinds``: a block's kind's rules)."""
+    return summary_line(
+        [verdict.status for block, verdict in checked if not block.doctest_style],
+        read,
+        jax_version,
+        all_examples(checked),
+        not_run_notebooks=notebooks_not_run(
+            block_record(b, verdict, kinds(b)) for b, verdict in checked
+        ),
+        failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
+        images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
+        **more,
+    )
 
 
 def summary_line(

@@ -12,7 +12,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..atomic import replace_file
@@ -38,6 +38,17 @@ def split(
         loads[shard] += weight[key]
         assignment[key] = shard + 1
     return assignment
+
+
+def chooser(
+    assignment: Mapping[SessionKey, int], index: int
+) -> Callable[[Sequence[SessionKey]], set[SessionKey]]:
+    """What picks shard ``index``'s sessions, among those it is given, by ``assignment``."""
+
+    def select(sessions: Sequence[SessionKey]) -> set[SessionKey]:
+        return {key for key in sessions if assignment.get(key) == index}
+
+    return select
 
 
 def split_digest(assignment: Mapping[SessionKey, int]) -> str:

@@ -200,6 +200,17 @@ def test_the_guides_messages_are_the_products(tmp_path: Path) -> None:
     assert checked.stderr.splitlines()[0] in shown
     (tmp_path / "mkdocs.yml").write_text("site_name: X\ndocs_dir: pages\n", "utf-8")
     assert jaxcheck("check", ".", cwd=tmp_path).stderr.strip() in shown
+    pages = {
+        "index.md": "# A\n\n```python\nprint(1 + 1)  # 2\n```\n",
+        "guide.md": '# B\n\n```python\nprint(len("four"))  # 5\n```\n',
+        "more.md": "# C\n\n>>> 2 * 3\n6\n",
+    }
+    (tmp_path / "sharded").mkdir()
+    sharded = write(tmp_path / "sharded", pages)
+    shard = jaxcheck("check", ".", "--shard", "1/2", cwd=sharded)
+    assert shard.returncode == 1
+    summary = next(line for line in shard.stdout.splitlines() if line.startswith("jaxcheck: "))
+    assert f"```text\n{summary}\n```" in shown
 
 
 QUAX_PAGE = """\
@@ -274,3 +285,66 @@ def test_a_notebook_jaxcheck_notebooks_exclude_names_is_not_run(tmp_path: Path) 
     (cell,) = json.loads(done.stdout)["cells"]
     assert cell["status"] == "skipped"
     assert "excluded from execution by jaxcheck_notebooks_exclude '*.ipynb'" in cell["reason"]
+
+
+def logging_notebook(log: Path) -> str:
+    """A notebook whose first cell notes that its session ran, and whose second stores a
+    stale output."""
+    document = json.loads(notebook("print(2 + 2)", "5\n"))
+    first = {
+        **document["cells"][0],
+        "id": "f0f0f0f0",
+        "outputs": [],
+        "source": [f"_ = open({str(log)!r}, 'a').write('nb\\n')"],
+    }
+    document["cells"].insert(0, first)
+    return json.dumps(document, indent=1) + "\n"
+
+
+def test_shards_merged_report_what_the_full_check_reports(tmp_path: Path) -> None:
+    """Two shards of an MkDocs project, each session in exactly one, merge into the full
+    check's report, exit status and text."""
+    log = tmp_path / "sessions.log"
+    noted = "```python\n_ = open({log!r}, 'a').write('{name}\\n')\n```\n\n"
+    (tmp_path / "site").mkdir()
+    root = write(
+        tmp_path / "site",
+        {
+            "index.md": noted.format(log=str(log), name="index") + INDEX,
+            "guide.md": noted.format(log=str(log), name="guide") + GUIDE,
+            "more.md": noted.format(log=str(log), name="more") + ">>> 1 + 1\n3\n",
+            "nb.ipynb": logging_notebook(log),
+        },
+    )
+    full = jaxcheck("check", ".", "--no-cache", "--format", "json", cwd=root)
+    assert full.returncode == 1, full.stderr
+    assert sorted(log.read_text().split()) == ["guide", "index", "more", "nb"]
+    log.unlink()
+    reports = []
+    for k in (1, 2):
+        shard = jaxcheck(
+            "check", ".", "--no-cache", "--shard", f"{k}/2", "--format", "json", cwd=root
+        )
+        assert shard.returncode in (0, 1), shard.stderr
+        (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
+        reports.append(json.loads(shard.stdout))
+    assert sorted(log.read_text().split()) == ["guide", "index", "more", "nb"]  # each once
+    for position, block in enumerate(reports[0]["blocks"]):
+        statuses = [r["blocks"][position]["status"] for r in reports]
+        assert sum(s != "other-shard" for s in statuses) == 1, (block, statuses)
+    assert [r["run"]["shard"] for r in reports] == ["1/2", "2/2"]
+    assert reports[0]["run"]["split"] == reports[1]["run"]["split"] is not None
+    shards = [str(tmp_path / f"shard{k}.json") for k in (1, 2)]
+    merged = jaxcheck("merge", *shards, "--format", "json", cwd=root)
+    assert merged.returncode == full.returncode == 1, merged.stderr
+    whole, together = json.loads(full.stdout), json.loads(merged.stdout)
+    without_seconds = [{k: v for k, v in b.items() if k != "seconds"} for b in whole["blocks"]]
+    assert [{k: v for k, v in b.items() if k != "seconds"} for b in together["blocks"]] == (
+        without_seconds
+    )
+    for part in ("findings", "examples", "cells", "summary", "run"):
+        assert together[part] == whole[part], part
+    assert [f["subtype"] for f in whole["findings"]] == ["drift", "error", "drift", "drift"]
+    # The text a full check prints, from the shards.
+    text = jaxcheck("merge", *reversed(shards), cwd=root)
+    assert text.stdout == jaxcheck("check", ".", cwd=root).stdout

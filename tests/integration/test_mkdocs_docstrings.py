@@ -146,6 +146,43 @@ def test_the_guide_shows_the_message_of_a_name_that_cannot_be_imported(tmp_path:
     assert first in GUIDE_PAGE.read_text("utf-8")
 
 
+WHERE = '''\
+def read():
+    """What ``data.txt`` holds where the examples run.
+
+    >>> print(open("data.txt").read())
+    docs_dir
+    """
+'''
+
+
+def test_docstring_examples_run_in_docs_dir_wherever_the_module_or_page_is(
+    tmp_path: Path,
+) -> None:
+    """As a Sphinx project's docstrings run in its root document's folder: not the module's
+    folder, nor that of the page that shows them, which may be in a subfolder; the page's own
+    fences run in the page's folder. Wherever the command is run."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "where.py").write_text(WHERE, "utf-8")
+    page = "# API\n\n```python\nprint(open('data.txt').read())  # page folder\n```\n\n::: where\n"
+    (tmp_path / "docs" / "reference").mkdir(parents=True)
+    (tmp_path / "docs" / "reference" / "api.md").write_text(page, "utf-8")
+    for folder, text in [
+        (".", "mkdocs.yml folder"),
+        ("lib", "module folder"),
+        ("docs", "docs_dir"),
+        ("docs/reference", "page folder"),
+    ]:
+        (tmp_path / folder / "data.txt").write_text(text, "utf-8")
+    config = "site_name: X\nplugins:\n  - mkdocstrings:\n      handlers:\n        python:\n"
+    (tmp_path / "mkdocs.yml").write_text(config + "          paths: [lib]\n", "utf-8")
+    done = jaxcheck("check", tmp_path, "--format", "json", cwd=tmp_path / "lib")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = json.loads(done.stdout)
+    assert [(e["path"], e["status"]) for e in found["examples"]] == [("where.py", "verified")]
+    assert [b["status"] for b in found["blocks"]] == ["verified"]
+
+
 WARNS = '''\
 """An API on its way out."""
 

@@ -9,7 +9,9 @@ import pytest
 
 from sphinx_jaxcheck.errors import ShardError
 from sphinx_jaxcheck.model import Shard
-from sphinx_jaxcheck.run.shards import load_durations, save_durations, split
+from sphinx_jaxcheck.report.merge import merge
+from sphinx_jaxcheck.report.records import build_report
+from sphinx_jaxcheck.run.shards import chooser, load_durations, save_durations, split
 
 
 def test_split_is_deterministic_and_balances_remembered_durations() -> None:
@@ -55,3 +57,21 @@ def test_durations_as_remembered_are_not_written_again(tmp_path: Path) -> None:
 def test_bad_shards_are_refused_with_the_expected_form(text: str) -> None:
     with pytest.raises(ShardError, match="K"):
         Shard.parse(text)
+
+
+def test_a_shard_chooses_its_own_sessions_of_those_it_is_given() -> None:
+    sessions = [(f"doc{n}", "") for n in range(5)]
+    assignment = split(sessions, {}, 2)
+    chosen = [chooser(assignment, k)(sessions) for k in (1, 2)]
+    assert chosen[0] | chosen[1] == set(sessions) and not chosen[0] & chosen[1]
+    assert chooser(assignment, 1)([*sessions[:2], ("unknown", "")]) <= set(sessions[:2])
+
+
+def test_merged_shards_name_the_files_every_shard_depended_on() -> None:
+    def shard(k: int, depended: dict[str, str]) -> tuple[str, dict]:
+        run = {"shard": f"{k}/2", "split": "s", "jax": "0.10.2", "depended": depended}
+        return f"{k}.json", dict(build_report([], [], summary="", run=run))
+
+    merged = merge([shard(1, {"b.txt": "2", "a.txt": "1"}), shard(2, {"a.txt": "1", "c.txt": "3"})])
+    assert merged["run"]["depended"] == {"a.txt": "1", "b.txt": "2", "c.txt": "3"}
+    assert merged["run"]["shard"] is None

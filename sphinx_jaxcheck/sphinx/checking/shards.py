@@ -13,6 +13,7 @@ from sphinx.application import Sphinx
 
 from ...model import Block, SessionKey, Shard, Status, Verdict
 from ...run.shards import (
+    chooser,
     load_durations,
     save_durations,
     session_durations,
@@ -34,11 +35,7 @@ def shard_selector(app: Sphinx) -> Callable[[Sequence[SessionKey]], set[SessionK
         return None
     index = Shard.parse(settings_of(app.config).shard or "").index
     domain_of(app.env).build.split = split_digest(assignment)
-
-    def select(sessions: Sequence[SessionKey]) -> set[SessionKey]:
-        return {key for key in sessions if assignment.get(key) == index}
-
-    return select
+    return chooser(assignment, index)
 
 
 def shard_assignment(app: Sphinx) -> dict[SessionKey, int] | None:

@@ -9,9 +9,8 @@ import os
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
-from ...judge.example_verdicts import all_examples
 from ...kinds import rules_of
-from ...report.records import block_record, notebooks_not_run, summary_line
+from ...report.records import checked_summary
 from ..compat import warnings_logged
 from ..domain import domain_of
 from ..left_out_pages import excluded_examples
@@ -36,21 +35,18 @@ def summary(app: Sphinx) -> tuple[str, bool]:
     checked = list(domain.checked_blocks())
     warned = failing_warnings(app)
     failed = bool(warned) or any(True for _ in domain.all_findings())
-    line = summary_line(
-        [verdict.status for block, verdict in checked if not block.doctest_style],
+    line = checked_summary(
+        checked,
         list(domain.read_findings()),
         domain.build.jax_version or "?",
-        all_examples(checked),
-        unchecked_examples(domain),
-        doctests_named(app),
-        domain.uncached(),
-        excluded_examples(domain.env),
-        warned,
-        unchecked_cells(domain),
-        notebooks_not_run(block_record(b, verdict, rules_of(b)) for b, verdict in checked),
-        foreign_examples(domain),
-        failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
-        images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
+        rules_of,
+        unchecked_examples=unchecked_examples(domain),
+        doctests_like=doctests_named(app),
+        uncached=domain.uncached(),
+        excluded_examples=excluded_examples(domain.env),
+        failing_warnings=warned,
+        unchecked_cells=unchecked_cells(domain),
+        foreign_examples=foreign_examples(domain),
         assumed=domain.assumed(),
     )
     return line, failed
