@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .errors import ShardError
 
@@ -171,19 +172,43 @@ class Program:
     namespace: str = ""
 
 
+# The kinds of block. Each holds what its blocks need beyond the block itself, and says how
+# reports name its blocks (``label``) and whether its examples are counted one by one
+# (``doctest_style``); every other rule of a kind is in its module of :mod:`.kinds`.
+
+
 @dataclass(frozen=True)
 class Directive:
     """A ``jaxcheck`` block: its options and comments say what to expect."""
 
+    #: Whether its ``>>>`` examples are judged as doctest judges them, and counted one by one
+    #: (a block of such a kind is not counted as a block).
+    doctest_style: ClassVar[bool] = False
+
+    def label(self, block: Block) -> str:
+        """How reports name its block: by its name, else by its place among its page's."""
+        return block.options.name or f"{block.docname}[{block.index + 1}]"
+
 
 @dataclass(frozen=True)
-class PageExamples:
+class _Examples:
+    """A kind of ``>>>`` examples, judged as doctest judges them."""
+
+    doctest_style: ClassVar[bool] = True
+
+    def label(self, block: Block) -> str:
+        """By its name, else by its file and the line its examples start at."""
+        return _by_line(block)
+
+
+@dataclass(frozen=True)
+class PageExamples(_Examples):
     """``>>>`` examples a page already holds, or a ``sphinx.ext.doctest`` test, judged as
     doctest judges them."""
 
 
 @dataclass(frozen=True)
-class GroupCode:
+class GroupCode(_Examples):
     """A ``sphinx.ext.doctest`` group's setup or cleanup code: it must print nothing, and
     when the setup fails the rest of its group does not run."""
 
@@ -191,16 +216,33 @@ class GroupCode:
 
 
 @dataclass(frozen=True)
-class DocstringExamples:
+class DocstringExamples(_Examples):
     """A docstring's ``>>>`` examples, run in a copy of its module's globals as
     ``pytest --doctest-modules`` runs them."""
 
 
 @dataclass(frozen=True)
-class FileExamples:
+class FileExamples(_Examples):
     """The ``>>>`` examples of a text file ``jaxcheck_doctest_files`` names (a README beside
     the project): no page reads it, so the file is a session of its own, its whole text read
     as ``pytest --doctest-glob`` reads it, and judged as doctest judges them."""
+
+
+@dataclass(frozen=True)
+class MarkdownFence:
+    """A Markdown page's ```` ```python ```` fence (an MkDocs page's): run as a script, its
+    comments (and the ``<!-- jaxcheck: ... -->`` lines above it) say what to expect."""
+
+    doctest_style: ClassVar[bool] = False
+
+    def label(self, block: Block) -> str:
+        """By its name, else by its page's file and the line its code starts at."""
+        return _by_line(block)
+
+
+def _by_line(block: Block) -> str:
+    """A block named by its name, else by its file and the line its body starts at."""
+    return block.options.name or f"{os.path.basename(block.path)}:{block.body_line}"
 
 
 @dataclass(frozen=True)
@@ -248,9 +290,26 @@ class NotebookCell:
     # optax``); "" when it runs whole. Where it stores outputs, they are not compared.
     left_out: str = ""
 
+    doctest_style: ClassVar[bool] = False
 
-# What a block is: one of these kinds, each a type of its own (not flags on the block).
-BlockKind = Directive | PageExamples | GroupCode | DocstringExamples | FileExamples | NotebookCell
+    def label(self, block: Block) -> str:
+        """By its notebook and index, and its line in the notebook's twin if it has one."""
+        twin = f" ({self.twin})" if self.twin else ""
+        return f"{os.path.basename(block.path)}:cell {self.cell}{twin}"
+
+
+# What a block is: one of these kinds, each a type of its own (not flags on the block). The
+# stages never ask which: :func:`.kinds.rules_of` gives a block's rules, and the stages below
+# it are handed them.
+BlockKind = (
+    Directive
+    | PageExamples
+    | GroupCode
+    | DocstringExamples
+    | FileExamples
+    | NotebookCell
+    | MarkdownFence
+)
 
 
 @dataclass(frozen=True)
@@ -277,20 +336,16 @@ class Block:
 
     @property
     def label(self) -> str:
-        """How reports name the block (a page's own examples: by the line they start at)."""
-        if isinstance(self.kind, NotebookCell):
-            twin = f" ({self.kind.twin})" if self.kind.twin else ""
-            return f"{os.path.basename(self.path)}:cell {self.kind.cell}{twin}"
-        if self.doctest_style:
-            return self.options.name or f"{os.path.basename(self.path)}:{self.body_line}"
-        return self.options.name or f"{self.docname}[{self.index + 1}]"
+        """How reports name the block, as its kind says (a page's own examples: by the line
+        they start at)."""
+        return self.kind.label(self)
 
     @property
     def doctest_style(self) -> bool:
         """Whether its examples are judged as doctest judges them (every kind but a
-        ``jaxcheck`` block and a notebook cell); then it is counted by its examples, not as a
-        block."""
-        return not isinstance(self.kind, Directive | NotebookCell)
+        ``jaxcheck`` block, a Markdown fence and a notebook cell); then it is counted by its
+        examples, not as a block."""
+        return self.kind.doctest_style
 
     @property
     def session_key(self) -> SessionKey:

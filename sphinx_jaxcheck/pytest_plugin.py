@@ -225,13 +225,14 @@ class DocsPage(pytest.File):
             names.add(candidate)
             return candidate
 
-        from .model import NotebookCell
+        from .kinds import rules_of
 
         blocks = self.run.blocks(self.docname)
-        for block in blocks:
-            if not isinstance(block.kind, NotebookCell):
+        as_one = [rules_of(block).one_test_item() for block in blocks]
+        for block, one in zip(blocks, as_one, strict=True):
+            if not one:
                 yield BlockItem.from_parent(self, name=unique(block.label), block=block)
-        cells = [block for block in blocks if isinstance(block.kind, NotebookCell)]
+        cells = [block for block, one in zip(blocks, as_one, strict=True) if one]
         if cells:  # a notebook: one item, as it runs as one
             name = unique(f"notebook {os.path.basename(cells[0].path)}")
             yield NotebookItem.from_parent(self, name=name, cells=cells)
@@ -300,6 +301,7 @@ class BlockItem(DocsItem):
         self.block = block
 
     def runtest(self) -> None:
+        from .kinds import rules_of
         from .model import Status
         from .report.findings import findings_of
         from .report.records import relative
@@ -311,7 +313,7 @@ class BlockItem(DocsItem):
             )
         open_findings = [
             f
-            for f in findings_of(self.block, verdict, self.run.refusal())
+            for f in findings_of(self.block, verdict, rules_of(self.block), self.run.refusal())
             if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
         ]
         refused = [
@@ -333,6 +335,7 @@ class NotebookItem(DocsItem):
         self.cells = cells
 
     def runtest(self) -> None:
+        from .kinds import rules_of
         from .model import Status
         from .report.findings import findings_of
 
@@ -345,7 +348,7 @@ class NotebookItem(DocsItem):
         found = [
             f
             for cell, verdict in zip(self.cells, verdicts, strict=True)
-            for f in findings_of(cell, verdict, refusal)
+            for f in findings_of(cell, verdict, rules_of(cell), refusal)
             if not (f.is_drift and (f.path, f.line) in self.run.rewritten)
         ]
         self.fail_with(found)
@@ -547,6 +550,7 @@ class SphinxRun(DocsRun):
         return run_documents(self.app, documents, self.workers)
 
     def _update(self, checked: list[tuple[Block, Verdict]]) -> UpdateReport:
+        from .kinds import rules_of
         from .rewrite.update import update_sources
         from .sphinx.checking.rereading import reread_of
         from .sphinx.checking.sessions import second_run
@@ -554,6 +558,7 @@ class SphinxRun(DocsRun):
 
         return update_sources(
             checked,
+            kinds=rules_of,
             rerun=second_run(self.app),
             root=str(self.app.srcdir),
             allow_outside=settings_of(self.app.config).update_allow_outside,

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         extra["jaxcheck_fail_on_warnings"] = "any"
     built = build_project(args, extra)
     # Only now: they load Sphinx, which build_project loads once jax's import has begun.
+    from ..kinds import rules_of
     from ..report.colour import use_colour
     from ..report.formats import render
     from ..report.junit import write_junit
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     checked = build_report(
         list(domain.checked_blocks()),
         list(domain.all_findings()),
+        kinds=rules_of,
         summary=line,
         unchecked_examples=unchecked_examples(domain),
         unchecked_cells=unchecked_cells(domain),

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _update(args: argparse.Namespace, built: Built) -> int:
     # Only now: they load Sphinx, which build_project loads once jax's import has begun.
+    from ..kinds import rules_of
     from ..rewrite.update import update_sources
     from ..sphinx.checking.rereading import reread_of
     from ..sphinx.checking.sessions import second_run
@@ -53,6 +54,7 @@ def _update(args: argparse.Namespace, built: Built) -> int:
     domain = domain_of(app.env)
     report = update_sources(
         domain.checked_blocks(),
+        kinds=rules_of,
         rerun=second_run(app),
         dry_run=args.dry_run,
         root=str(built.srcdir),

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..model import Block, BlockOptions, Directive, OutputMode, Subtype
+from ..model import Block, BlockOptions, MarkdownFence, OutputMode, Subtype
 from .example_comments import comment_options
 from .grammar import parse_body
 from .page_examples import find_regions, region_block
@@ -175,7 +175,7 @@ def _fence_block(
         file_digest=digest,
         error_line=error_line,
         error_subtype=subtype,
-        kind=Directive(),
+        kind=MarkdownFence(),
     )
 
 

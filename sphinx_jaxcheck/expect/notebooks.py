@@ -576,6 +576,19 @@ class _Walker:
         self.at += 1
 
 
+def ran_code(cell: Cell, environment: str) -> str:
+    """The code a cell runs: without its lines that change the environment, unless
+    ``environment`` is ``"run"`` (see :func:`notebook_blocks`)."""
+    left_out = _left_out(cell, environment)
+    return left_out.code if left_out else cell.source
+
+
+def _left_out(cell: Cell, environment: str) -> LeftOut | None:
+    if cell.changes_environment and environment != "run":
+        return without_environment(cell.source)
+    return None
+
+
 def notebook_blocks(
     docname: str,
     path: str,
@@ -592,6 +605,7 @@ def notebook_blocks(
     copy: str = "",
     update_refusal: str = "",
     images: str = "ignore",
+    twins: Sequence[str] = (),
 ) -> list[Block]:
     """A notebook's code cells as the blocks of one session, in order, numbered from
     ``first`` (after the page's other blocks); ``not_run`` says why none of them runs (the
@@ -604,20 +618,19 @@ def notebook_blocks(
     sets one.
     ``copy``: the page the build read, a copy of the notebook at ``path``;
     ``update_refusal``: why update must not rewrite any of its cells ("": it may);
-    ``images``: how images are compared where neither the cell nor its notebook says."""
+    ``images``: how images are compared where neither the cell nor its notebook says;
+    ``twins``: each cell's ``file:line`` in the notebook's jupytext twin (empty: none)."""
     blocks = []
     for number, cell in enumerate(notebook.cells):
         own = ""
-        left_out = None
-        if cell.changes_environment and environment != "run":
-            left_out = without_environment(cell.source)
-            if left_out is None:
-                own = (
-                    f"changes the environment ({cell.changes_environment}): set "
-                    f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
-                )
+        left_out = _left_out(cell, environment)
+        if cell.changes_environment and environment != "run" and left_out is None:
+            own = (
+                f"changes the environment ({cell.changes_environment}): set "
+                f'{ENVIRONMENT_SETTING} = "run" in conf.py to run such cells'
+            )
         program = Program(
-            left_out.code if left_out else cell.source,
+            ran_code(cell, environment),
             f"{path}:cell {cell.index}",
             timeout=cell.options.timeout or timeout,
         )
@@ -655,6 +668,7 @@ def notebook_blocks(
                     number=floats_as_written,
                     copy=copy,
                     left_out=left_out.lines if left_out else "",
+                    twin=twins[number] if twins else "",
                 ),
                 placed=False,
             )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..expect.docstrings import docstring_of
-from ..model import Block, DocstringExamples, ExpectationKind, Status, Verdict
+from ..model import Block, ExpectationKind, Status, Verdict
 
 STATUSES = (
     Status.VERIFIED.value,
@@ -38,7 +38,7 @@ class ExampleVerdict:
 def example_verdicts(block: Block, verdict: Verdict | None) -> list[ExampleVerdict]:
     """The verdict of each ``>>>`` example of a block, in order."""
     drifted = {d.expectation for d in verdict.drifts} if verdict else set()
-    docstring = docstring_of(block) if isinstance(block.kind, DocstringExamples) else None
+    docstring = docstring_of(block)
     found = []
     for expectation in block.expectations:
         if expectation.kind not in (ExpectationKind.DOCTEST, ExpectationKind.REPL):

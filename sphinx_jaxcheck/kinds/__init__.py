@@ -1,9 +1,10 @@
-"""Each kind of checked thing's rules (:class:`.protocol.Kind`): how its blocks run together,
-which are left out, how an outcome is judged, what a failure does to the rest. The kinds that
-run as a script share theirs (:mod:`.scripts`); a kind that differs has a module of its own.
+"""Each kind of checked thing's rules (:class:`.protocol.Kind`), a module each: how its
+blocks run together, which are left out, how an outcome is judged, what a failure does to the
+rest, how update plans its rewrite, how it is recorded, reported and rendered.
 
 :func:`rules_of` is the one place that asks what kind a block is; the stages are handed the
-rules it gives.
+rules it gives. A new kind is a data class in :mod:`..model`, a module here, and its entry in
+``_RULES``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..config import Settings
 from ..judge.verdict import judge_unrun
 from ..model import (
     Block,
@@ -18,22 +20,29 @@ from ..model import (
     DocstringExamples,
     FileExamples,
     GroupCode,
+    MarkdownFence,
     NotebookCell,
     Outcome,
     PageExamples,
     Verdict,
 )
+from .directive import DirectiveRules
+from .docstring_examples import DocstringExamplesRules
+from .file_examples import FileExamplesRules
 from .group_code import GroupCodeRules
+from .markdown_fence import MarkdownFenceRules
 from .notebook_cell import NotebookCellRules
+from .page_examples import PageExamplesRules
 from .protocol import Kind
-from .scripts import ScriptRules
 
+# Each kind's rules, made for one block's kind; mypy checks that each implements Kind.
 _RULES: dict[type, Callable[[Any], Kind]] = {
-    Directive: ScriptRules,
-    PageExamples: ScriptRules,
+    Directive: DirectiveRules,
+    MarkdownFence: MarkdownFenceRules,
+    PageExamples: PageExamplesRules,
     GroupCode: GroupCodeRules,
-    DocstringExamples: ScriptRules,
-    FileExamples: ScriptRules,
+    DocstringExamples: DocstringExamplesRules,
+    FileExamples: FileExamplesRules,
     NotebookCell: NotebookCellRules,
 }
 
@@ -50,3 +59,12 @@ def judge(block: Block, outcome: Outcome | None) -> Verdict:
         return unrun
     assert outcome is not None  # a block that did not run is judged unrun
     return rules_of(block).judge(block, outcome)
+
+
+def warning_filters(block: Block, settings: Settings, doctests_like: str | None) -> tuple[str, ...]:
+    """The warning filters a block runs under: ``jaxcheck_filterwarnings`` where pytest would
+    run it under its own (every front-end alike), else none; ``doctests_like``: how a page's
+    own examples are judged."""
+    if rules_of(block).judged_like_pytest(doctests_like):
+        return settings.filterwarnings
+    return ()

@@ -1,13 +1,15 @@
-"""A ``sphinx.ext.doctest`` group's setup or cleanup code: it must print nothing, and when
-the setup fails the rest of its group does not run."""
+"""A ``sphinx.ext.doctest`` group's setup or cleanup code: judged as the group's examples
+are, it must print nothing, and when the setup fails the rest of its group does not run."""
 
 from __future__ import annotations
 
 from ..model import GroupCode
-from .scripts import ScriptRules
+from .page_examples import PageExamplesRules
 
 
-class GroupCodeRules(ScriptRules):
+class GroupCodeRules(PageExamplesRules):
+    """The rules of a group's setup or cleanup code (see :class:`.protocol.Kind`)."""
+
     def __init__(self, kind: GroupCode) -> None:
         self.kind = kind
 

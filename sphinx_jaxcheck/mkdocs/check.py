@@ -23,7 +23,9 @@ from ..errors import (
     WorkerStartError,
 )
 from ..expect.conditions import Runtime
-from ..model import Block, DocstringExamples, SessionKey, Shard, Verdict
+from ..expect.docstrings import docstring_of
+from ..kinds import rules_of, warning_filters
+from ..model import Block, SessionKey, Shard, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..report.records import Report, build_report, checked_summary
 from ..report.run_description import describe_run
@@ -129,7 +131,7 @@ class Checking:
         split = self.assignment(blocks)
         try:
             report = check_documents(
-                _as_run(blocks),
+                _as_run(blocks, self.settings),
                 self.workers,
                 cache=self.cache,
                 reuse=self.settings.reads_cache,
@@ -165,13 +167,13 @@ class Checking:
     def findings(self, checked: Sequence[tuple[Block, Verdict]]) -> list[Finding]:
         """The open problems of these blocks, as the report words them."""
         refusal = self.refusal  # one for all: it reads each Python file once
-        return [f for b, v in checked for f in findings_of(b, v, refusal)]
+        return [f for b, v in checked for f in findings_of(b, v, rules_of(b), refusal)]
 
     @property
     def refusal(self) -> Refusal:
         """Why update would refuse a drift before running it again (outside the project)."""
         root, outside = str(self.project.root), self.settings.update_allow_outside
-        return Places(root, edit_problem, allow_outside=outside).refusal
+        return Places(root, edit_problem, rules_of, allow_outside=outside).refusal
 
     def update(
         self, checked: Sequence[tuple[Block, Verdict]], documents: Documents, *, dry_run: bool
@@ -180,7 +182,7 @@ class Checking:
         confirms, once the pages read back as planned with the new texts."""
 
         def rerun(blocks: Mapping[str, Sequence[Block]]) -> dict[str, list[Verdict]]:
-            run = _as_run({d: list(b) for d, b in blocks.items()})
+            run = _as_run({d: list(b) for d, b in blocks.items()}, self.settings)
             settings = _workers(self.project, self.settings)
             return check_documents(run, settings, setup=self.settings.setup).verdicts
 
@@ -192,8 +194,7 @@ class Checking:
             reading = {doc for doc, real in files.items() if real & texts.keys()}
             # A page reads back its own blocks; its docstrings' are read from their modules.
             own = {
-                d: [b for b in bs if not isinstance(b.kind, DocstringExamples)]
-                for d, bs in documents.blocks.items()
+                d: [b for b in bs if docstring_of(b) is None] for d, bs in documents.blocks.items()
             }
             return Reading(
                 before={d: b for d, b in own.items() if d in reading},
@@ -203,6 +204,7 @@ class Checking:
 
         return update_sources(
             checked,
+            kinds=rules_of,
             rerun=rerun,
             dry_run=dry_run,
             root=str(self.project.root),
@@ -242,7 +244,12 @@ def _checked(checking: Checking, update: str) -> Checked:
     findings = in_report_order([*documents.findings, *checking.findings(checked)])
     jax_version = checking.jax_version
     line = checked_summary(
-        checked, documents.findings, jax_version, doctests_like=DOCTESTS_LIKE, uncached=uncached
+        checked,
+        documents.findings,
+        jax_version,
+        rules_of,
+        doctests_like=DOCTESTS_LIKE,
+        uncached=uncached,
     )
     split = checking.assignment(documents.blocks)
     run = describe_run(
@@ -255,6 +262,7 @@ def _checked(checking: Checking, update: str) -> Checked:
     described = build_report(
         checked,
         findings,
+        kinds=rules_of,
         summary=line,
         uncached=uncached,
         run={
@@ -287,11 +295,20 @@ def update_project(
     return report, checked
 
 
-def _as_run(blocks: Mapping[str, list[Block]]) -> dict[str, list[Block]]:
-    """Each page's blocks set to run in the page's folder, wherever the command was run."""
+def _as_run(blocks: Mapping[str, list[Block]], settings: Settings) -> dict[str, list[Block]]:
+    """Each page's blocks set to run in the page's folder, wherever the command was run; the
+    examples pytest would run under its ini filters, under ``jaxcheck_filterwarnings``, as a
+    Sphinx project's (a page's own are judged as ``--doctest-glob`` judges them)."""
     return {
         doc: [
-            replace(b, program=replace(b.program, cwd=b.program.cwd or page_folder(b.path)))
+            replace(
+                b,
+                program=replace(
+                    b.program,
+                    cwd=b.program.cwd or page_folder(b.path),
+                    filterwarnings=warning_filters(b, settings, DOCTESTS_LIKE),
+                ),
+            )
             for b in page
         ]
         for doc, page in blocks.items()

@@ -9,12 +9,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
-from ..model import Block, Drift, ExpectationKind, NotebookCell, Status, Subtype, Verdict
+from ..model import Block, Drift, ExpectationKind, Status, Subtype, Verdict
 
 # Why ``jaxcheck update`` must not rewrite a block's drift, or None where it may: the adapters
 # pass the decision of ``rewrite.places``, which knows where update writes.
 Refusal = Callable[[Block, Drift], str | None]
+
+
+class Reported(Protocol):
+    """What a finding asks of its block's kind (every kind's rules give it: the callers pass
+    :func:`..kinds.rules_of`'s, which this stage, under it, does not import)."""
+
+    def named(self, label: str) -> str:
+        """How a finding's message names its block, given its label (a notebook cell by its
+        place, any other block as ``block 'label'``)."""
+
+    def drift_words(self) -> str | None:
+        """What its drifted output is, in words, where its kind says (a text notebook's cell:
+        the output block after it); None: as the drifted expectation's kind says."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +56,11 @@ def own_refusal(block: Block, drift: Drift) -> str | None:
     return drift.note or block.update_refusal or None
 
 
-def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) -> list[Finding]:
-    """The problems a verdict reports, as located findings; a drift says why update will not
-    rewrite it (``refusal``), or that it will.
+def findings_of(
+    block: Block, verdict: Verdict, kind: Reported, refusal: Refusal = own_refusal
+) -> list[Finding]:
+    """The problems a verdict reports, as located findings (``kind``: the block's kind's
+    rules); a drift says why update will not rewrite it (``refusal``), or that it will.
 
     A notebook cell that failed after an earlier one failed has no finding of its own: the
     earlier one's lists it."""
@@ -53,7 +69,7 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
     found = [
         Finding(
             problem.subtype,
-            f"{_named(block)}: {problem.message}",
+            f"{kind.named(block.label)}: {problem.message}",
             block.path,
             problem.line,
             block.docname,
@@ -76,8 +92,7 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
             ExpectationKind.DOCTEST: "the output of this `>>>` statement",
             ExpectationKind.CELL_OUTPUTS: "the outputs it stores",
         }[drift.expectation.kind]
-        if isinstance(block.kind, NotebookCell) and block.kind.written is not None:
-            what = "the output block after it"
+        what = kind.drift_words() or what
         if any(example.mode == "exec" for example in block.program.examples):
             what = "the output of this testcode (its testoutput)"
         # The last line closes the diff, so a tag appended to the message (Sphinx's
@@ -85,7 +100,7 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
         why = refusal(block, drift)
         ending = why or "`jaxcheck update` accepts the actual output"
         verb = "are" if what == "the outputs it stores" else "is"
-        message = f"{_named(block)}: {what} {verb} stale:\n{drift.diff}\n({ending})"
+        message = f"{kind.named(block.label)}: {what} {verb} stale:\n{drift.diff}\n({ending})"
         found.append(
             Finding(
                 Subtype.DRIFT,
@@ -100,13 +115,6 @@ def findings_of(block: Block, verdict: Verdict, refusal: Refusal = own_refusal) 
             )
         )
     return found
-
-
-def _named(block: Block) -> str:
-    """How a finding's message names its block: a notebook cell by its place."""
-    if isinstance(block.kind, NotebookCell):
-        return block.label
-    return f"block {block.label!r}"
 
 
 def in_report_order(findings: Iterable[Finding]) -> list[Finding]:

@@ -9,13 +9,25 @@ did. Pure of Sphinx.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from ..judge.example_verdicts import ExampleVerdict, all_examples, describe_examples
-from ..model import Block, NotebookCell, Status, Subtype, Verdict
+from ..model import Block, Status, Subtype, Verdict
 from .findings import Finding
 from .printable import printable
+
+
+class Recorded(Protocol):
+    """What a block's record asks of its kind (every kind's rules give it: the callers pass
+    :func:`..kinds.rules_of`, which this stage, under it, does not import)."""
+
+    def cell(self) -> int | None:
+        """Its index in its notebook's ``cells`` list, when it is a notebook's cell (None:
+        it is none)."""
+
+    def ran_without(self) -> str:
+        """The lines it ran without, as they change the environment ("": it ran whole)."""
 
 
 class BlockRecord(TypedDict):
@@ -138,16 +150,20 @@ def checked_summary(
     checked: Sequence[tuple[Block, Verdict]],
     read: Sequence[Finding],
     jax_version: str,
+    kinds: Callable[[Block], Recorded],
     **more: Any,
 ) -> str:
     """The one-line summary of these blocks with their verdicts (:func:`summary_line`, whose
-    other arguments ``more`` gives): what a front-end's check counts from its blocks."""
+    other arguments ``more`` gives): what a front-end's check counts from its blocks
+    (``kinds``: a block's kind's rules)."""
     return summary_line(
         [verdict.status for block, verdict in checked if not block.doctest_style],
         read,
         jax_version,
         all_examples(checked),
-        not_run_notebooks=notebooks_not_run(block_record(b, verdict) for b, verdict in checked),
+        not_run_notebooks=notebooks_not_run(
+            block_record(b, verdict, kinds(b)) for b, verdict in checked
+        ),
         failed_after=sum(1 for b, verdict in checked if verdict.after and not b.doctest_style),
         images_not_compared=sum(1 for _, verdict in checked if verdict.images_not_compared),
         **more,
@@ -323,6 +339,7 @@ def build_report(
     checked: Sequence[tuple[Block, Verdict]],
     findings: Sequence[Finding],
     *,
+    kinds: Callable[[Block], Recorded],
     summary: str,
     unchecked_examples: int = 0,
     unchecked_cells: int = 0,
@@ -337,13 +354,14 @@ def build_report(
 
     A finding of a block names it (``"block"``); the others (citations,
     quotes, unreadable files) have ``"block": null``. ``run`` says what was
-    checked and how (documents, JAX, configuration, shard); merging needs it.
+    checked and how (documents, JAX, configuration, shard); merging needs it. ``kinds``
+    gives a block's kind's rules.
     """
-    blocks = [block_record(b, verdict) for b, verdict in checked if not b.doctest_style]
+    blocks = [block_record(b, v, kinds(b)) for b, v in checked if not b.doctest_style]
     not_run = notebooks_not_run(blocks)
     return {
         "blocks": blocks,
-        "example_groups": [block_record(b, verdict) for b, verdict in checked if b.doctest_style],
+        "example_groups": [block_record(b, v, kinds(b)) for b, v in checked if b.doctest_style],
         "examples": sorted(
             (_example_record(e) for e in all_examples(checked)),
             key=lambda e: (e["path"], e["line"]),
@@ -375,8 +393,8 @@ def _example_record(example: ExampleVerdict) -> ExampleRecord:
     return record
 
 
-def block_record(block: Block, verdict: Verdict) -> BlockRecord:
-    """One block and its verdict, as reports hold it."""
+def block_record(block: Block, verdict: Verdict, kind: Recorded) -> BlockRecord:
+    """One block and its verdict, as reports hold it (``kind``: its kind's rules)."""
     record: BlockRecord = {
         "document": block.docname,
         "name": block.label,
@@ -388,10 +406,12 @@ def block_record(block: Block, verdict: Verdict) -> BlockRecord:
     }
     if verdict.reason:
         record["reason"] = verdict.reason
-    if isinstance(block.kind, NotebookCell):
-        record["cell"] = block.kind.cell
-        if block.kind.left_out:
-            record["left_out"] = block.kind.left_out
+    cell = kind.cell()
+    if cell is not None:
+        record["cell"] = cell
+    left_out = kind.ran_without()
+    if left_out:
+        record["left_out"] = left_out
     if verdict.after:
         record["after"] = verdict.after
     if verdict.images_not_compared:

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
 
-from ..model import Block, Drift, FileExamples, NotebookCell
+from ..model import Block, Drift
 from .checkout import checkout_of, is_python_file, python_file_problem
 from .digests import digest
 from .docstrings import PythonSource, literal_of, read_python
@@ -31,16 +33,52 @@ from .refusals import skip_reason
 EditProblem = Callable[[SourceText, Block, Drift, Literal | None], str | None]
 
 
+@dataclass(frozen=True)
+class CellPlace:
+    """Where update writes a notebook cell's new outputs: the cell's index in its notebook's
+    ``cells`` list (an ``.ipynb``'s cell: its ``outputs`` value is rewritten); in a text
+    notebook, the output block written after it instead (its lines, and the file line of its
+    first)."""
+
+    cell: int
+    written: tuple[str, ...] | None = None
+    written_line: int = 0
+
+
+class Rewritten(Protocol):
+    """What update asks of a block's kind, here and in its planner (:mod:`.update`): every
+    kind's rules give it, and the callers pass :func:`..kinds.rules_of`, which this stage,
+    under it, does not import."""
+
+    def written_where_it_is(self) -> bool:
+        """Whether update writes its file wherever that is, not only inside the source
+        folder: a file ``jaxcheck_doctest_files`` names (conf.py names it), the notebook a
+        page the build copied was copied from (a file git tracks in the project's
+        checkout)."""
+
+    def outputs_place(self) -> CellPlace | None:
+        """Where update writes its new outputs, when its rewrite is of the outputs it stores
+        (a notebook cell's), rewritten whole from its second run and read back by their own
+        reader; None when it is an edit of the expected lines of its body, which update's
+        planner makes from its drift and its document's reader reads back."""
+
+
 class Places:
     """Where update writes, for the source folder ``root`` (None: anywhere, no checkout
-    asked for), its planner's ``edit_problem`` deciding the edits; each Python file is read
-    once, at its first drift."""
+    asked for), its planner's ``edit_problem`` deciding the edits, ``kinds`` giving a block's
+    kind's rules; each Python file is read once, at its first drift."""
 
     def __init__(
-        self, root: str | None, edit_problem: EditProblem, *, allow_outside: bool = False
+        self,
+        root: str | None,
+        edit_problem: EditProblem,
+        kinds: Callable[[Block], Rewritten],
+        *,
+        allow_outside: bool = False,
     ) -> None:
         self.root = root
         self.edit_problem = edit_problem
+        self.kinds = kinds
         self.allow_outside = allow_outside
         self.checkout = checkout_of(root) if root is not None else None
         self._read: dict[str, PythonSource | str | None] = {}  # each Python file, or why not
@@ -49,12 +87,7 @@ class Places:
     def refusal(self, block: Block, drift: Drift) -> str | None:
         """Why update must not rewrite this drift, naming the one reason; None when it may
         (a second run still has to confirm the new output)."""
-        # A file jaxcheck_doctest_files names is written where it is: conf.py names it.
-        named = isinstance(block.kind, FileExamples)
-        # A notebook the build copied into the sources is written where it was copied from:
-        # a file git tracks in the project's checkout, wherever the source folder is.
-        copied = isinstance(block.kind, NotebookCell) and bool(block.kind.copy)
-        why = None if named or copied else self._where_problem(block.path)
+        why = None if self.kinds(block).written_where_it_is() else self._where_problem(block.path)
         # An example that does not compile never drifts: the judge fails it.
         if not why and is_python_file(block.path):
             why = self._literal_problem(block)
@@ -88,8 +121,8 @@ class Places:
     def _edit_problem(self, block: Block, drift: Drift) -> str | None:
         """Why update's plan would refuse the edit itself, as it decides it; None when it
         would make it."""
-        if isinstance(block.kind, NotebookCell):
-            return None  # its outputs are edited in the notebook's JSON, not as lines
+        if self.kinds(block).outputs_place() is not None:
+            return None  # its outputs are rewritten whole, not its lines edited
         data = self._checked(block)
         if not isinstance(data, bytes):
             return None  # unread or changed since: update says so as it reads the file

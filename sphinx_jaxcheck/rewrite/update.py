@@ -49,7 +49,6 @@ from ..model import (
     Drift,
     Expectation,
     ExpectationKind,
-    NotebookCell,
     SessionKey,
     Verdict,
 )
@@ -67,7 +66,7 @@ from .edits import (
     write_atomically,
 )
 from .notebooks import line_edit, rewritten_outputs
-from .places import Places
+from .places import CellPlace, Places, Rewritten
 from .python_literals import Literal, new_lines_problem
 from .refusals import reproduction_problem, unwritable_characters
 from .reread import Planned, Reread, read_back_problems
@@ -127,6 +126,7 @@ class _FilePlan:
 def update_sources(
     checked: Iterable[tuple[Block, Verdict]],
     *,
+    kinds: Callable[[Block], Rewritten],
     rerun: Rerun,
     dry_run: bool = False,
     root: str | None = None,
@@ -143,9 +143,10 @@ def update_sources(
     of a block a document does not read back as planned are left out, and every edit of the
     files it reads when the difference is in no rewritten block (see :mod:`.reread`). Every
     adapter passes it; without it only each block is read again (as the unit tests do).
+    ``kinds`` gives a block's kind's rules: where its rewrite goes, and how it is made.
     """
     checked = list(checked)
-    places = Places(root, edit_problem, allow_outside=allow_outside)
+    places = Places(root, edit_problem, kinds, allow_outside=allow_outside)
     report = UpdateReport()
     candidates = []
     for block, drift in [(block, d) for block, verdict in checked for d in verdict.drifts]:
@@ -180,8 +181,10 @@ def update_sources(
     fresh = {(block.docname, block.index): verdict.outputs for block, verdict in checked}
     for real, drifts in sorted(by_file.items()):
         try:
-            if isinstance(drifts[0][0].kind, NotebookCell):
-                planned_file = _plan_notebook(real, drifts, fresh, report)
+            # One file holds blocks of one kind: a notebook's cells, or blocks of text.
+            cells = [(block, drift, kinds(block).outputs_place()) for block, drift in drifts]
+            if cells[0][2] is not None:
+                planned_file = _plan_notebook(real, cells, fresh, report)
             else:
                 planned_file = _plan_file(real, drifts, copies[real], report, step_limit)
         except (ValueError, OSError) as error:  # one file's trouble never stops the others
@@ -190,7 +193,7 @@ def update_sources(
         if planned_file is not None:
             files[real] = planned_file
     if reread is not None:
-        _read_back_documents(files, reread, report)
+        _read_back_documents(files, reread, report, kinds)
     _write(files, report, dry_run)
     return report
 
@@ -275,32 +278,33 @@ def _as_checked(path: str, drifts: list[tuple[Block, Drift]], report: UpdateRepo
 
 def _plan_notebook(
     path: str,
-    drifts: list[tuple[Block, Drift]],
+    cells: list[tuple[Block, Drift, CellPlace | None]],
     fresh: Mapping[tuple[str, int], tuple[CellOutput, ...]],
     report: UpdateReport,
 ) -> _FilePlan | None:
     """The drifted cells of one notebook given the outputs of their run, each an edit of the
-    lines of its ``outputs`` value (see :mod:`.notebooks`)."""
+    lines of its ``outputs`` value (see :mod:`.notebooks`), each written where its kind says
+    (``cells``: every cell's drift, and its place)."""
+    drifts = [(block, drift) for block, drift, _ in cells]
     data = _as_checked(path, drifts, report)
     if data is None:
         return None
     source = parse_source(data)
+    placed = [(block, drift, place) for block, drift, place in cells if place is not None]
     planned = []
     if not path.endswith(".ipynb"):  # a text notebook: each cell's output block
-        for block, drift in drifts:
-            cell = block.kind
-            assert isinstance(cell, NotebookCell) and cell.written is not None
-            start = cell.written_line - 1
+        for block, drift, place in placed:
+            assert place.written is not None  # its drift is of its output block
+            start = place.written_line - 1
             lines = tuple(written_text(fresh[block.docname, block.index]))
-            edit = Edit(start, start + len(cell.written), lines)
+            edit = Edit(start, start + len(place.written), lines)
             planned.append(Planned(block, drift, edit, 0, 0, ()))
         return _FilePlan(path, data, source, tuple(planned))
     text = "\n".join(source.lines)
-    cells = {block.kind.cell: fresh[block.docname, block.index] for block, _ in drifts}  # type: ignore[union-attr]
-    new = rewritten_outputs(text, cells)  # ValueError: refused, the file left alone
-    for block, drift in drifts:
-        cell_index = block.kind.cell  # type: ignore[union-attr]
-        alone = rewritten_outputs(text, {cell_index: cells[cell_index]})
+    outputs = {place.cell: fresh[block.docname, block.index] for block, _, place in placed}
+    new = rewritten_outputs(text, outputs)  # ValueError: refused, the file left alone
+    for block, drift, place in placed:
+        alone = rewritten_outputs(text, {place.cell: outputs[place.cell]})
         start, stop, new_lines = line_edit(text, alone)
         planned.append(Planned(block, drift, Edit(start, stop, tuple(new_lines)), 0, 0, ()))
     plan = _FilePlan(path, data, source, tuple(planned))
@@ -309,7 +313,12 @@ def _plan_notebook(
     return plan
 
 
-def _read_back_documents(files: dict[str, _FilePlan], reread: Reread, report: UpdateReport) -> None:
+def _read_back_documents(
+    files: dict[str, _FilePlan],
+    reread: Reread,
+    report: UpdateReport,
+    kinds: Callable[[Block], Rewritten],
+) -> None:
     """Leave out (refused, with the reason) the edits of every block that a document does not
     read back as planned (every edit of the files it reads, when the difference is in no
     rewritten block), until the documents of what is left, read again together, all do.
@@ -323,7 +332,7 @@ def _read_back_documents(files: dict[str, _FilePlan], reread: Reread, report: Up
         texts = {
             real: f.new_data
             for real, f in files.items()
-            if not is_python_file(real) and not isinstance(f.planned[0].block.kind, NotebookCell)
+            if not is_python_file(real) and kinds(f.planned[0].block).outputs_place() is None
         }
         if not texts:
             return

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from sphinx.domains import Domain
 from sphinx.environment import BuildEnvironment
 
+from ..kinds import rules_of
 from ..model import Block, Drift, Verdict
 from ..report.findings import Finding, Refusal, findings_of, in_report_order
 from ..rewrite.places import Places
@@ -255,7 +256,7 @@ class JaxcheckDomain(Domain):
         for block, verdict in self.checked_blocks():
             found.extend(
                 finding
-                for finding in findings_of(block, verdict, refusal)
+                for finding in findings_of(block, verdict, rules_of(block), refusal)
                 if not (finding.is_drift and (finding.path, finding.line) in rewritten)
             )
         yield from in_report_order(found)
@@ -265,7 +266,7 @@ class JaxcheckDomain(Domain):
         itself decides for this source folder and its settings (None: it would go on)."""
         settings = settings_of(self.env.config)
         root, outside = str(self.env.srcdir), settings.update_allow_outside
-        return Places(root, _edit_problem, allow_outside=outside).refusal
+        return Places(root, _edit_problem, rules_of, allow_outside=outside).refusal
 
     # -- Sphinx's protocol ------------------------------------------------------
 

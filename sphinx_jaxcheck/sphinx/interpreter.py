@@ -10,7 +10,8 @@ from sphinx.config import Config
 from ..cache.size import INTERPRETERS_FOLDER
 from ..errors import InterpreterError
 from ..expect.conditions import Runtime
-from ..model import Block, NotebookCell
+from ..kinds import rules_of
+from ..model import Block
 from ..run.interpreter import (
     Interpreter,
     Probe,
@@ -85,9 +86,7 @@ def runtime_of(config: Config, blocks: list[Block]) -> Runtime:
     env = WorkerSettings(env=settings.env, python=found.python, python_path=path).process_env()
     platform = running_platform(env)
     if platform is None and any(
-        b.options.limits.platforms
-        or (isinstance(b.kind, NotebookCell) and b.kind.notebook_platforms)
-        for b in blocks
+        b.options.limits.platforms or rules_of(b).platforms() for b in blocks
     ):
         platform = default_platform(found.python, env)  # JAX picks: ask it (imports jax there)
     return Runtime(found.jax_version, platform)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import weakref
-from dataclasses import replace
 
 import yaml
 from docutils import nodes
@@ -35,10 +34,11 @@ from ..expect.notebooks import (
     Notebook,
     excluding_pattern,
     notebook_blocks,
+    ran_code,
     read_notebook,
     read_text_notebook,
 )
-from ..model import Block, NotebookCell, Subtype
+from ..model import Subtype
 from ..report.findings import Finding
 from ..rewrite.digests import file_digest
 from ..rewrite.origins import Origins
@@ -209,10 +209,12 @@ def _read_cells(app: Sphinx, doctree: nodes.document) -> None:
         copy=origin.copy,
         update_refusal=origin.refusal,
         images=settings.notebook_images,
+        twins=_twins(
+            app, path, [ran_code(cell, settings.notebooks_environment) for cell in notebook.cells]
+        ),
     )
-    blocks = _with_twin(app, path, blocks)
     domain.per_document(BLOCKS).setdefault(docname, []).extend(blocks)
-    by_cell = {block.kind.cell: block for block in blocks}  # type: ignore[union-attr]
+    by_cell = {cell.index: block for cell, block in zip(notebook.cells, blocks, strict=True)}
     for container in list(doctree.findall(nodes.container)):
         if container.get("nb_element") != "cell_code":
             continue
@@ -256,25 +258,21 @@ def unchecked_cells(domain: JaxcheckDomain) -> int:
     return sum(domain.per_document(UNCHECKED_CELLS).values())
 
 
-def _with_twin(app: Sphinx, path: str, blocks: list[Block]) -> list[Block]:
-    """A notebook's cells, each naming its line in the notebook's jupytext twin (the ``.md``
-    beside it that jupytext keeps in step), when there is one with the same code cells."""
+def _twins(app: Sphinx, path: str, codes: list[str]) -> list[str]:
+    """Each cell's line in the notebook's jupytext twin (the ``.md`` beside it that jupytext
+    keeps in step), as ``file:line``, when there is one with the same code cells (``codes``:
+    those the cells run); empty when there is none."""
     twin = os.path.splitext(path)[0] + ".md"
     if not path.endswith(SUFFIX) or not os.path.isfile(twin):
-        return blocks
+        return []
     try:
         paired = _notebook(app, twin)
     except (OSError, UnicodeDecodeError, NotebookError):
-        return blocks
-    codes = [b.program.code.rstrip() for b in blocks]
-    if paired is None or [c.source.rstrip() for c in paired.cells] != codes:
-        return blocks  # not a twin in step: its lines would mislead
+        return []
+    if paired is None or [c.source.rstrip() for c in paired.cells] != [c.rstrip() for c in codes]:
+        return []  # not a twin in step: its lines would mislead
     name = os.path.basename(twin)
-    named = []
-    for block, cell in zip(blocks, paired.cells, strict=True):
-        assert isinstance(block.kind, NotebookCell)
-        named.append(replace(block, kind=replace(block.kind, twin=f"{name}:{cell.line}")))
-    return named
+    return [f"{name}:{cell.line}" for cell in paired.cells]
 
 
 def _notebook(app: Sphinx, path: str) -> Notebook | None:

@@ -15,7 +15,9 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from ..model import Block, NotebookCell, Status, Verdict
+from ..kinds import rules_of
+from ..kinds.scripts import ScriptRules
+from ..model import Block, Status, Verdict
 from ..report.printable import printable
 from .assets import add_stylesheet
 from .domain import domain_of
@@ -69,7 +71,7 @@ class RenderVerdicts(SphinxPostTransform):
                     shown.append((by_document[where].get(number), verdict, status))
             worst = max((status for _, _, status in shown), key=_RANK.index)
             for block, verdict, _ in shown:
-                if block is not None and isinstance(block.kind, NotebookCell) and _ran(verdict):
+                if block is not None and rules_of(block).shows_its_outputs() and _ran(verdict):
                     for cell in node.children:  # MyST-NB's container of the cell
                         if isinstance(cell, nodes.Element):
                             replace_outputs(cell, verdict.outputs, is_html, str(self.env.srcdir))
@@ -127,9 +129,10 @@ def _not_run_marker(text: str) -> str:
 def _left_out(block: Block | None) -> str:
     """For a notebook cell run without its lines that change the environment: those lines,
     as a marker's last part (HTML)."""
-    if block is None or not isinstance(block.kind, NotebookCell) or not block.kind.left_out:
+    left_out = rules_of(block).ran_without() if block is not None else ""
+    if not left_out:
         return ""
-    return f" · ran without {html.escape(block.kind.left_out)} (changes the environment)"
+    return f" · ran without {html.escape(left_out)} (changes the environment)"
 
 
 def _html_marker(verdict: Verdict | None, version: str, block: Block | None = None) -> str:
@@ -165,26 +168,15 @@ def _html_marker(verdict: Verdict | None, version: str, block: Block | None = No
             f'<div class="jaxcheck-status jaxcheck-status-not-compared"{named}>'
             f"ran · {jax} · not compared{_left_out(block)}</div>"
         )
-    if (
-        verdict.status is Status.STALE
-        and block is not None
-        and isinstance(block.kind, NotebookCell)
-    ):
-        # The page shows what the cell showed: the marker shows how that differs.
-        kept = "its notebook stores" if block.kind.stored is not None else "its output block says"
-        diff = "\n".join(d.diff for d in verdict.drifts)
-        return (
-            f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
-            f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this cell shows '
-            f"other outputs than {kept} (show the difference)</summary>"
-            f"<pre>{html.escape(printable(diff))}</pre></details>"
-        )
     if verdict.status is Status.STALE:
+        # A notebook cell's page shows what it showed: the marker shows how that differs.
+        rules = rules_of(block) if block is not None else ScriptRules()
+        does, shown = rules.stale_shown(verdict)
         return (
             f'<details class="jaxcheck-status jaxcheck-status-stale"{named}>'
-            f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this block '
-            "prints something else (show)</summary>"
-            f"<pre>{html.escape(printable(verdict.actual_text))}</pre></details>"
+            f'<summary><span class="jaxcheck-mark">⚠ stale</span>: with {jax} this '
+            f"{html.escape(does)}</summary>"
+            f"<pre>{html.escape(printable(shown))}</pre></details>"
         )
     message = "\n".join(p.message for p in verdict.problems)
     after = f" after {html.escape(verdict.after)} failed" if verdict.after else ""

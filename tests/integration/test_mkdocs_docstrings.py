@@ -181,3 +181,67 @@ def test_docstring_examples_run_in_docs_dir_wherever_the_module_or_page_is(
     found = json.loads(done.stdout)
     assert [(e["path"], e["status"]) for e in found["examples"]] == [("where.py", "verified")]
     assert [b["status"] for b in found["blocks"]] == ["verified"]
+
+
+WARNS = '''\
+"""An API on its way out."""
+
+import warnings
+
+
+def old():
+    """Warns, and returns 1.
+
+    >>> old()
+    1
+    """
+    warnings.warn("old() is deprecated", DeprecationWarning, stacklevel=2)
+    return 1
+'''
+WARNING_PAGE = """\
+# Old
+
+::: warns.old
+
+>>> from warns import old
+>>> old()
+1
+
+```python
+from warns import old
+
+print(old())  # 1
+```
+"""
+
+
+def test_filterwarnings_apply_to_the_examples_pytest_would_run_as_on_a_sphinx_project(
+    tmp_path: Path,
+) -> None:
+    """``-D jaxcheck_filterwarnings``: a docstring's examples and the page's own ``>>>``
+    examples (judged as ``--doctest-glob`` judges them) run under the filters, as pytest runs
+    them; the fence, a block, does not: a warning the filters make an error fails the
+    examples alone (it raises, and doctest compares what it raised with the output)."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: X\nplugins:\n  - mkdocstrings\n", "utf-8")
+    (tmp_path / "warns.py").write_text(WARNS, "utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "old.md").write_text(WARNING_PAGE, "utf-8")
+
+    def statuses(*options: str) -> dict[tuple[str, int], str]:
+        done = jaxcheck("check", ".", "--format", "json", *options, cwd=tmp_path)
+        found = json.loads(done.stdout)
+        checked = [*found["examples"], *found["blocks"]]
+        return {(e["path"], e["line"]): e["status"] for e in checked}
+
+    assert statuses() == {
+        ("warns.py", 9): "verified",
+        ("docs/old.md", 5): "verified",
+        ("docs/old.md", 6): "verified",
+        ("docs/old.md", 10): "verified",  # the fence
+    }
+    assert statuses("-D", "jaxcheck_filterwarnings=error::DeprecationWarning") == {
+        ("warns.py", 9): "stale",  # it raised, as doctest reports it
+        ("docs/old.md", 5): "verified",
+        ("docs/old.md", 6): "stale",
+        ("docs/old.md", 10): "verified",
+    }

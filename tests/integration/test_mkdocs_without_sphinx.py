@@ -143,4 +143,4 @@ def test_pytest_takes_the_blocks_with_sphinx_unimportable(python: Path, tmp_path
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "1 failed, 3 passed" in done.stdout, done.stdout
-    assert "FAILED docs/index.md::index[2]" in done.stdout
+    assert "FAILED docs/index.md::index.md:11" in done.stdout

@@ -39,11 +39,11 @@ raise SystemExit("not run")
 ```
 """
 OUTCOMES = {
-    "docs/index.md::index[1]": "passed",
-    "docs/index.md::index[2]": "failed",
+    "docs/index.md::index.md:4": "passed",
+    "docs/index.md::index.md:9": "failed",
     "docs/index.md::index.md:12": "passed",
-    "docs/guide.md::guide[1]": "skipped",
-    "docs/guide.md::guide[2]": "failed",
+    "docs/guide.md::guide.md:5": "skipped",
+    "docs/guide.md::guide.md:9": "failed",
 }
 
 
@@ -83,7 +83,7 @@ def test_items_are_located_at_their_blocks(single: tuple[Path, Run]) -> None:
     root, run = single
     lines = (root / "docs" / "index.md").read_text("utf-8").splitlines()
     # Each item, the start of the 1-based line a reader expects it at.
-    expected = {"index[1]": "x = 2", "index[2]": "print(x + 1)", "index.md:12": ">>> x * 2"}
+    expected = {"index.md:4": "x = 2", "index.md:9": "print(x + 1)", "index.md:12": ">>> x * 2"}
     for name, start in expected.items():
         file, lineno, _ = run.locations[f"docs/index.md::{name}"]
         assert file == "docs/index.md" and lines[lineno].startswith(start), (name, lineno)
@@ -94,7 +94,7 @@ def test_under_xdist_the_update_rewrites_the_drift_and_the_next_run_passes(
 ) -> None:
     root = mkdocs_project(tmp_path)
     update = Run(root, "--jaxcheck", ".", "-n", "2", "--jaxcheck-update")
-    assert update.outcomes == {**OUTCOMES, "docs/index.md::index[2]": "passed"}
+    assert update.outcomes == {**OUTCOMES, "docs/index.md::index.md:9": "passed"}
     workers = {r["nodeid"].split("::")[0]: r["worker"] for r in update.reports}
     assert all(workers.values()) and len(update.reports) == len(OUTCOMES)
     assert "docs/index.md: rewritten" in update.result.stdout

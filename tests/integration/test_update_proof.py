@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sphinx_jaxcheck.expect.grammar import parse_body
+from sphinx_jaxcheck.kinds import rules_of
 from sphinx_jaxcheck.model import Block, BlockOptions, Program, Status
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import update_sources
@@ -112,7 +113,7 @@ def test_after_update_every_block_reads_back_and_verifies_or_is_untouched(
     path = tmp_path / "bytes.md"
     path.write_text(page(outputs), encoding="utf-8")
     before = blocks_in(path)
-    update_sources(check(path), rerun=rerun)
+    update_sources(check(path), kinds=rules_of, rerun=rerun)
     after = blocks_in(path)
     assert len(after) == len(before)  # no fence closed or opened
     changed = [b for b, a in zip(before, after, strict=True) if a.body != b.body]
@@ -130,7 +131,7 @@ def test_control_characters_are_refused_by_name_and_block(tmp_path: Path) -> Non
         page([b"\r50%\r100%\n", b"a\x00b\n", b"\x1b[31mred\x1b[0m\n"]), encoding="utf-8"
     )
     data = path.read_bytes()
-    report = update_sources(check(path), rerun=rerun)
+    report = update_sources(check(path), kinds=rules_of, rerun=rerun)
     assert path.read_bytes() == data
     reasons = [why for _, _, why in report.refused]
     assert len(reasons) == 3

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sphinx_jaxcheck.expect.grammar import parse_body
+from sphinx_jaxcheck.kinds import rules_of
 from sphinx_jaxcheck.model import Block, BlockOptions
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import update_sources
@@ -121,7 +122,7 @@ def test_update_makes_check_pass_is_idempotent_and_touches_only_expectations(
     data, spans = document
     path = tmp_path_factory.mktemp("doc") / "doc.md"
     path.write_bytes(data)
-    report = update_sources(check(path, spans), rerun=RERUN)
+    report = update_sources(check(path, spans), kinds=rules_of, rerun=RERUN)
     assert not report.refused
     updated = path.read_bytes()
     assert updated.startswith(b"\xef\xbb\xbf") == data.startswith(b"\xef\xbb\xbf")
@@ -133,7 +134,7 @@ def test_update_makes_check_pass_is_idempotent_and_touches_only_expectations(
     assert outside_expectations(updated, _spans_in(path)) == outside_expectations(data, spans)
     # After update, everything matches, and a second update changes nothing.
     assert all(verdict.status.value == "verified" for _, verdict in check(path, _spans_in(path)))
-    again = update_sources(check(path, _spans_in(path)), rerun=RERUN)
+    again = update_sources(check(path, _spans_in(path)), kinds=rules_of, rerun=RERUN)
     assert again.rewritten == 0
     assert path.read_bytes() == updated
 
@@ -156,7 +157,7 @@ def test_a_file_modified_between_read_and_write_is_left_alone(tmp_path: Path) ->
     path.write_text("```{jaxcheck}\nprint(1)\n\n# 2\n```\n")
     checked = check(path, [(1, 3)])
     path.write_text("```{jaxcheck}\nprint(1)\n\n# 2\n```\nhand edit\n")
-    report = update_sources(checked, rerun=RERUN)
+    report = update_sources(checked, kinds=rules_of, rerun=RERUN)
     assert report.written == []
     assert "changed since it was checked" in report.refused[0][2]
     assert path.read_text().endswith("hand edit\n")

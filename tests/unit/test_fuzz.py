@@ -24,7 +24,7 @@ from sphinx_jaxcheck.judge.matching import (
     normalize,
     texts_match,
 )
-from sphinx_jaxcheck.kinds import judge
+from sphinx_jaxcheck.kinds import judge, rules_of
 from sphinx_jaxcheck.model import (
     Block,
     BlockOptions,
@@ -419,7 +419,7 @@ def test_update_sources_changes_only_expectation_lines(
     outcome = Outcome(stdout="\n".join(printed) + "\n")
     verdict = judge(block, outcome)
     assert verdict.status is Status.STALE
-    report = update_sources([(block, verdict)], rerun=replaying(outcome))
+    report = update_sources([(block, verdict)], kinds=rules_of, rerun=replaying(outcome))
     assert not report.refused
     new = path.read_bytes()
     old_lines, new_lines = data.splitlines(keepends=True), new.splitlines(keepends=True)
@@ -461,7 +461,9 @@ def test_update_refuses_undecodable_files_and_leaves_them_alone(
         file_digest=digest(data),
     )
     verdict = judge(block, Outcome(stdout="1\n"))
-    report = update_sources([(block, verdict)], rerun=replaying(Outcome(stdout="1\n")))
+    report = update_sources(
+        [(block, verdict)], kinds=rules_of, rerun=replaying(Outcome(stdout="1\n"))
+    )
     assert report.refused and "not UTF-8" in report.refused[0][2]
     assert path.read_bytes() == data
 

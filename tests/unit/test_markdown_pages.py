@@ -4,7 +4,13 @@ with the expected outputs its comments write, and its ``>>>`` examples outside t
 from __future__ import annotations
 
 from sphinx_jaxcheck.expect.markdown_pages import find_fences, page_blocks
-from sphinx_jaxcheck.model import Directive, ExpectationKind, OutputMode, PageExamples, Subtype
+from sphinx_jaxcheck.model import (
+    ExpectationKind,
+    MarkdownFence,
+    OutputMode,
+    PageExamples,
+    Subtype,
+)
 
 PAGE = """\
 # Units
@@ -41,12 +47,15 @@ def blocks(text: str) -> list:
 def test_each_python_fence_is_a_block_and_the_examples_outside_them_another() -> None:
     found = blocks(PAGE)
     assert [(b.index, b.body_line, type(b.kind)) for b in found] == [
-        (0, 4, Directive),
-        (1, 11, Directive),
+        (0, 4, MarkdownFence),
+        (1, 11, MarkdownFence),
         (2, 19, PageExamples),
-        (3, 23, Directive),
+        (3, 23, MarkdownFence),
     ]
     assert {b.session_key for b in found} == {("units", "")}  # one session per page
+    # A fence is named by its page's file and the line its code starts at, as reports name
+    # the page's own examples; not by its place among the page's blocks.
+    assert [b.label for b in found] == ["units.md:4", "units.md:11", "units.md:19", "units.md:23"]
 
 
 def test_a_fence_in_an_admonition_is_read_without_its_indentation() -> None:
@@ -105,7 +114,7 @@ def test_a_fence_never_closed_fails_at_its_opening_line() -> None:
 
 def test_a_doctest_in_a_python_fence_is_the_fences_and_not_counted_twice() -> None:
     (block,) = blocks("```python\n>>> 1 + 1\n2\n```\n")
-    assert isinstance(block.kind, Directive)
+    assert isinstance(block.kind, MarkdownFence)
     assert [e.kind for e in block.expectations] == [ExpectationKind.DOCTEST]
 
 

@@ -430,9 +430,11 @@ def test_the_reports_count_the_cells_verified_with_images_not_compared_apart(
     blocks.append(replace(cell_block((stream("1\n"),)), index=3))
     outcomes = [ran(*stored), ran(*stored), ran(stream("1\n"))]
     checked = [(b, judge(b, o)) for b, o in zip(blocks, outcomes, strict=True)]
-    line = checked_summary(checked, [], "0.10.2")  # counts the images not compared itself
+    line = checked_summary(checked, [], "0.10.2", rules_of)  # counts the images not compared itself
     assert "3 block(s): 1 verified, 2 verified (images not compared), 0 stale, 0 failed" in line
-    report = build_report(checked, [], summary=line, run={"shard": "1/1", "jax": "0.10.2"})
+    report = build_report(
+        checked, [], kinds=rules_of, summary=line, run={"shard": "1/1", "jax": "0.10.2"}
+    )
     assert [c.get("images_not_compared") for c in report["cells"]] == [True, True, None]
     assert [b.get("images_not_compared") for b in report["blocks"]] == [True, True, None]
     assert merge([("a.json", report)])["summary"] == line
@@ -467,11 +469,15 @@ def test_cells_that_fail_after_a_failed_cell_follow_it_and_its_finding_lists_the
         "nb.ipynb:cell 3 (line 30): NameError: name 'x' is not defined",
         "nb.ipynb:cell 4 (line 40): timed out after 60 s",
     )
-    (root,) = findings_of(blocks[0], verdicts[0])
+    (root,) = findings_of(blocks[0], verdicts[0], rules_of(blocks[0]))
     assert root.subtype is Subtype.ERROR
     assert "2 later cell(s) failed after it" in root.message
     assert "  nb.ipynb:cell 3 (line 30): NameError: name 'x' is not defined" in root.message
-    assert findings_of(blocks[2], verdicts[2]) == findings_of(blocks[3], verdicts[3]) == []
+    assert (
+        findings_of(blocks[2], verdicts[2], rules_of(blocks[2]))
+        == findings_of(blocks[3], verdicts[3], rules_of(blocks[3]))
+        == []
+    )
     # A cell not run for its bad options is reported on its own, and leads no other.
     refused = replace(blocks[0], error="not run: metadata 'jaxcheck' has no option 'outptu'")
     again = [judge(b, o) for b, o in zip([refused, *blocks[1:]], outcomes, strict=True)]
@@ -499,8 +505,8 @@ def test_reports_merged_and_junit_tell_the_cells_that_failed_after_another(
     verdicts = [judge(b, outcome) for b in blocks]
     follow_failures(blocks, verdicts, followed)
     checked = list(zip(blocks, verdicts, strict=True))
-    findings = [f for b, v in checked for f in findings_of(b, v)]
-    report = build_report(checked, findings, summary="", run={"shard": "1/1"})
+    findings = [f for b, v in checked for f in findings_of(b, v, rules_of(b))]
+    report = build_report(checked, findings, kinds=rules_of, summary="", run={"shard": "1/1"})
     assert [c.get("after") for c in report["cells"]] == [None, "nb.ipynb:cell 1"]
     assert "1 failed, 1 failed after an earlier cell" in merge([("a.json", report)])["summary"]
     write_junit(str(tmp_path / "junit.xml"), report)

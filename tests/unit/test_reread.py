@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.kinds import judge
+from sphinx_jaxcheck.kinds import judge, rules_of
 from sphinx_jaxcheck.model import Block, BlockOptions, Outcome, Verdict
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.reread import Reading
@@ -93,7 +93,7 @@ def update(
         }
 
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
-    return update_sources(checked, rerun=rerun, reread=reader(pages, calls, shown))
+    return update_sources(checked, kinds=rules_of, rerun=rerun, reread=reader(pages, calls, shown))
 
 
 def page(tmp_path: Path, text: str = PAGE, name: str = "doc.md") -> Path:
@@ -175,6 +175,7 @@ def test_documents_that_cannot_be_read_again_prove_nothing(tmp_path: Path) -> No
     checked = [(b, judge(b, Outcome(stdout="1\n"))) for b in blocks]
     report = update_sources(
         checked,
+        kinds=rules_of,
         rerun=lambda documents: {"doc": [judge(b, Outcome(stdout="1\n")) for b in blocks]},
         reread=lambda texts: Reading({"doc": blocks}, {}, {}, problem="OSError: boom"),
     )

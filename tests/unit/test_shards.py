@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sphinx_jaxcheck.errors import ShardError
+from sphinx_jaxcheck.kinds import rules_of
 from sphinx_jaxcheck.model import Shard
 from sphinx_jaxcheck.report.merge import merge
 from sphinx_jaxcheck.report.records import build_report
@@ -70,7 +71,7 @@ def test_a_shard_chooses_its_own_sessions_of_those_it_is_given() -> None:
 def test_merged_shards_name_the_files_every_shard_depended_on() -> None:
     def shard(k: int, depended: dict[str, str]) -> tuple[str, dict]:
         run = {"shard": f"{k}/2", "split": "s", "jax": "0.10.2", "depended": depended}
-        return f"{k}.json", dict(build_report([], [], summary="", run=run))
+        return f"{k}.json", dict(build_report([], [], kinds=rules_of, summary="", run=run))
 
     merged = merge([shard(1, {"b.txt": "2", "a.txt": "1"}), shard(2, {"a.txt": "1", "c.txt": "3"})])
     assert merged["run"]["depended"] == {"a.txt": "1", "b.txt": "2", "c.txt": "3"}

@@ -20,7 +20,7 @@ import pytest
 from sphinx_jaxcheck.errors import WorkerStartError
 from sphinx_jaxcheck.expect import doctest_directives
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.kinds import judge
+from sphinx_jaxcheck.kinds import judge, rules_of
 from sphinx_jaxcheck.model import (
     Block,
     BlockKind,
@@ -102,7 +102,9 @@ def update(
     """Judge each block on its outcome, then update (the second run replays ``second`` or the
     same outcomes)."""
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
-    return update_sources(checked, rerun=replay(outcomes if second is None else second), **options)  # type: ignore[arg-type]
+    return update_sources(
+        checked, kinds=rules_of, rerun=replay(outcomes if second is None else second), **options
+    )  # type: ignore[arg-type]
 
 
 def page(tmp_path: Path, text: str, name: str = "doc.md") -> Path:
@@ -119,6 +121,7 @@ def test_update_writes_by_default_and_reports_the_place(tmp_path: Path) -> None:
     block = block_in(path, 2)
     report = update_sources(
         [(block, judge(block, Outcome(stdout="1\n")))],
+        kinds=rules_of,
         rerun=replay({("doc", 0): Outcome(stdout="1\n")}),
     )
     assert path.read_text() == "```\nprint(1)\n\n# 1\n```\n"
@@ -163,7 +166,7 @@ def test_an_example_that_is_not_python_fails_and_update_leaves_it_alone(tmp_path
     ((problem,),) = [verdict.problems]
     assert (problem.subtype, problem.line) == (Subtype.SYNTAX, 3)
     assert problem.message.startswith("the `>>>` example '%time x' is not valid Python")
-    report = update_sources([(block, verdict)], rerun=replay({}, calls))
+    report = update_sources([(block, verdict)], kinds=rules_of, rerun=replay({}, calls))
     assert path.read_text() == text and calls == []
     assert report.refused == [] and report.diffs == {}
 
@@ -190,7 +193,9 @@ def test_workers_that_cannot_run_again_refuse_every_drift(tmp_path: Path) -> Non
     def broken(documents: object) -> object:
         raise WorkerStartError("the jaxcheck worker (python) did not start: boom")
 
-    report = update_sources([(block, judge(block, Outcome(stdout="1\n")))], rerun=broken)  # type: ignore[arg-type]
+    report = update_sources(
+        [(block, judge(block, Outcome(stdout="1\n")))], kinds=rules_of, rerun=broken
+    )  # type: ignore[arg-type]
     assert path.read_text() == text
     assert report.refused == [
         (
@@ -210,7 +215,7 @@ def test_one_unproven_drift_does_not_stop_the_next(tmp_path: Path) -> None:
     calls: list[Sequence[str]] = []
     checked = [(b, judge(b, outcomes[b.docname, b.index])) for b in blocks]
     varying = {("a", 0): Outcome(stdout="7\n"), ("b", 0): Outcome(stdout="3\n")}
-    report = update_sources(checked, rerun=replay(varying, calls))
+    report = update_sources(checked, kinds=rules_of, rerun=replay(varying, calls))
     assert calls == [["a", "b"]]
     assert first.read_text().endswith("# 2\n```\n") and second.read_text().endswith("# 3\n```\n")
     assert report.refused == [
@@ -231,7 +236,7 @@ def test_a_session_the_second_run_does_not_report_is_not_proven(tmp_path: Path) 
     path = page(tmp_path, "```\nprint(1)\n\n# 2\n```\n")
     block = block_in(path, 2)
     report = update_sources(
-        [(block, judge(block, Outcome(stdout="1\n")))], rerun=lambda documents: {}
+        [(block, judge(block, Outcome(stdout="1\n")))], kinds=rules_of, rerun=lambda documents: {}
     )
     assert report.refused == [
         (
@@ -553,7 +558,7 @@ def test_edits_of_one_file_in_any_order_and_on_adjacent_lines_are_all_written(
         ("doc", 1): Outcome(stdout="5\n7\n"),
     }
     checked = [(b, judge(b, outcomes["doc", b.index])) for b in (second, first)]
-    report = update_sources(checked, rerun=replay(outcomes))
+    report = update_sources(checked, kinds=rules_of, rerun=replay(outcomes))
     assert report.refused == []
     assert (
         path.read_text()
@@ -588,6 +593,7 @@ def test_the_report_adds_up_over_files_including_those_already_right(tmp_path: P
     checked[1] = (blocks[1], replace(checked[0][1], drifts=(fake,)))
     report = update_sources(
         checked,
+        kinds=rules_of,
         rerun=lambda documents: {
             doc: [
                 replace(checked[1][1]) if doc == "b" else judge(b, outcomes[doc, b.index])

@@ -16,7 +16,7 @@ import pytest
 
 from sphinx_jaxcheck.expect.grammar import parse_body
 from sphinx_jaxcheck.expect.page_examples import find_regions
-from sphinx_jaxcheck.kinds import judge
+from sphinx_jaxcheck.kinds import judge, rules_of
 from sphinx_jaxcheck.model import Block, BlockOptions, DocstringExamples, Outcome
 from sphinx_jaxcheck.rewrite.checkout import checkout_of
 from sphinx_jaxcheck.rewrite.edits import Edit, digest
@@ -83,6 +83,7 @@ def updated(
 
     return update_sources(
         [(block, judge(block, outcome))],
+        kinds=rules_of,
         rerun=rerun,
         root=None if root is None else str(root),
         dry_run=dry_run,
@@ -254,7 +255,10 @@ def test_a_docstring_that_is_no_literal_names_the_literal_it_is_made_from(tmp_pa
     block = replace(blocks_of(path)[0], body_line=1, placed=False)
     outcome = Outcome(examples=("2\n",))
     report = update_sources(
-        [(block, judge(block, outcome))], rerun=lambda documents: {}, root=str(tmp_path / "docs")
+        [(block, judge(block, outcome))],
+        kinds=rules_of,
+        rerun=lambda documents: {},
+        root=str(tmp_path / "docs"),
     )
     why = refusal(report)
     assert why.endswith(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sphinx_jaxcheck.expect.grammar import parse_body
-from sphinx_jaxcheck.kinds import judge
+from sphinx_jaxcheck.kinds import judge, rules_of
 from sphinx_jaxcheck.model import Block, BlockOptions, Outcome
 from sphinx_jaxcheck.rewrite.edits import digest
 from sphinx_jaxcheck.rewrite.update import UpdateReport, describe, update_sources
@@ -48,7 +48,7 @@ def updated(
         digest(text.encode()),
     )
     report = update_sources(
-        [(block, judge(block, outcome))], rerun=replaying(outcome), dry_run=dry_run
+        [(block, judge(block, outcome))], kinds=rules_of, rerun=replaying(outcome), dry_run=dry_run
     )
     return path.read_text(), report
 
@@ -174,7 +174,9 @@ def test_a_file_that_changed_since_it_was_checked_is_refused(tmp_path: Path) -> 
         digest(b"other"),
     )
     report = update_sources(
-        [(block, judge(block, Outcome(stdout="1\n")))], rerun=replaying(Outcome(stdout="1\n"))
+        [(block, judge(block, Outcome(stdout="1\n")))],
+        kinds=rules_of,
+        rerun=replaying(Outcome(stdout="1\n")),
     )
     assert report.refused == [
         (str(path), 4, "the file changed since it was checked; run the update again")
@@ -191,7 +193,9 @@ def test_a_file_that_changed_since_it_was_checked_is_refused(tmp_path: Path) -> 
         parsed.program("<b>"),
     )
     (refused,) = update_sources(
-        [(missing, judge(missing, Outcome(stdout="1\n")))], rerun=replaying(Outcome(stdout="1\n"))
+        [(missing, judge(missing, Outcome(stdout="1\n")))],
+        kinds=rules_of,
+        rerun=replaying(Outcome(stdout="1\n")),
     ).refused
     assert refused[2].startswith("cannot read the file:")
 
@@ -224,7 +228,10 @@ def test_an_alignment_past_its_step_limit_is_refused_with_the_reason(tmp_path: P
     printed = Outcome(stdout="".join(f"x{n}\n" for n in range(300)))
     verdict = judge(block, printed)
     report = update_sources(
-        [(block, verdict)], rerun=lambda documents: {"long": [verdict]}, step_limit=10_000
+        [(block, verdict)],
+        kinds=rules_of,
+        rerun=lambda documents: {"long": [verdict]},
+        step_limit=10_000,
     )
     assert path.read_text() == text
     ((_, line, why),) = report.refused

@@ -32,8 +32,8 @@ from sphinx.environment import BuildEnvironment
 
 from ...cache.docstrings import CollectionCache, collection_key, path_digests
 from ...config import Settings
-from ...expect.docstrings import Docstring, docstring_blocks
-from ...model import Block, DocstringExamples, Subtype
+from ...expect.docstrings import Docstring, docstring_blocks, docstring_of
+from ...model import Block, Subtype
 from ...report.findings import Finding
 from ...rewrite.digests import file_digest
 from ..domain import (
@@ -173,9 +173,9 @@ def _shown_on_pages(
 def _place(block: Block) -> tuple[str, int] | None:
     """Where a docstring block's examples start, as a page's blocks of it say too (None: no
     docstring's)."""
-    if isinstance(block.kind, DocstringExamples):
-        return (os.path.realpath(block.path), block.body_line)
-    return None
+    if docstring_of(block) is None:
+        return None
+    return (os.path.realpath(block.path), block.body_line)
 
 
 def _set_aside(domain: JaxcheckDomain, root: str, gathered: bool) -> None:

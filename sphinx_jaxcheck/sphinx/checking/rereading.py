@@ -31,7 +31,8 @@ from sphinx.util import docutils as sphinx_docutils
 from sphinx.util import logging as sphinx_logging
 from sphinx.util.docutils import docutils_namespace, patch_docutils
 
-from ...model import Block, FileExamples
+from ...kinds import rules_of
+from ...model import Block
 from ...rewrite.reread import Reading, Reread
 from ..compat import source_path
 from ..domain import domain_of
@@ -61,7 +62,7 @@ def reread_of(app: Sphinx) -> Reread:
 
 def _read_by_page(blocks: Sequence[Block]) -> list[Block]:
     """A document's blocks less those of the files beside the project, which no page reads."""
-    return [block for block in blocks if not isinstance(block.kind, FileExamples)]
+    return [block for block in blocks if not rules_of(block).read_on_its_own()]
 
 
 def _named_files_again(app: Sphinx, texts: Mapping[str, bytes]) -> Reading:
@@ -73,7 +74,7 @@ def _named_files_again(app: Sphinx, texts: Mapping[str, bytes]) -> Reading:
     for docname in domain.documents_with_blocks():
         for block in domain.blocks(docname):
             real = os.path.realpath(block.path)
-            if isinstance(block.kind, FileExamples) and real in texts:
+            if rules_of(block).read_on_its_own() and real in texts:
                 checked.setdefault(real, []).append(block)
     before, after, files = {}, {}, {}
     for real, blocks in checked.items():

@@ -14,7 +14,8 @@ from sphinx.util import logging
 from ...cache.outcomes import OutcomeCache
 from ...config import Settings
 from ...errors import JaxUnavailableError, WorkerStartError
-from ...model import Block, DocstringExamples, FileExamples, Verdict
+from ...kinds import warning_filters
+from ...model import Block, Verdict
 from ...run.pool import Workers
 from ...run.sessions import CheckPlan, check_documents, not_started
 from ...worker.dependencies import Dependencies
@@ -108,21 +109,11 @@ def _as_run(blocks: Sequence[Block], folder: str, settings: Settings) -> list[Bl
             program=replace(
                 b.program,
                 cwd=b.program.cwd or folder,
-                filterwarnings=settings.filterwarnings if _like_pytest(b, settings) else (),
+                filterwarnings=warning_filters(b, settings, settings.doctests_like),
             ),
         )
         for b in blocks
     ]
-
-
-def _like_pytest(block: Block, settings: Settings) -> bool:
-    """Whether pytest runs these examples, so under its ``filterwarnings``: a docstring's
-    always (``--doctest-modules``), a text file's beside the project always
-    (``--doctest-glob``); a page's only when judged as ``--doctest-glob`` judges them, since
-    ``sphinx-build -b doctest`` applies no filters of pytest's."""
-    if isinstance(block.kind, (DocstringExamples, FileExamples)):
-        return True
-    return block.doctest_style and settings.doctests_like == "pytest"
 
 
 def second_run(app: Sphinx) -> Rerun:

@@ -9,6 +9,7 @@ import os
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from ...kinds import rules_of
 from ...report.records import checked_summary
 from ..compat import warnings_logged
 from ..domain import domain_of
@@ -38,6 +39,7 @@ def summary(app: Sphinx) -> tuple[str, bool]:
         checked,
         list(domain.read_findings()),
         domain.build.jax_version or "?",
+        rules_of,
         unchecked_examples=unchecked_examples(domain),
         doctests_like=doctests_named(app),
         uncached=domain.uncached(),

@@ -11,6 +11,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
+from ...kinds import rules_of
 from ...model import Subtype
 from ..domain import JaxcheckDomain, domain_of
 from ..settings import settings_of
@@ -41,6 +42,7 @@ def _rewrite(app: Sphinx, domain: JaxcheckDomain) -> set[tuple[str, int]]:
 
     report = update_sources(
         domain.checked_blocks(),
+        kinds=rules_of,
         rerun=second_run(app),
         root=str(app.srcdir),
         allow_outside=settings_of(app.config).update_allow_outside,
