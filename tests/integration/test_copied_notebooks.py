@@ -18,7 +18,6 @@ from buildkit import jaxcheck, write_project
 from notebooks import code, markdown, notebook_text, result, stdout
 
 pytestmark = [
-    pytest.mark.stack,
     pytest.mark.skipif(
         importlib.util.find_spec("myst_nb") is None,
         reason="MyST-NB renders the notebook pages: pip install 'sphinx-jaxcheck[test]'",
@@ -78,6 +77,7 @@ def line_of(path: Path, text: str) -> int:
     return lines.index(f'"{text}"') + 1
 
 
+@pytest.mark.stack
 def test_a_copy_made_as_the_builder_starts_is_reported_and_updated_at_its_origin(
     tmp_path: Path,
 ) -> None:

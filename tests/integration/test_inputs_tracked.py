@@ -12,9 +12,6 @@ from pathlib import Path
 import pytest
 from buildkit import jaxcheck, write_project
 
-# In the compatibility part: which files a page includes is Sphinx's to record.
-pytestmark = pytest.mark.stack
-
 CACHED = "jaxcheck_cache = True\n"
 STALE_LATER = ".. jaxcheck::\n\n   print(1)\n\n   # 2\n"
 
@@ -23,6 +20,7 @@ def checks(root: Path) -> int:
     return jaxcheck("check", root).returncode
 
 
+@pytest.mark.stack
 def test_an_include_created_after_it_failed_makes_its_page_read_again(tmp_path: Path) -> None:
     page = "Page\n====\n\n.. include:: snip.txt\n"
     root = write_project(tmp_path / "docs", {"page.rst": page}, conf=CACHED)

@@ -33,8 +33,6 @@ from sphinx_jaxcheck.report.records import Report
 from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
 from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
 
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...) and JAX's stack.
-pytestmark = pytest.mark.stack
 REPO = Path(__file__).parents[2]
 needs_myst_nb = pytest.mark.skipif(
     importlib.util.find_spec("myst_nb") is None,
@@ -171,6 +169,7 @@ def notebook_project(tmp_path: Path, *cells_: object, conf: str = "") -> Path:
     return root
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_build_checks_each_cell_and_myst_nb_runs_none(tmp_path: Path) -> None:
     runs = tmp_path / "runs.txt"
@@ -437,6 +436,7 @@ print("no output block: not compared")
 )
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_text_notebook_compares_each_output_block_and_update_rewrites_it(
     tmp_path: Path,
@@ -506,6 +506,7 @@ print(x * 3)
 )
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line(
     tmp_path: Path,
@@ -538,6 +539,7 @@ NOTEBOOK_CONF = (
 )
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_the_notebooks_pages_example_messages_are_what_a_build_prints(tmp_path: Path) -> None:
     root = copy_root("notebooks", tmp_path, conf=NOTEBOOK_CONF)
@@ -574,6 +576,7 @@ def test_a_notebook_for_an_accelerator_is_not_run_and_a_bad_option_is_reported_a
     assert "no option 'outptu'; did you mean 'output'?" in finding["message"]
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_cell_that_did_not_run_to_its_end_shows_what_its_notebook_stores(
     tmp_path: Path,
@@ -645,6 +648,7 @@ def read_without_myst_nb(tmp_path: Path, runs: Path, conf: str = "") -> Path:
     return root
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("setting", [None, "report", "check", "off"])
 def test_without_myst_nb_notebooks_are_counted_not_run_unless_conf_py_says_check(
     tmp_path: Path, setting: str | None
@@ -689,6 +693,7 @@ def test_reported_cells_are_counted_in_the_json_report_and_across_shards(tmp_pat
     assert not runs.exists()
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_report_with_myst_nb_counts_the_cells_and_leaves_myst_nb_to_run_them_as_conf_py_says(
     tmp_path: Path,
@@ -779,6 +784,7 @@ def excluding_report(excluding: Path) -> Report:
     return report
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_notebooks_excluded_from_execution_are_not_run_and_show_what_they_store(
     excluding: Path, excluding_built: subprocess.CompletedProcess[str]
@@ -846,6 +852,7 @@ def test_the_text_report_names_the_cells_not_compared(
     ) in text
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(
     excluding: Path, excluding_built: subprocess.CompletedProcess[str]
@@ -882,6 +889,7 @@ print(2 + 2)
 """
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
     tmp_path: Path,

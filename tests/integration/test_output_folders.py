@@ -13,15 +13,13 @@ import pytest
 from buildkit import HTML, build, jaxcheck, sphinx_build, write_project
 from notebooks import code, markdown, result, write_notebook
 
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
-
 GOOD = "# Good\n\n```{jaxcheck}\nprint(2 * 3)\n\n# 6\n```\n"
 # What a page copied into a build folder would hold, were it read: a block that fails.
 COPIED = "# Copied\n\n```{jaxcheck}\nprint(2 + 2)\n\n# 5\n```\n"
 NOT_EXCLUDED = "exclude_patterns = []\n"  # as numpyro's conf.py: _build is read like any folder
 
 
+@pytest.mark.stack
 def test_two_checks_read_the_same_documents_when_the_build_folder_is_not_excluded(
     tmp_path: Path,
 ) -> None:
@@ -39,6 +37,7 @@ def test_two_checks_read_the_same_documents_when_the_build_folder_is_not_exclude
     assert "toctree" not in second.stderr
 
 
+@pytest.mark.stack
 def test_a_plain_sphinx_build_leaves_its_own_folders_out_too(tmp_path: Path) -> None:
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=NOT_EXCLUDED)
     first = build(root, "html")
@@ -59,6 +58,7 @@ def test_a_plain_sphinx_build_leaves_its_own_folders_out_too(tmp_path: Path) -> 
     )
 
 
+@pytest.mark.stack
 def test_a_build_folder_named_inside_the_sources_is_never_read(tmp_path: Path) -> None:
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=NOT_EXCLUDED)
     build_dir = root / "checks"
@@ -69,6 +69,7 @@ def test_a_build_folder_named_inside_the_sources_is_never_read(tmp_path: Path) -
     assert "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed" in second.stdout
 
 
+@pytest.mark.stack
 def test_no_folder_jaxcheck_or_pytest_writes_is_read_by_a_plain_build(tmp_path: Path) -> None:
     conf = NOT_EXCLUDED + 'jaxcheck_cache = True\njaxcheck_cache_dir = "ci-cache"\n'
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=conf)
@@ -106,6 +107,7 @@ def one_cell_notebook(root: Path, stored: str) -> Path:
     return root
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_myst_nb_copies_of_notebooks_are_not_read_by_the_next_check(tmp_path: Path) -> None:
     root = one_cell_notebook(tmp_path / "docs", "2")

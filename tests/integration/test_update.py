@@ -8,9 +8,6 @@ from pathlib import Path
 import pytest
 from buildkit import build, copy_root, jaxcheck, write_project
 
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
-
 SOURCES = ("forms_md.md", "forms_rst.rst", "index.rst", "conf.py")
 
 
@@ -24,6 +21,7 @@ def to_crlf(folder: Path) -> None:
         path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
 def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(
     tmp_path: Path, crlf: bool
@@ -59,6 +57,7 @@ def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(
     assert same_as_fresh(stale, fresh)
 
 
+@pytest.mark.stack
 def test_sphinx_build_with_update_flag_rewrites_and_passes(tmp_path: Path) -> None:
     stale, fresh = (
         copy_root("conformance-stale", tmp_path),
@@ -71,6 +70,7 @@ def test_sphinx_build_with_update_flag_rewrites_and_passes(tmp_path: Path) -> No
     assert build(stale).status == 0
 
 
+@pytest.mark.stack
 def test_update_keeps_ellipsis_lines_and_indentation_in_nested_fences(tmp_path: Path) -> None:
     page = (
         "# Nested\n"
@@ -99,6 +99,7 @@ def test_update_keeps_ellipsis_lines_and_indentation_in_nested_fences(tmp_path: 
     assert text.replace("  # two", "  # three").replace("# 5", "# 6") == page
 
 
+@pytest.mark.stack
 def test_update_follows_included_files_to_their_real_path(tmp_path: Path) -> None:
     root = write_project(
         tmp_path,
