@@ -21,8 +21,11 @@ def to_crlf(folder: Path) -> None:
         path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
 
 
-@pytest.mark.stack
-@pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
+# Sphinx reads both line endings alike (text mode): keeping CRLF bytes is the rewriter's, the
+# same on every stack, so only the LF run is in the compatibility part.
+@pytest.mark.parametrize(
+    "crlf", [pytest.param(False, marks=pytest.mark.stack), True], ids=["lf", "crlf"]
+)
 def test_update_makes_stale_corpus_identical_to_fresh_and_is_idempotent(
     tmp_path: Path, crlf: bool
 ) -> None:
