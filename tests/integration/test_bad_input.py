@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build, jaxcheck, write_project
+from buildkit import Build, build, jaxcheck_here, write_project
 from cases import statuses
 
 BAD_UTF8 = "# Café\n\n```{jaxcheck}\nprint('café')  # café\n```\n".encode("latin-1")
@@ -367,7 +367,7 @@ def test_bad_citations_are_refused_at_their_line(bad, file: str, line: int, word
 def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -> None:
     root = write_bad_project(tmp_path / "bad")
     before = {name: (root / name).read_bytes() for name in SOURCES}
-    done = jaxcheck("update", root)
+    done = jaxcheck_here("update", root)
     assert done.returncode == 1  # problems remain that update cannot fix
     assert "Traceback" not in done.stderr, done.stderr
     changed = {name for name in SOURCES if (root / name).read_bytes() != before[name]}
@@ -380,7 +380,7 @@ def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -
 
 def test_jaxcheck_check_reports_bad_input_and_exits_one(tmp_path: Path) -> None:
     root = write_bad_project(tmp_path / "bad")
-    done = jaxcheck("check", root)
+    done = jaxcheck_here("check", root)
     assert done.returncode == 1
     assert "Traceback (most recent call last)" not in done.stderr
     assert "latin1.md:1: encoding: cannot read this file as UTF-8" in done.stdout
@@ -397,7 +397,7 @@ def test_update_rewrites_stale_bom_crlf_and_long_lines_keeping_their_bytes(tmp_p
     (root / "long.md").write_bytes(
         f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line[:-1]}\n```".encode()
     )
-    done = jaxcheck("update", root)
+    done = jaxcheck_here("update", root)
     assert done.returncode == 0, done.stderr
     assert (
         root / "bom.md"
@@ -415,7 +415,7 @@ def test_a_pin_to_a_version_that_is_not_installed_stops_with_both_versions_and_n
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"a.md": "# A\n"}, conf='jaxcheck_jax_version = "0.0.1"\n')
-    done = jaxcheck("check", root)
+    done = jaxcheck_here("check", root)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("jaxcheck: installed jax ")
@@ -562,6 +562,6 @@ def test_a_block_a_myst_substitution_holds_runs_and_is_reported_where_it_is_used
     done = build(root)
     assert done.subtypes() == ["drift"], done.warnings
     assert done.reported[0].file.endswith("page.md") and done.reported[0].line == 5
-    updated = jaxcheck("update", root)
+    updated = jaxcheck_here("update", root)
     assert (root / "page.md").read_text() == SUBSTITUTED
     assert "not written in the file" in updated.stdout + updated.stderr

@@ -15,7 +15,7 @@ from buildkit import (
     Build,
     assert_configuration_error,
     build,
-    jaxcheck,
+    jaxcheck_here,
     sphinx_build,
     write_project,
 )
@@ -230,7 +230,7 @@ def test_examples_of_pages_exclude_patterns_leaves_out_are_counted_as_unchecked(
     )
     result = build(root, "dummy")
     assert result.status == 0 and said in result.log, result.log
-    done = jaxcheck("check", root, "--format", "json")
+    done = jaxcheck_here("check", root, "--format", "json")
     assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["excluded_examples"] == {"notebooks/first.md": 3, "notebooks/second.md": 2}
@@ -246,7 +246,7 @@ def test_a_drift_only_in_spaces_ending_a_line_shows_them_as_the_guide_does(
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"index.md": SPACES_MD}, conf='jaxcheck_doctests = "check"\n')
-    done = jaxcheck("check", ".", cwd=root)
+    done = jaxcheck_here("check", ".", cwd=root)
     assert done.returncode == 1, done.stderr
     ending = "(`jaxcheck update` accepts the actual output)"
     shown = done.stdout.split(ending)[0] + ending

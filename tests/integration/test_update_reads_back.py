@@ -18,7 +18,7 @@ from importlib.metadata import entry_points, version
 from pathlib import Path
 
 import pytest
-from buildkit import jaxcheck, sphinx_build, write_project
+from buildkit import jaxcheck, jaxcheck_here, sphinx_build, write_project
 
 REPO = Path(__file__).resolve().parents[2]
 CHECK_EXAMPLES = 'jaxcheck_doctests = "check"\n'
@@ -82,11 +82,11 @@ def test_a_closing_fence_read_as_output_is_refused_naming_it_and_the_page_is_unt
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"fence.md": FENCE_READ_AS_OUTPUT}, conf=CHECK_EXAMPLES)
-    checked = jaxcheck("check", str(root))
+    checked = jaxcheck_here("check", str(root))
     assert checked.returncode == 1
     assert "1 block(s)" in checked.stderr + checked.stdout
 
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 1, done.stderr
     assert (root / "fence.md").read_text() == FENCE_READ_AS_OUTPUT
     why = refusals(done.stderr)["fence.md:4"]
@@ -95,7 +95,7 @@ def test_a_closing_fence_read_as_output_is_refused_naming_it_and_the_page_is_unt
     assert "rewrote 0 expectation(s) in 0 file(s)" in done.stderr
     shown_in_guide(done.stderr, root)
 
-    again = jaxcheck("check", str(root))
+    again = jaxcheck_here("check", str(root))
     assert "1 block(s)" in again.stderr + again.stdout  # the block after the fence is still read
 
 
@@ -140,9 +140,9 @@ def numbered(
     """The cuts of ``CUTS`` checked, updated, and checked again."""
     root = include_cuts(tmp_path_factory.mktemp("numbered") / "docs", SNIPPET, CUTS)
     # Run from the project, which the report's paths are then relative to.
-    checked = jaxcheck("check", ".", cwd=root)
-    done = jaxcheck("update", str(root))
-    return root, checked, done, jaxcheck("check", str(root)).returncode
+    checked = jaxcheck_here("check", ".", cwd=root)
+    done = jaxcheck_here("update", str(root))
+    return root, checked, done, jaxcheck_here("check", str(root)).returncode
 
 
 @pytest.mark.stack
@@ -210,7 +210,7 @@ def marked(
     """The cuts of ``MARKED_CUTS`` checked, and built by sphinx-build."""
     tmp_path = tmp_path_factory.mktemp("marked")
     root = include_cuts(tmp_path / "docs", MARKED, [cut for cut, _ in MARKED_CUTS])
-    checked = jaxcheck("check", ".", cwd=root)
+    checked = jaxcheck_here("check", ".", cwd=root)
     return checked, sphinx_build("-q", "-b", "html", root, tmp_path / "out")
 
 
@@ -306,11 +306,11 @@ def test_a_myst_include_cut_gets_the_block_it_shows_rewritten(tmp_path: Path, cu
         {"page.md": f"# Page\n\n```{{include}} snip.md\n{cut}\n```\n", "snip.md": MYST_SNIPPET},
         conf='exclude_patterns.append("snip.md")\n',
     )
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 0, done.stderr
     shown = MYST_SNIPPET.rsplit("# 5", 1)
     assert (root / "snip.md").read_text() == shown[0] + "# 2" + shown[1]
-    assert jaxcheck("check", str(root)).returncode == 0
+    assert jaxcheck_here("check", str(root)).returncode == 0
 
 
 BLANK_AND_SPACES = """\
@@ -338,21 +338,21 @@ def test_blank_lines_and_trailing_spaces_are_written_as_doctest_compares_them(
     root = write_project(tmp_path, {"exact.md": BLANK_AND_SPACES}, conf=CHECK_EXAMPLES)
     assert pytest_doctests(root, "exact.md").returncode == 1
 
-    dry = jaxcheck("update", str(root), "--dry-run")
+    dry = jaxcheck_here("update", str(root), "--dry-run")
     assert dry.returncode == 1, dry.stderr
     assert "would rewrite 3 expectation(s) in 1 file(s)" in dry.stderr
 
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 0, done.stderr
     assert (root / "exact.md").read_text() == (
         BLANK_AND_SPACES.replace("a\n\n>>>", "a\n<BLANKLINE>\n\n>>>")
         .replace('"b  ")\nb\n', '"b  ")\nb  \n')
         .replace("c\nd\n", "c\n<BLANKLINE>\nd\n")
     )
-    assert jaxcheck("check", str(root)).returncode == 0
+    assert jaxcheck_here("check", str(root)).returncode == 0
     oracle = pytest_doctests(root, "exact.md")
     assert oracle.returncode == 0, oracle.stdout
-    again = jaxcheck("update", str(root))
+    again = jaxcheck_here("update", str(root))
     assert again.returncode == 0 and "rewrote 0 expectation(s)" in again.stderr
 
 
@@ -392,7 +392,7 @@ def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
     # there makes the first example pass.
     conf = CHECK_EXAMPLES + 'extensions.append("sphinx.ext.doctest")\n'
     root = write_project(tmp_path, {"spaces.rst": SPACES_RST}, conf=conf)
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 1, done.stderr
     why = refusals(done.stderr)["spaces.rst:6"]
     assert why.startswith("block 'spaces.rst:6': read again as update would write it"), why
@@ -403,7 +403,7 @@ def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
     # The check says what sphinx.ext.doctest says: the first example fails, whatever it holds.
     (root / "spaces.rst").write_text(SPACES_RST.replace("   a\n", "   b  \n"))
     assert sphinx_doctest(root).returncode == 1
-    checked = jaxcheck("check", str(root))
+    checked = jaxcheck_here("check", str(root))
     assert checked.returncode == 1 and "spaces.rst:6: drift" in checked.stdout, checked.stdout
 
 
@@ -469,6 +469,6 @@ def test_extensions_given_on_the_command_line_read_back_too(tmp_path: Path) -> N
     # must still parse Markdown with them.
     root = write_project(tmp_path, {"index.md": "# P\n\n```{jaxcheck}\nprint(1 + 1)\n# 3\n```\n"})
     (root / "conf.py").write_text('extensions = ["sphinx_jaxcheck"]\n')
-    done = jaxcheck("update", str(root), "-D", "extensions=myst_parser,sphinx_jaxcheck")
+    done = jaxcheck_here("update", str(root), "-D", "extensions=myst_parser,sphinx_jaxcheck")
     assert done.returncode == 0, done.stderr
     assert (root / "index.md").read_text().endswith("print(1 + 1)\n# 2\n```\n")
