@@ -113,7 +113,6 @@ def test_without_jaxcheck_the_plugin_is_inert(tmp_path: Path) -> None:
     assert run.sphinx_imported is False and run.zygotes == 0
 
 
-@pytest.mark.stack
 def test_citations_and_card_sources_are_items_with_the_builds_findings(tmp_path: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()

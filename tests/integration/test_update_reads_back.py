@@ -331,7 +331,6 @@ d
 """
 
 
-@pytest.mark.stack
 def test_blank_lines_and_trailing_spaces_are_written_as_doctest_compares_them(
     tmp_path: Path,
 ) -> None:
