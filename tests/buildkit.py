@@ -3,11 +3,13 @@ build reported.
 
 A project is either written from a dict of documents (``write_project``) or
 copied from ``tests/roots/test-<name>`` (``copy_root``); ``build`` builds it
-in this process as sphinx-build would.
+in this process as sphinx-build would. ``jaxcheck_here`` runs the command line in this process
+too, ``jaxcheck`` and ``sphinx_build`` in a fresh one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -134,6 +136,34 @@ def jaxcheck(
         env=env,
         check=False,
     )
+
+
+def jaxcheck_here(
+    *args: str | os.PathLike[str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``jaxcheck ARGS...`` run by its ``main`` in this process, from ``cwd``: its exit status and
+    what it printed, as :func:`jaxcheck` returns them, without the second or more a fresh
+    interpreter spends importing Sphinx and the extensions of the project.
+
+    For what the command does. What the process itself does (its environment, signals, the
+    modules it imports, what its workers write to the terminal) is :func:`jaxcheck`'s to test.
+    """
+    from sphinx_jaxcheck import cli
+
+    argv = [str(arg) for arg in args]
+    out, err = StringIO(), StringIO()
+    with (
+        contextlib.chdir(cwd or os.getcwd()),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        try:
+            status = cli.main(argv)
+        except SystemExit as stopped:  # argparse's usage errors, --help and --version
+            if isinstance(stopped.code, str):
+                print(stopped.code, file=sys.stderr)
+            status = stopped.code if isinstance(stopped.code, int) else int(bool(stopped.code))
+    return subprocess.CompletedProcess(["jaxcheck", *argv], status, out.getvalue(), err.getvalue())
 
 
 def sphinx_build(

@@ -13,11 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-from buildkit import Build, build, jaxcheck, write_project
+from buildkit import Build, build, jaxcheck_here, write_project
 from cases import statuses
-
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
 
 BAD_UTF8 = "# Café\n\n```{jaxcheck}\nprint('café')  # café\n```\n".encode("latin-1")
 
@@ -142,6 +139,7 @@ def reported(result: Build, file: str) -> list:  # type: ignore[type-arg]
     return [r for r in result.reported if r.file == file]
 
 
+@pytest.mark.stack
 def test_bad_input_fails_the_build_without_a_traceback_from_our_code(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     assert result.status == 1
@@ -154,6 +152,7 @@ def test_bad_input_fails_the_build_without_a_traceback_from_our_code(bad) -> Non
     assert re.search(r"jaxcheck: \d+ block\(s\): [1-9]\d* verified", result.log)
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize(
     ("file", "line", "words"),
     [
@@ -223,6 +222,7 @@ def test_unknown_options_and_bad_values_are_reported_at_the_options_line_with_a_
     assert any(words in r.message for r in found), [r.message for r in reported(result, file)]
 
 
+@pytest.mark.stack
 def test_blocks_with_bad_options_are_not_run_and_say_so_once_per_block(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     not_run = [
@@ -234,6 +234,7 @@ def test_blocks_with_bad_options_are_not_run_and_say_so_once_per_block(bad) -> N
     assert {r.subtype for r in not_run} == {"option"}
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize(
     ("file", "line", "words"),
     [
@@ -250,11 +251,13 @@ def test_empty_and_comment_only_blocks_are_errors(bad, file: str, line: int, wor
     ), reported(result, file)
 
 
+@pytest.mark.stack
 def test_an_rst_directive_without_body_is_reported(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     assert any("empty" in r.message for r in reported(result, "empty_rst.rst") if r.line <= 5)
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize(
     ("file", "offending"), [("syntax_md.md", "print(y)"), ("syntax_rst.rst", "z = (x +")]
 )
@@ -268,6 +271,7 @@ def test_syntax_errors_are_reported_at_the_offending_document_line(
     assert line_of(root, file, found.line).strip() == offending
 
 
+@pytest.mark.stack
 def test_tabs_run_as_python_reads_them(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     assert not reported(result, "tabs_md.md")
@@ -275,6 +279,7 @@ def test_tabs_run_as_python_reads_them(bad) -> None:  # type: ignore[no-untyped-
     assert stale.subtype == "drift" and "+1" in stale.message
 
 
+@pytest.mark.stack
 def test_a_file_that_is_not_utf8_is_left_out_with_a_message_naming_file_line_and_byte(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     (found,) = reported(result, "latin1.md")
@@ -284,6 +289,7 @@ def test_a_file_that_is_not_utf8_is_left_out_with_a_message_naming_file_line_and
     assert "re-save the file as UTF-8" in found.message
 
 
+@pytest.mark.stack
 def test_bom_crlf_long_lines_and_nested_fences_are_verified(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     pages = ("bom.md", "crlf.rst", "long.md", "nested.md", "good.md")
@@ -307,6 +313,7 @@ def test_bom_crlf_long_lines_and_nested_fences_are_verified(bad) -> None:  # typ
     }
 
 
+@pytest.mark.stack
 def test_an_unclosed_fence_is_reported_at_its_opening_line_and_not_run(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     (found,) = reported(result, "unclosed.md")
@@ -315,6 +322,7 @@ def test_an_unclosed_fence_is_reported_at_its_opening_line_and_not_run(bad) -> N
     assert "expected a closing '```' line" in found.message
 
 
+@pytest.mark.stack
 def test_raises_naming_a_missing_class_says_so(bad) -> None:  # type: ignore[no-untyped-def]
     _, result = bad
     (found,) = reported(result, "raises.md")
@@ -325,6 +333,7 @@ def test_raises_naming_a_missing_class_says_so(bad) -> None:  # type: ignore[no-
     )
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize(
     ("file", "line", "words"),
     [
@@ -358,7 +367,7 @@ def test_bad_citations_are_refused_at_their_line(bad, file: str, line: int, word
 def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -> None:
     root = write_bad_project(tmp_path / "bad")
     before = {name: (root / name).read_bytes() for name in SOURCES}
-    done = jaxcheck("update", root)
+    done = jaxcheck_here("update", root)
     assert done.returncode == 1  # problems remain that update cannot fix
     assert "Traceback" not in done.stderr, done.stderr
     changed = {name for name in SOURCES if (root / name).read_bytes() != before[name]}
@@ -371,7 +380,7 @@ def test_jaxcheck_update_on_bad_input_rewrites_only_real_drift(tmp_path: Path) -
 
 def test_jaxcheck_check_reports_bad_input_and_exits_one(tmp_path: Path) -> None:
     root = write_bad_project(tmp_path / "bad")
-    done = jaxcheck("check", root)
+    done = jaxcheck_here("check", root)
     assert done.returncode == 1
     assert "Traceback (most recent call last)" not in done.stderr
     assert "latin1.md:1: encoding: cannot read this file as UTF-8" in done.stdout
@@ -388,7 +397,7 @@ def test_update_rewrites_stale_bom_crlf_and_long_lines_keeping_their_bytes(tmp_p
     (root / "long.md").write_bytes(
         f"# Long\n\n```{{jaxcheck}}\nprint('{long_line}')  # {long_line[:-1]}\n```".encode()
     )
-    done = jaxcheck("update", root)
+    done = jaxcheck_here("update", root)
     assert done.returncode == 0, done.stderr
     assert (
         root / "bom.md"
@@ -406,7 +415,7 @@ def test_a_pin_to_a_version_that_is_not_installed_stops_with_both_versions_and_n
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"a.md": "# A\n"}, conf='jaxcheck_jax_version = "0.0.1"\n')
-    done = jaxcheck("check", root)
+    done = jaxcheck_here("check", root)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("jaxcheck: installed jax ")
@@ -476,6 +485,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Build]:
     return root, build(root)
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("page", ["hostile.html", "hostile_rst.html"])
 def test_printed_output_questions_and_quotes_are_escaped_in_html(hostile, page: str) -> None:  # type: ignore[no-untyped-def]
     root, result = hostile
@@ -486,6 +496,7 @@ def test_printed_output_questions_and_quotes_are_escaped_in_html(hostile, page: 
     assert "<b>bold</b>" not in html
 
 
+@pytest.mark.stack
 def test_stale_and_error_markers_escape_what_the_block_printed(hostile) -> None:  # type: ignore[no-untyped-def]
     root, _ = hostile
     html = (root / "_build" / "html" / "hostile.html").read_text("utf-8")
@@ -503,6 +514,7 @@ def test_stale_and_error_markers_escape_what_the_block_printed(hostile) -> None:
     assert failed and "ValueError: &lt;script&gt;alert(1)&lt;/script&gt;" in failed.group()
 
 
+@pytest.mark.stack
 def test_faq_json_ld_holds_no_markup(hostile) -> None:  # type: ignore[no-untyped-def]
     root, _ = hostile
     html = (root / "_build" / "html" / "hostile.html").read_text("utf-8")
@@ -514,6 +526,7 @@ def test_faq_json_ld_holds_no_markup(hostile) -> None:  # type: ignore[no-untype
     assert SCRIPT in data["mainEntity"][0]["name"]
 
 
+@pytest.mark.stack
 def test_links_point_only_into_the_configured_repository(hostile) -> None:  # type: ignore[no-untyped-def]
     root, _ = hostile
     for page in ("hostile.html", "hostile_rst.html"):
@@ -535,6 +548,7 @@ More.
 """
 
 
+@pytest.mark.stack
 def test_a_block_a_myst_substitution_holds_runs_and_is_reported_where_it_is_used(
     tmp_path: Path,
 ) -> None:
@@ -548,6 +562,6 @@ def test_a_block_a_myst_substitution_holds_runs_and_is_reported_where_it_is_used
     done = build(root)
     assert done.subtypes() == ["drift"], done.warnings
     assert done.reported[0].file.endswith("page.md") and done.reported[0].line == 5
-    updated = jaxcheck("update", root)
+    updated = jaxcheck_here("update", root)
     assert (root / "page.md").read_text() == SUBSTITUTED
     assert "not written in the file" in updated.stdout + updated.stderr

@@ -10,10 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from buildkit import jaxcheck, sphinx_build
-
-pytestmark = pytest.mark.stack
 
 CONF = """\
 import os, sys, typing

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from buildkit import jaxcheck, write_project
+from buildkit import jaxcheck_here, write_project
 from notebooks import code, markdown, notebook_text, result, stdout
 
 pytestmark = [
-    pytest.mark.stack,
     pytest.mark.skipif(
         importlib.util.find_spec("myst_nb") is None,
         reason="MyST-NB renders the notebook pages: pip install 'sphinx-jaxcheck[test]'",
@@ -78,12 +77,13 @@ def line_of(path: Path, text: str) -> int:
     return lines.index(f'"{text}"') + 1
 
 
+@pytest.mark.stack
 def test_a_copy_made_as_the_builder_starts_is_reported_and_updated_at_its_origin(
     tmp_path: Path,
 ) -> None:
     root = project(tmp_path, COLLECTIONS, {"examples/nb.ipynb": NOTEBOOK})
     origin = root / "examples" / "nb.ipynb"
-    checked = jaxcheck("check", "docs", "--format", "json", cwd=root)
+    checked = jaxcheck_here("check", "docs", "--format", "json", cwd=root)
     report = json.loads(checked.stdout)
     (finding,) = report["findings"]
     assert (finding["path"], finding["line"]) == (
@@ -94,13 +94,13 @@ def test_a_copy_made_as_the_builder_starts_is_reported_and_updated_at_its_origin
     assert finding["updatable"], finding
     assert not (root / "docs" / "_collections").exists()  # the build deleted its copy
 
-    done = jaxcheck("update", "docs", cwd=root)
+    done = jaxcheck_here("update", "docs", cwd=root)
     assert done.returncode == 0, done.stderr
     assert "rewrote 1 expectation(s) in 1 file(s)" in done.stderr
     node = nbformat.reads(origin.read_text(encoding="utf-8"), as_version=4)
     nbformat.validate(node)
     assert node.cells[3].outputs[0]["text"] == "60\n"
-    again = jaxcheck("check", "docs", cwd=root)
+    again = jaxcheck_here("check", "docs", cwd=root)
     assert again.returncode == 0, again.stdout + again.stderr
 
 
@@ -121,11 +121,11 @@ with open("../examples/nb.ipynb") as read, open("_collections/nb.ipynb", "w") as
 def test_a_copy_made_by_conf_py_is_reported_and_updated_at_its_origin(tmp_path: Path) -> None:
     root = project(tmp_path, COPY_STEP, {"examples/nb.ipynb": NOTEBOOK})
     origin, copy = root / "examples" / "nb.ipynb", root / "docs" / "_collections" / "nb.ipynb"
-    checked = json.loads(jaxcheck("check", "docs", "--format", "json", cwd=root).stdout)
+    checked = json.loads(jaxcheck_here("check", "docs", "--format", "json", cwd=root).stdout)
     assert [(f["path"], f["line"]) for f in checked["findings"]] == [
         ("examples/nb.ipynb", line_of(origin, "print(x * 3)"))
     ]
-    done = jaxcheck("update", "docs", cwd=root)
+    done = jaxcheck_here("update", "docs", cwd=root)
     assert done.returncode == 0, done.stderr
     node = nbformat.reads(origin.read_text(encoding="utf-8"), as_version=4)
     nbformat.validate(node)
@@ -140,11 +140,11 @@ def notebooks(root: Path) -> dict[Path, bytes]:
 
 def refused(root: Path) -> tuple[dict[str, object], str]:
     """The one finding of a check, and what update says of it (it must write nothing)."""
-    (finding,) = json.loads(jaxcheck("check", "docs", "--format", "json", cwd=root).stdout)[
+    (finding,) = json.loads(jaxcheck_here("check", "docs", "--format", "json", cwd=root).stdout)[
         "findings"
     ]
     before = notebooks(root)
-    done = jaxcheck("update", "docs", cwd=root)
+    done = jaxcheck_here("update", "docs", cwd=root)
     assert done.returncode == 1, done.stderr
     assert notebooks(root) == before
     (line,) = [line for line in done.stderr.splitlines() if ": cannot update: " in line]

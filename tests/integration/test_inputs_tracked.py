@@ -10,26 +10,24 @@ import os
 from pathlib import Path
 
 import pytest
-from buildkit import jaxcheck, write_project
-
-# In the compatibility part: which files a page includes is Sphinx's to record.
-pytestmark = pytest.mark.stack
+from buildkit import jaxcheck_here, write_project
 
 CACHED = "jaxcheck_cache = True\n"
 STALE_LATER = ".. jaxcheck::\n\n   print(1)\n\n   # 2\n"
 
 
 def checks(root: Path) -> int:
-    return jaxcheck("check", root).returncode
+    return jaxcheck_here("check", root).returncode
 
 
+@pytest.mark.stack
 def test_an_include_created_after_it_failed_makes_its_page_read_again(tmp_path: Path) -> None:
     page = "Page\n====\n\n.. include:: snip.txt\n"
     root = write_project(tmp_path / "docs", {"page.rst": page}, conf=CACHED)
     assert checks(root) == 0  # a missing include is Sphinx's warning, not a failed check
     (root / "snip.txt").write_text(STALE_LATER, "utf-8")
     assert checks(root) == 1
-    assert jaxcheck("check", root, "--no-cache").returncode == 1
+    assert jaxcheck_here("check", root, "--no-cache").returncode == 1
 
 
 DOCSTRING_PACKAGE = '''"""A module whose docstring is made from another file when it is imported."""

@@ -21,7 +21,7 @@ from buildkit import (
     assert_configuration_error,
     build,
     copy_root,
-    jaxcheck,
+    jaxcheck_here,
     sphinx_build,
     write_project,
 )
@@ -33,8 +33,6 @@ from sphinx_jaxcheck.report.records import Report
 from sphinx_jaxcheck.run.pool import SessionResult, Workers, WorkerSettings
 from sphinx_jaxcheck.worker.protocol import RunSession, SessionKind
 
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...) and JAX's stack.
-pytestmark = pytest.mark.stack
 REPO = Path(__file__).parents[2]
 needs_myst_nb = pytest.mark.skipif(
     importlib.util.find_spec("myst_nb") is None,
@@ -171,6 +169,7 @@ def notebook_project(tmp_path: Path, *cells_: object, conf: str = "") -> Path:
     return root
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_build_checks_each_cell_and_myst_nb_runs_none(tmp_path: Path) -> None:
     runs = tmp_path / "runs.txt"
@@ -213,7 +212,7 @@ def test_after_a_failed_cell_the_shell_goes_on_and_later_failures_are_listed_und
         code("x + 1", result("array([2., 2., 2.])")),
         code("len(x)", result("3")),
     )
-    done = jaxcheck("check", str(root), "--format", "json")
+    done = jaxcheck_here("check", str(root), "--format", "json")
     report = json.loads(done.stdout)
     assert runs.read_text() == "ran\n"  # no earlier cell ran again, as in a kernel
     assert [(c["cell"], c["status"], c.get("after")) for c in report["cells"]] == [
@@ -253,7 +252,7 @@ def test_a_cell_that_changes_the_environment_is_not_run_and_the_report_says_why(
         code("%pip install -q optax", stdout("stored\n")),
         code("print('next')", stdout("next\n")),
     )
-    done = jaxcheck("check", str(root))
+    done = jaxcheck_here("check", str(root))
     assert done.returncode == 0, done.stdout + done.stderr
     (shown,) = [m for m in guide_messages() if ": not run: " in m and "environment" in m]
     assert f"/{shown}\n" in done.stdout  # as the guide shows it
@@ -272,13 +271,13 @@ def test_a_cell_runs_without_its_lines_that_change_the_environment(tmp_path: Pat
             stdout("what pip said\nafter\n"),
         ),
     )
-    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    report = json.loads(jaxcheck_here("check", str(root), "--format", "json").stdout)
     assert [(c["status"], c.get("left_out")) for c in report["cells"]] == [
         ("verified", "line 1: %pip install -q jaxcheck-no-such-package"),
         ("verified", None),
         ("not compared", "line 1: !pip install -q -U jaxcheck-no-such-package"),
     ]
-    done = jaxcheck("check", str(root))
+    done = jaxcheck_here("check", str(root))
     assert done.returncode == 0, done.stdout + done.stderr
     (shown,) = [m for m in guide_messages() if "ran without its lines" in m]
     assert f"/{shown}\n" in done.stdout  # as the guide shows it
@@ -295,7 +294,7 @@ def test_a_cell_that_changes_the_environment_runs_where_conf_py_says_run(tmp_pat
         code("%pip uninstall -y jaxcheck-no-such-package\nprint('ran')", stdout("ran\n")),
         conf='jaxcheck_notebooks_environment = "run"\n',
     )
-    done = jaxcheck("check", str(root))
+    done = jaxcheck_here("check", str(root))
     # pip ran in the workers' Python, and said so; the cell printed what it stores after.
     assert "1 block(s): 0 verified, 1 stale, 0 failed" in done.stdout, done.stdout
     assert "+WARNING: Skipping jaxcheck-no-such-package as it is not installed." in done.stdout
@@ -313,7 +312,7 @@ def test_with_jaxcheck_notebooks_number_a_float_matches_to_its_stored_precision(
         code("print(math.pi)", stdout("3.13\n")),
         conf=f"jaxcheck_notebooks_number = {number}\n",
     )
-    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    report = json.loads(jaxcheck_here("check", str(root), "--format", "json").stdout)
     statuses = [c["status"] for c in report["cells"]]
     # 3.13 is no pi to two places.
     assert statuses == (["verified", "stale"] if number else ["stale", "stale"])
@@ -344,7 +343,7 @@ def test_jaxcheck_notebooks_tolerance_absorbs_a_float32_ulp_and_no_more(
         ),
         conf=conf,
     )
-    report = json.loads(jaxcheck("check", str(root), "--format", "json").stdout)
+    report = json.loads(jaxcheck_here("check", str(root), "--format", "json").stdout)
     assert [c["status"] for c in report["cells"]] == [status]
 
 
@@ -359,7 +358,7 @@ def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: 
     )
     path = root / "nb.ipynb"
     before = json.loads(path.read_text())
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 0, done.stderr
     assert "rewrote 2 expectation(s) in 1 file(s)" in done.stderr
     after = json.loads(path.read_text())
@@ -367,7 +366,7 @@ def test_update_rewrites_only_drifted_cells_and_the_next_check_passes(tmp_path: 
     assert after["cells"][:3] == before["cells"][:3]  # the title, x = 20, x + 1
     assert after["cells"][3]["outputs"][0]["text"] == ["60\n"]
     assert after["cells"][4]["outputs"][0]["data"]["text/plain"] == ["{'a': 20}"]
-    again = jaxcheck("check", str(root), "--no-cache")
+    again = jaxcheck_here("check", str(root), "--no-cache")
     assert again.returncode == 0, again.stdout + again.stderr
 
 
@@ -376,19 +375,19 @@ def test_a_cells_verdict_follows_every_edit_of_its_notebook(tmp_path: Path) -> N
     root = notebook_project(
         tmp_path, code("x = 2"), code("x * 2", result("4")), conf="jaxcheck_cache = True\n"
     )
-    assert jaxcheck("check", str(root)).returncode == 0
+    assert jaxcheck_here("check", str(root)).returncode == 0
     node = nbformat.read(root / "nb.ipynb", as_version=4)
     node.cells[1].source = "x = 3"
     nbformat.write(node, root / "nb.ipynb")
-    warm = jaxcheck("check", str(root))
-    cold = jaxcheck("check", str(root), "--no-cache")
+    warm = jaxcheck_here("check", str(root))
+    cold = jaxcheck_here("check", str(root), "--no-cache")
     assert warm.returncode == cold.returncode == 1
     assert "nb.ipynb:cell 2" in warm.stdout and "nb.ipynb:cell 2" in cold.stdout
     six = nbformat.v4.new_output("execute_result", data={"text/plain": "6"}, execution_count=1)
     node.cells[2].outputs = [six]
     nbformat.write(node, root / "nb.ipynb")
-    assert jaxcheck("check", str(root)).returncode == 0
-    assert jaxcheck("check", str(root), "--no-cache").returncode == 0
+    assert jaxcheck_here("check", str(root)).returncode == 0
+    assert jaxcheck_here("check", str(root), "--no-cache").returncode == 0
 
 
 # The header jupytext writes on a MyST text notebook.
@@ -437,6 +436,7 @@ print("no output block: not compared")
 )
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_text_notebook_compares_each_output_block_and_update_rewrites_it(
     tmp_path: Path,
@@ -456,10 +456,10 @@ def test_a_text_notebook_compares_each_output_block_and_update_rewrites_it(
     assert "no output block: not compared" in page  # what the cell showed
     assert page.count("jaxcheck-status-verified") == 1
     assert page.count("jaxcheck-status-not-compared") == 1
-    assert jaxcheck("update", str(root)).returncode == 0
+    assert jaxcheck_here("update", str(root)).returncode == 0
     updated = (root / "text.md").read_text()
     assert updated == TEXT_NOTEBOOK.replace("division by one", "division by zero")
-    assert jaxcheck("check", str(root), "--no-cache").returncode == 0
+    assert jaxcheck_here("check", str(root), "--no-cache").returncode == 0
 
 
 @needs_myst_nb
@@ -467,7 +467,7 @@ def test_reports_name_each_cell_and_pytest_has_an_item_per_notebook(tmp_path: Pa
     root = notebook_project(
         tmp_path, code("x = 20"), code("print(x * 3)", stdout("59\n")), code("y = 1", count=None)
     )
-    done = jaxcheck("check", str(root), "--format", "json")
+    done = jaxcheck_here("check", str(root), "--format", "json")
     report = json.loads(done.stdout)
     text = (root / "nb.ipynb").read_text().splitlines()
     line = text.index('    "print(x * 3)"') + 1
@@ -506,6 +506,7 @@ print(x * 3)
 )
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line(
     tmp_path: Path,
@@ -517,7 +518,7 @@ def test_a_jupytext_pair_is_one_document_reported_at_the_cell_and_the_twins_line
         conf='exclude_patterns = ["_build", "nb.md"]\njaxcheck_doctests = "check"\n',
     )
     (root / "nb.md").write_text(TWIN, encoding="utf-8")
-    done = jaxcheck("check", str(root))
+    done = jaxcheck_here("check", str(root))
     twin_line = TWIN.splitlines().index("print(x * 3)") + 1
     assert f"nb.ipynb:cell 2 (nb.md:{twin_line}): the outputs it stores are stale" in done.stdout
     # The twin is the notebook: never advised out of exclude_patterns.
@@ -538,6 +539,7 @@ NOTEBOOK_CONF = (
 )
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_the_notebooks_pages_example_messages_are_what_a_build_prints(tmp_path: Path) -> None:
     root = copy_root("notebooks", tmp_path, conf=NOTEBOOK_CONF)
@@ -563,7 +565,7 @@ def test_a_notebook_for_an_accelerator_is_not_run_and_a_bad_option_is_reported_a
         code("x = 1", jaxcheck={"outptu": "ignore"}),
         code("print('tpu')", stdout("tpu\n"), jaxcheck={"platforms": ["tpu"]}),
     )
-    done = jaxcheck("check", str(root), "--format", "json")
+    done = jaxcheck_here("check", str(root), "--format", "json")
     report = json.loads(done.stdout)
     statuses = {b["name"]: (b["status"], b.get("reason", "")) for b in report["blocks"]}
     assert statuses["nb.ipynb:cell 1"][0] == "failed"
@@ -574,6 +576,7 @@ def test_a_notebook_for_an_accelerator_is_not_run_and_a_bad_option_is_reported_a
     assert "no option 'outptu'; did you mean 'output'?" in finding["message"]
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_cell_that_did_not_run_to_its_end_shows_what_its_notebook_stores(
     tmp_path: Path,
@@ -645,6 +648,7 @@ def read_without_myst_nb(tmp_path: Path, runs: Path, conf: str = "") -> Path:
     return root
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("setting", [None, "report", "check", "off"])
 def test_without_myst_nb_notebooks_are_counted_not_run_unless_conf_py_says_check(
     tmp_path: Path, setting: str | None
@@ -673,22 +677,23 @@ def test_reported_cells_are_counted_in_the_json_report_and_across_shards(tmp_pat
     for n in range(3):  # sessions for the shards to split
         page = f"---\norphan: true\n---\n# Page {n}\n\n```{{jaxcheck}}\nprint({n})\n\n# {n}\n```\n"
         (root / f"page{n}.md").write_text(page, encoding="utf-8")
-    full = jaxcheck("check", root, "--format", "json")
+    full = jaxcheck_here("check", root, "--format", "json")
     assert full.returncode == 0, full.stdout + full.stderr
     whole = json.loads(full.stdout)
     assert whole["unchecked_cells"] == 2
     assert whole["summary"].endswith(f"(jax {whole['run']['jax']}); {UNCHECKED_CELLS}")
     reports = []
     for k in (1, 2):
-        shard = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        shard = jaxcheck_here("check", root, "--shard", f"{k}/2", "--format", "json")
         assert shard.returncode == 0, shard.stdout + shard.stderr
         (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
         reports.append(tmp_path / f"shard{k}.json")
-    merged = json.loads(jaxcheck("merge", *reports, "--format", "json").stdout)
+    merged = json.loads(jaxcheck_here("merge", *reports, "--format", "json").stdout)
     assert (merged["unchecked_cells"], merged["summary"]) == (2, whole["summary"])
     assert not runs.exists()
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_report_with_myst_nb_counts_the_cells_and_leaves_myst_nb_to_run_them_as_conf_py_says(
     tmp_path: Path,
@@ -703,7 +708,7 @@ def test_report_with_myst_nb_counts_the_cells_and_leaves_myst_nb_to_run_them_as_
     )
     (root / "text.md").write_text(TEXT_NOTEBOOK, encoding="utf-8")
     (root / "index.md").write_text(INDEX.replace("nb\n", "nb\ntext\n"), encoding="utf-8")
-    done = jaxcheck("check", root, "--format", "json")
+    done = jaxcheck_here("check", root, "--format", "json")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert (report["unchecked_cells"], report["cells"], report["blocks"]) == (5, [], [])
@@ -774,11 +779,12 @@ def excluding_built(excluding: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def excluding_report(excluding: Path) -> Report:
     """The project's JSON report, as ``jaxcheck check --format json`` prints it."""
-    done = jaxcheck("check", excluding, "--format", "json", cwd=excluding)
+    done = jaxcheck_here("check", excluding, "--format", "json", cwd=excluding)
     report: Report = json.loads(done.stdout)
     return report
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_notebooks_excluded_from_execution_are_not_run_and_show_what_they_store(
     excluding: Path, excluding_built: subprocess.CompletedProcess[str]
@@ -846,6 +852,7 @@ def test_the_text_report_names_the_cells_not_compared(
     ) in text
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_traceback_on_the_page_names_files_as_a_reader_knows_them(
     excluding: Path, excluding_built: subprocess.CompletedProcess[str]
@@ -882,6 +889,7 @@ print(2 + 2)
 """
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
     tmp_path: Path,
@@ -908,7 +916,7 @@ def test_a_notebook_saved_without_a_run_or_a_language_builds_clean_under_w(
 @needs_myst_nb
 def test_a_bad_jaxcheck_notebooks_exclude_is_a_configuration_error(tmp_path: Path) -> None:
     root = notebook_project(tmp_path, code("x = 1"), conf="jaxcheck_notebooks_exclude = [3]\n")
-    done = jaxcheck("check", root)
+    done = jaxcheck_here("check", root)
     assert_configuration_error(
         done, "jaxcheck_notebooks_exclude: the entry 3 (int) is not a pattern", "expected e.g."
     )
@@ -966,7 +974,7 @@ def test_a_cell_whose_images_were_not_compared_is_not_reported_plainly_verified(
     tmp_path: Path, plotted: str
 ) -> None:
     root = plots_project(tmp_path, plotted)
-    report = json.loads(jaxcheck("check", ".", "--format", "json", cwd=root).stdout)
+    report = json.loads(jaxcheck_here("check", ".", "--format", "json", cwd=root).stdout)
     assert [(c["cell"], c["status"], c.get("images_not_compared")) for c in report["cells"]] == [
         (1, "verified", None),
         (2, "stale", None),
@@ -997,7 +1005,7 @@ def test_a_cell_whose_images_were_not_compared_is_not_reported_plainly_verified(
     assert page.count(" · images not compared</div>") == 2
     # update rewrites the drifted cell's outputs whole: its text and its figure, as drawn now.
     before = pictures(root / "nb.ipynb")
-    assert jaxcheck("update", str(root)).returncode == 0
+    assert jaxcheck_here("update", str(root)).returncode == 0
     after = pictures(root / "nb.ipynb")
     assert after[1] != before[1] and len(after[1]) == 1
     assert nbformat.read(root / "nb.ipynb", as_version=4).cells[2].outputs[0]["text"] == "3\n"
@@ -1010,7 +1018,7 @@ def test_compared_by_their_pixels_a_changed_plot_is_stale_and_update_rewrites_it
     tmp_path: Path, plotted: str
 ) -> None:
     root = plots_project(tmp_path, plotted, conf='jaxcheck_notebook_images = "rms"\n')
-    done = jaxcheck("check", ".", "--format", "json", cwd=root)
+    done = jaxcheck_here("check", ".", "--format", "json", cwd=root)
     report = json.loads(done.stdout)
     assert [(c["cell"], c["status"], c.get("images_not_compared")) for c in report["cells"]] == [
         (1, "verified", None),
@@ -1025,11 +1033,11 @@ def test_compared_by_their_pixels_a_changed_plot_is_stale_and_update_rewrites_it
         re.MULTILINE,
     ), plot["message"]
     before = pictures(root / "nb.ipynb")
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert "rewrote 2 expectation(s) in 1 file(s)" in done.stderr, done.stderr
     after = pictures(root / "nb.ipynb")
     assert after[1] != before[1] and after[2] != before[2]  # no old picture under new numbers
     assert after[3] == before[3]
-    again = jaxcheck("check", str(root), "--no-cache")
+    again = jaxcheck_here("check", str(root), "--no-cache")
     assert again.returncode == 0, again.stdout + again.stderr
     assert "4 block(s): 4 verified, 0 stale, 0 failed" in again.stdout

@@ -10,11 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from buildkit import HTML, build, jaxcheck, sphinx_build, write_project
+from buildkit import HTML, build, jaxcheck_here, sphinx_build, write_project
 from notebooks import code, markdown, result, write_notebook
-
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
 
 GOOD = "# Good\n\n```{jaxcheck}\nprint(2 * 3)\n\n# 6\n```\n"
 # What a page copied into a build folder would hold, were it read: a block that fails.
@@ -22,23 +19,25 @@ COPIED = "# Copied\n\n```{jaxcheck}\nprint(2 + 2)\n\n# 5\n```\n"
 NOT_EXCLUDED = "exclude_patterns = []\n"  # as numpyro's conf.py: _build is read like any folder
 
 
+@pytest.mark.stack
 def test_two_checks_read_the_same_documents_when_the_build_folder_is_not_excluded(
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=NOT_EXCLUDED)
-    first = jaxcheck("check", root)
+    first = jaxcheck_here("check", root)
     assert first.returncode == 0, first.stdout + first.stderr
     # As nbsphinx copies every notebook into the doctree folder.
     build_dir = root / "_build" / "jaxcheck"
     for folder in ("doctrees/nbsphinx", "out"):
         (build_dir / folder).mkdir(parents=True, exist_ok=True)
         (build_dir / folder / "copied.md").write_text(COPIED, encoding="utf-8")
-    second = jaxcheck("check", root)
+    second = jaxcheck_here("check", root)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed" in second.stdout
     assert "toctree" not in second.stderr
 
 
+@pytest.mark.stack
 def test_a_plain_sphinx_build_leaves_its_own_folders_out_too(tmp_path: Path) -> None:
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=NOT_EXCLUDED)
     first = build(root, "html")
@@ -59,16 +58,18 @@ def test_a_plain_sphinx_build_leaves_its_own_folders_out_too(tmp_path: Path) -> 
     )
 
 
+@pytest.mark.stack
 def test_a_build_folder_named_inside_the_sources_is_never_read(tmp_path: Path) -> None:
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=NOT_EXCLUDED)
     build_dir = root / "checks"
-    assert jaxcheck("check", root, "--build-dir", build_dir).returncode == 0
+    assert jaxcheck_here("check", root, "--build-dir", build_dir).returncode == 0
     (build_dir / "copied.md").write_text(COPIED, encoding="utf-8")  # as a tool writing there
-    second = jaxcheck("check", root, "--build-dir", build_dir)
+    second = jaxcheck_here("check", root, "--build-dir", build_dir)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed" in second.stdout
 
 
+@pytest.mark.stack
 def test_no_folder_jaxcheck_or_pytest_writes_is_read_by_a_plain_build(tmp_path: Path) -> None:
     conf = NOT_EXCLUDED + 'jaxcheck_cache = True\njaxcheck_cache_dir = "ci-cache"\n'
     root = write_project(tmp_path / "docs", {"good.md": GOOD}, conf=conf)
@@ -106,11 +107,12 @@ def one_cell_notebook(root: Path, stored: str) -> Path:
     return root
 
 
+@pytest.mark.stack
 @needs_myst_nb
 def test_myst_nb_copies_of_notebooks_are_not_read_by_the_next_check(tmp_path: Path) -> None:
     root = one_cell_notebook(tmp_path / "docs", "2")
     for _ in range(3):
-        done = jaxcheck("check", root, "--no-cache")
+        done = jaxcheck_here("check", root, "--no-cache")
         assert done.returncode == 0, done.stdout + done.stderr
         assert "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed" in done.stdout
         assert "toctree" not in done.stderr
@@ -121,10 +123,10 @@ def test_myst_nb_copies_of_notebooks_are_not_read_by_the_next_check(tmp_path: Pa
 @needs_myst_nb
 def test_a_check_after_update_of_a_notebook_passes(tmp_path: Path) -> None:
     root = one_cell_notebook(tmp_path / "docs", "3")
-    assert jaxcheck("check", root).returncode == 1
-    updated = jaxcheck("update", root)
+    assert jaxcheck_here("check", root).returncode == 1
+    updated = jaxcheck_here("update", root)
     assert updated.returncode == 0, updated.stdout + updated.stderr
-    again = jaxcheck("check", root)
+    again = jaxcheck_here("check", root)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "jaxcheck: 1 block(s): 1 verified, 0 stale, 0 failed" in again.stdout
 

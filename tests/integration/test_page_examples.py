@@ -15,13 +15,10 @@ from buildkit import (
     Build,
     assert_configuration_error,
     build,
-    jaxcheck,
+    jaxcheck_here,
     sphinx_build,
     write_project,
 )
-
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
 
 SESSION_MD = """\
 # Session
@@ -98,6 +95,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory) -> Build:
     return build(root, "text")
 
 
+@pytest.mark.stack
 def test_examples_and_blocks_share_the_page_session_in_page_order(checked: Build) -> None:
     assert [
         (r.file, r.line, r.subtype) for r in checked.reported if r.file.startswith("session")
@@ -108,22 +106,26 @@ def test_examples_and_blocks_share_the_page_session_in_page_order(checked: Build
     assert "-a ... b\n+a long b" in stale.message  # without ELLIPSIS, `...` is text
 
 
+@pytest.mark.stack
 def test_the_summary_counts_examples(checked: Build) -> None:
     assert "11 `>>>` example(s): 8 verified, 1 stale, 2 failed" in checked.log
     assert checked.status == 1
 
 
+@pytest.mark.stack
 def test_an_ipython_magic_is_a_syntax_problem_at_its_line(checked: Build) -> None:
     (magic,) = [r for r in checked.reported if r.file == "magic.md"]
     assert (magic.line, magic.subtype) == (5, "syntax")
     assert "`%timeit` is an IPython magic" in magic.message and "+SKIP" in magic.message
 
 
+@pytest.mark.stack
 def test_checked_examples_show_their_verdict_where_they_are_rendered(checked: Build) -> None:
     text = (Path(checked.app.outdir) / "session_rst.txt").read_text("utf-8")
     assert "Stale: with jax" in text and "a long b" in text
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("mode", ["report", "off"])
 def test_report_counts_unchecked_examples_and_off_says_nothing(tmp_path: Path, mode: str) -> None:
     mark = tmp_path / "ran"
@@ -201,6 +203,7 @@ def test_bad_doctest_settings_stop_the_build_with_exit_2(
 NOTEBOOK = "# Notebook\n\n```python\n>>> x = 2\n>>> x * 3\n6\n>>> x - 1\n1\n\n```\n"
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize("mode", ["check", "report"])
 def test_examples_of_pages_exclude_patterns_leaves_out_are_counted_as_unchecked(
     tmp_path: Path, mode: str
@@ -227,7 +230,7 @@ def test_examples_of_pages_exclude_patterns_leaves_out_are_counted_as_unchecked(
     )
     result = build(root, "dummy")
     assert result.status == 0 and said in result.log, result.log
-    done = jaxcheck("check", root, "--format", "json")
+    done = jaxcheck_here("check", root, "--format", "json")
     assert done.returncode == 0 and said in done.stdout, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["excluded_examples"] == {"notebooks/first.md": 3, "notebooks/second.md": 2}
@@ -243,7 +246,7 @@ def test_a_drift_only_in_spaces_ending_a_line_shows_them_as_the_guide_does(
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"index.md": SPACES_MD}, conf='jaxcheck_doctests = "check"\n')
-    done = jaxcheck("check", ".", cwd=root)
+    done = jaxcheck_here("check", ".", cwd=root)
     assert done.returncode == 1, done.stderr
     ending = "(`jaxcheck update` accepts the actual output)"
     shown = done.stdout.split(ending)[0] + ending

@@ -15,9 +15,6 @@ from pytest_runs import Run
 
 REPO = Path(__file__).parents[2]
 
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
-
 
 def stale_project(tmp: Path) -> Path:
     root = tmp / "project"
@@ -43,6 +40,7 @@ def distributed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
     return root, Run(root, "--jaxcheck", "docs", "-n", "2")
 
 
+@pytest.mark.stack
 def test_stale_corpus_fails_exactly_the_six_drifted_blocks(single: Run) -> None:
     assert single.result.returncode == 1, single.result.stdout[-3000:]
     outcomes = single.outcomes
@@ -56,6 +54,7 @@ def test_stale_corpus_fails_exactly_the_six_drifted_blocks(single: Run) -> None:
     assert single.zygotes == 1  # one jaxcheck worker pool for the whole run
 
 
+@pytest.mark.stack
 def test_a_failing_item_reports_the_finding_as_the_build_prints_it(single: Run) -> None:
     text = single.text("docs/forms_md.md::md-inline")
     assert text == (
@@ -260,6 +259,7 @@ Located
 """
 
 
+@pytest.mark.stack
 def test_items_are_located_at_their_own_line_and_junit_says_so(tmp_path: Path) -> None:
     root = tmp_path / "project"
     write_project(

@@ -12,7 +12,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
-from buildkit import copy_root, jaxcheck, write_project
+from buildkit import copy_root, jaxcheck, jaxcheck_here, write_project
 
 from sphinx_jaxcheck.cli import main
 from sphinx_jaxcheck.run.shards import load_durations
@@ -44,7 +44,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for name in ("alpha", "beta", "gamma"):
         (docs / f"{name}.rst").write_text(LOGGED.format(name=name, log=str(log)), "utf-8")
     docs.rename(root / "docs")
-    full = jaxcheck(
+    full = jaxcheck_here(
         "check", "docs", "--no-cache", "--format", "json", "--junit", "full.xml", cwd=root
     )
     logged_full = log.read_text().splitlines()
@@ -52,7 +52,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     shards = []
     for k in (1, 2, 3):
         shards.append(
-            jaxcheck(
+            jaxcheck_here(
                 "check", "docs", "--no-cache", "--shard", f"{k}/3", "--format", "json", cwd=root
             )
         )
@@ -82,7 +82,7 @@ def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) ->
     root = runs["root"]
     full = json.loads(runs["full"].stdout)
     assert runs["full"].returncode == 1 and len(full["findings"]) == 6
-    merged_json = jaxcheck(
+    merged_json = jaxcheck_here(
         "merge",
         "shard1.json",
         "shard2.json",
@@ -103,7 +103,7 @@ def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) ->
     assert merged["summary"] == full["summary"]
     assert merged["run"] == full["run"]
     assert "other-shard" not in {b["status"] for b in merged["blocks"]}
-    durations = jaxcheck(
+    durations = jaxcheck_here(
         "merge", "shard1.json", "shard2.json", "shard3.json", "--durations", "cache", cwd=root
     )
     assert durations.returncode == 1
@@ -123,10 +123,10 @@ def test_merged_shards_report_what_one_full_run_reports(runs: dict[str, Any]) ->
     assert cases("merged.xml") == cases("full.xml")
     # The text a full run prints, from the shards (in another order too).
     for style in ("text", "github"):
-        text = jaxcheck(
+        text = jaxcheck_here(
             "merge", "shard3.json", "shard1.json", "shard2.json", "--format", style, cwd=root
         )
-        again = jaxcheck("check", "docs", "--format", style, cwd=root)
+        again = jaxcheck_here("check", "docs", "--format", style, cwd=root)
         assert text.stdout == again.stdout and text.returncode == again.returncode == 1
 
 
@@ -252,12 +252,16 @@ def test_merge_fails_on_a_block_that_raised_in_one_shard_without_any_drift(
     write_project(tmp_path / "docs", FAILING)
     shards = []
     for k in (1, 2):
-        shard = jaxcheck("check", "docs", "--shard", f"{k}/2", "--format", "json", cwd=tmp_path)
+        shard = jaxcheck_here(
+            "check", "docs", "--shard", f"{k}/2", "--format", "json", cwd=tmp_path
+        )
         (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
         shards.append(shard.returncode)
     assert sorted(shards) == [0, 1]  # the raising block is in one shard only
     for style in ("text", "json", "github"):
-        merged = jaxcheck("merge", "shard1.json", "shard2.json", "--format", style, cwd=tmp_path)
+        merged = jaxcheck_here(
+            "merge", "shard1.json", "shard2.json", "--format", style, cwd=tmp_path
+        )
         assert merged.returncode == 1, (style, merged.stdout, merged.stderr)
         if style == "json":
             findings = json.loads(merged.stdout)["findings"]
@@ -273,7 +277,7 @@ TWO_PAGES = {
 
 def shard_report(root: Path, shard: str, build_dir: str) -> tuple[int, dict[str, Any]]:
     """``jaxcheck check docs --shard K/N`` in ``build_dir``: its exit status and JSON report."""
-    done = jaxcheck(
+    done = jaxcheck_here(
         "check", "docs", "--shard", shard, "--build-dir", build_dir, "--format", "json", cwd=root
     )
     (root / f"{build_dir}.json").write_text(done.stdout, "utf-8")
@@ -304,7 +308,7 @@ def test_merge_refuses_shards_of_two_versions_of_a_block_with_the_same_name_and_
     page = root / "docs" / f"{mine}.md"
     page.write_text(page.read_text().replace("print(", "print(10 * "))
     assert shard_report(root, "2/2", "second")[0] == 0
-    merged = jaxcheck("merge", "first.json", "second.json", cwd=root)
+    merged = jaxcheck_here("merge", "first.json", "second.json", cwd=root)
     assert merged.returncode == 2, merged.stdout
     assert "different documents (the docs changed between the shards?)" in merged.stderr
 
@@ -324,7 +328,7 @@ def test_a_shard_run_again_on_a_kept_build_folder_splits_every_session_as_a_fres
         shard_report(root, "2/2", "fresh2"),
     )
     assert owner_of(edited, [one, two]) == [2] and (status1, status2) == (0, 1)
-    merged = jaxcheck("merge", "new1.json", "fresh2.json", cwd=root)
+    merged = jaxcheck_here("merge", "new1.json", "fresh2.json", cwd=root)
     assert merged.returncode == 1, merged.stderr
     assert "1 stale" in merged.stdout and "1 verified" in merged.stdout
     # A new page changes the split of the pages before it: kept verdicts follow the new split.
@@ -339,7 +343,7 @@ def test_a_shard_run_again_on_a_kept_build_folder_splits_every_session_as_a_fres
             and len(owner_of(document, anew)) == 1
         )
     assert [shown(r) for r in again] == [shown(r) for r in anew]
-    merged = jaxcheck("merge", "fresh1.json", "fresh2.json", cwd=root)
+    merged = jaxcheck_here("merge", "fresh1.json", "fresh2.json", cwd=root)
     assert merged.returncode == 1 and "1 stale" in merged.stdout and "2 verified" in merged.stdout
 
 
@@ -353,7 +357,7 @@ def test_a_block_skipped_for_the_running_jax_is_reported_by_its_own_shard_only(
     root = write_project(tmp_path / "docs", pages).parent
     reports = [shard_report(root, f"{k}/2", f"shard{k}")[1] for k in (1, 2)]
     assert len(owner_of("old", reports)) == 1
-    merged = jaxcheck("merge", "shard1.json", "shard2.json", "--format", "json", cwd=root)
+    merged = jaxcheck_here("merge", "shard1.json", "shard2.json", "--format", "json", cwd=root)
     assert merged.returncode == 0, merged.stderr
     assert [b["status"] for b in json.loads(merged.stdout)["blocks"]] == [
         "skipped",
@@ -372,7 +376,7 @@ def test_merged_shards_say_which_sessions_could_not_be_cached(tmp_path: Path) ->
     pages = {"changing.md": changing, "helper.py": "NAME = 'one'\n"}
     pages |= {f"plain{n}.md": f"```{{jaxcheck}}\nprint({n})\n\n# {n}\n```\n" for n in range(3)}
     root = write_project(tmp_path / "docs", pages, conf="jaxcheck_cache = True\n")
-    full = jaxcheck("check", root, "--format", "json")
+    full = jaxcheck_here("check", root, "--format", "json")
     assert full.returncode == 0, full.stderr
     whole = json.loads(full.stdout)
     assert whole["uncached"] == [
@@ -384,10 +388,10 @@ def test_merged_shards_say_which_sessions_could_not_be_cached(tmp_path: Path) ->
     ]
     reports = []
     for k in (1, 2):
-        shard = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        shard = jaxcheck_here("check", root, "--shard", f"{k}/2", "--format", "json")
         (tmp_path / f"shard{k}.json").write_text(shard.stdout, "utf-8")
         reports.append(tmp_path / f"shard{k}.json")
-    merged = json.loads(jaxcheck("merge", *reports, "--format", "json").stdout)
+    merged = json.loads(jaxcheck_here("merge", *reports, "--format", "json").stdout)
     assert merged["uncached"] == whole["uncached"]
     assert merged["summary"] == whole["summary"] and "not cached" in merged["summary"]
 
@@ -408,11 +412,11 @@ def test_merge_refuses_shards_run_on_two_states_of_a_file_their_sessions_used(
     helper = root / "helper.py"
     for k in (1, 2):
         helper.write_text("VALUE = 0\n", "utf-8")  # which page is this shard's?
-        probe = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        probe = jaxcheck_here("check", root, "--shard", f"{k}/2", "--format", "json")
         (mine,) = [b for b in json.loads(probe.stdout)["blocks"] if b["status"] != "other-shard"]
         value = 1 if mine["document"] == "one" else 2
         helper.write_text(f"VALUE = {value}\n" + "#" * k, "utf-8")  # another size: a change
-        done = jaxcheck("check", root, "--shard", f"{k}/2", "--format", "json")
+        done = jaxcheck_here("check", root, "--shard", f"{k}/2", "--format", "json")
         assert done.returncode == 0, done.stdout
         (tmp_path / f"shard{k}.json").write_text(done.stdout)
     said = refuse(capsys, tmp_path / "shard1.json", tmp_path / "shard2.json")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from buildkit import jaxcheck_here
 
 # In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
 pytestmark = pytest.mark.stack
@@ -132,15 +133,8 @@ def sphinx_doctest(root: Path) -> tuple[int, int]:
 
 
 def jaxcheck(root: Path, command: str = "check") -> tuple[int, dict[str, Any]]:
-    done = run(
-        [
-            "-m",
-            "sphinx_jaxcheck",
-            command,
-            ".",
-            *(["--format", "json"] if command == "check" else []),
-        ],
-        root,
+    done = jaxcheck_here(
+        command, ".", *(["--format", "json"] if command == "check" else []), cwd=root
     )
     return done.returncode, json.loads(done.stdout) if command == "check" else {}
 

@@ -18,10 +18,7 @@ from importlib.metadata import entry_points, version
 from pathlib import Path
 
 import pytest
-from buildkit import jaxcheck, sphinx_build, write_project
-
-# In the compatibility part, run on every supported Sphinx (tox -e sphinx73 ...).
-pytestmark = pytest.mark.stack
+from buildkit import jaxcheck, jaxcheck_here, sphinx_build, write_project
 
 REPO = Path(__file__).resolve().parents[2]
 CHECK_EXAMPLES = 'jaxcheck_doctests = "check"\n'
@@ -85,11 +82,11 @@ def test_a_closing_fence_read_as_output_is_refused_naming_it_and_the_page_is_unt
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"fence.md": FENCE_READ_AS_OUTPUT}, conf=CHECK_EXAMPLES)
-    checked = jaxcheck("check", str(root))
+    checked = jaxcheck_here("check", str(root))
     assert checked.returncode == 1
     assert "1 block(s)" in checked.stderr + checked.stdout
 
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 1, done.stderr
     assert (root / "fence.md").read_text() == FENCE_READ_AS_OUTPUT
     why = refusals(done.stderr)["fence.md:4"]
@@ -98,7 +95,7 @@ def test_a_closing_fence_read_as_output_is_refused_naming_it_and_the_page_is_unt
     assert "rewrote 0 expectation(s) in 0 file(s)" in done.stderr
     shown_in_guide(done.stderr, root)
 
-    again = jaxcheck("check", str(root))
+    again = jaxcheck_here("check", str(root))
     assert "1 block(s)" in again.stderr + again.stdout  # the block after the fence is still read
 
 
@@ -118,29 +115,52 @@ SNIPPET = """\
 """
 
 
-@pytest.mark.parametrize(
-    "cut",
-    [":start-after: .. marker", ":start-line: 7", ":start-after: .. marker\n   :end-line: 13"],
-)
+CUTS = [":start-after: .. marker", ":start-line: 7", ":start-after: .. marker\n   :end-line: 13"]
+
+
+def include_cuts(root: Path, snippet: str, cuts: list[str]) -> Path:
+    """A project of one page per cut, page N including its own copy of ``snippet``
+    (``snipN.txt``) with cut N: the cuts share one build, each read from its own file."""
+    pages = {f"snip{n}.txt": snippet for n in range(len(cuts))}
+    for n, cut in enumerate(cuts):
+        pages[f"page{n}.rst"] = f"Page {n}\n======\n\n.. include:: snip{n}.txt\n   {cut}\n"
+    return write_project(root, pages)
+
+
+def lines_of(output: str, marker: str, snip: str) -> list[str]:
+    """The ``FILE:LINE`` before ``marker`` of each line of ``output`` that reports ``snip``."""
+    found = [line.split(marker)[0] for line in output.splitlines() if marker in line]
+    return [place for place in found if place.startswith(f"{snip}:")]
+
+
+@pytest.fixture(scope="module")
+def numbered(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str], subprocess.CompletedProcess[str], int]:
+    """The cuts of ``CUTS`` checked, updated, and checked again."""
+    root = include_cuts(tmp_path_factory.mktemp("numbered") / "docs", SNIPPET, CUTS)
+    # Run from the project, which the report's paths are then relative to.
+    checked = jaxcheck_here("check", ".", cwd=root)
+    done = jaxcheck_here("update", str(root))
+    return root, checked, done, jaxcheck_here("check", str(root)).returncode
+
+
+@pytest.mark.stack
+@pytest.mark.parametrize("cut", range(len(CUTS)), ids=CUTS)
 def test_an_include_cut_is_numbered_as_its_file_and_the_block_it_shows_rewritten(
-    tmp_path: Path, cut: str
+    numbered: tuple[Path, subprocess.CompletedProcess[str], subprocess.CompletedProcess[str], int],
+    cut: int,
 ) -> None:
     # The page shows the second block only; docutils would number its lines from the cut,
     # which are the first block's numbers, whose text is the same.
-    root = write_project(
-        tmp_path,
-        {"page.rst": f"Page\n====\n\n.. include:: snip.txt\n   {cut}\n", "snip.txt": SNIPPET},
-    )
-    # Run from the project, which the report's paths are then relative to.
-    checked = jaxcheck("check", ".", cwd=root)
+    root, checked, done, again = numbered
     assert checked.returncode == 1
-    found = [line for line in checked.stdout.splitlines() if ": drift: " in line]
-    assert [line.split(": drift: ")[0] for line in found] == ["snip.txt:12"], checked.stdout
-    done = jaxcheck("update", str(root))
+    snip = f"snip{cut}.txt"
+    assert lines_of(checked.stdout, ": drift: ", snip) == [f"{snip}:12"], checked.stdout
     assert done.returncode == 0, done.stderr
     shown = SNIPPET.rsplit("# 5", 1)
-    assert (root / "snip.txt").read_text() == shown[0] + "# 2" + shown[1]
-    assert jaxcheck("check", str(root)).returncode == 0
+    assert (root / snip).read_text() == shown[0] + "# 2" + shown[1]
+    assert again == 0
 
 
 # A block, a blank line, the marker, another block; then the end marker and a third block.
@@ -171,38 +191,53 @@ MARKED = """\
 """
 
 
+# Each cut, and the lines of MARKED its blocks are reported at.
+MARKED_CUTS = [
+    (":start-after: marker", [14, 22]),
+    (":start-after: .. marker", [14, 22]),
+    (":end-before: .. marker", [6]),
+    (":start-after: marker\n   :end-before: .. end", [14]),
+    (":start-line: 7", [14, 22]),
+    (":start-line: 8\n   :end-line: 17", [14]),
+    (":start-line: 2\n   :start-after: marker", [14, 22]),
+]
+
+
+@pytest.fixture(scope="module")
+def marked(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """The cuts of ``MARKED_CUTS`` checked, and built by sphinx-build."""
+    tmp_path = tmp_path_factory.mktemp("marked")
+    root = include_cuts(tmp_path / "docs", MARKED, [cut for cut, _ in MARKED_CUTS])
+    checked = jaxcheck_here("check", ".", cwd=root)
+    return checked, sphinx_build("-q", "-b", "html", root, tmp_path / "out")
+
+
+@pytest.mark.stack
 @pytest.mark.parametrize(
     ("cut", "lines"),
-    [
-        (":start-after: marker", [14, 22]),
-        (":start-after: .. marker", [14, 22]),
-        (":end-before: .. marker", [6]),
-        (":start-after: marker\n   :end-before: .. end", [14]),
-        (":start-line: 7", [14, 22]),
-        (":start-line: 8\n   :end-line: 17", [14]),
-        (":start-line: 2\n   :start-after: marker", [14, 22]),
-    ],
+    [(n, lines) for n, (_, lines) in enumerate(MARKED_CUTS)],
+    ids=[cut for cut, _ in MARKED_CUTS],
 )
 def test_each_block_an_include_cut_shows_drifts_at_its_own_line_of_the_file(
-    tmp_path: Path, cut: str, lines: list[int]
+    marked: tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]],
+    cut: int,
+    lines: list[int],
 ) -> None:
     """In the check's report and in sphinx-build's warnings: not at the line of the block
     above the marker, as was reported for a blank line before the marker (docutils numbers
     the lines it inserts from the cut)."""
-    root = write_project(
-        tmp_path,
-        {"page.rst": f"Page\n====\n\n.. include:: snip.txt\n   {cut}\n", "snip.txt": MARKED},
-    )
-    checked = jaxcheck("check", ".", cwd=root)
+    checked, built = marked
     assert checked.returncode == 1, checked.stderr
-    found = [
-        line.split(": drift: ")[0] for line in checked.stdout.splitlines() if ": drift: " in line
-    ]
-    assert found == [f"snip.txt:{line}" for line in lines], checked.stdout
-    built = sphinx_build("-q", "-b", "html", root, tmp_path / "out")
-    assert [int(n) for n in re.findall(r"snip\.txt:(\d+): WARNING", built.stderr)] == lines
+    snip = f"snip{cut}.txt"
+    found = lines_of(checked.stdout, ": drift: ", snip)
+    assert found == [f"{snip}:{line}" for line in lines], checked.stdout
+    warned = re.findall(rf"\b{re.escape(snip)}:(\d+): WARNING", built.stderr)
+    assert [int(n) for n in warned] == lines, built.stderr
 
 
+@pytest.mark.stack
 def test_sphinx_builds_and_pytest_updating_read_back_as_jaxcheck_update_does(
     tmp_path: Path,
 ) -> None:
@@ -251,6 +286,7 @@ print(1 + 1)
 MYST_4 = int(version("myst-parser").split(".")[0]) < 5
 
 
+@pytest.mark.stack
 @pytest.mark.parametrize(
     "cut",
     [
@@ -270,11 +306,11 @@ def test_a_myst_include_cut_gets_the_block_it_shows_rewritten(tmp_path: Path, cu
         {"page.md": f"# Page\n\n```{{include}} snip.md\n{cut}\n```\n", "snip.md": MYST_SNIPPET},
         conf='exclude_patterns.append("snip.md")\n',
     )
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 0, done.stderr
     shown = MYST_SNIPPET.rsplit("# 5", 1)
     assert (root / "snip.md").read_text() == shown[0] + "# 2" + shown[1]
-    assert jaxcheck("check", str(root)).returncode == 0
+    assert jaxcheck_here("check", str(root)).returncode == 0
 
 
 BLANK_AND_SPACES = """\
@@ -301,21 +337,21 @@ def test_blank_lines_and_trailing_spaces_are_written_as_doctest_compares_them(
     root = write_project(tmp_path, {"exact.md": BLANK_AND_SPACES}, conf=CHECK_EXAMPLES)
     assert pytest_doctests(root, "exact.md").returncode == 1
 
-    dry = jaxcheck("update", str(root), "--dry-run")
+    dry = jaxcheck_here("update", str(root), "--dry-run")
     assert dry.returncode == 1, dry.stderr
     assert "would rewrite 3 expectation(s) in 1 file(s)" in dry.stderr
 
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 0, done.stderr
     assert (root / "exact.md").read_text() == (
         BLANK_AND_SPACES.replace("a\n\n>>>", "a\n<BLANKLINE>\n\n>>>")
         .replace('"b  ")\nb\n', '"b  ")\nb  \n')
         .replace("c\nd\n", "c\n<BLANKLINE>\nd\n")
     )
-    assert jaxcheck("check", str(root)).returncode == 0
+    assert jaxcheck_here("check", str(root)).returncode == 0
     oracle = pytest_doctests(root, "exact.md")
     assert oracle.returncode == 0, oracle.stdout
-    again = jaxcheck("update", str(root))
+    again = jaxcheck_here("update", str(root))
     assert again.returncode == 0 and "rewrote 0 expectation(s)" in again.stderr
 
 
@@ -346,6 +382,7 @@ Spaces
 """
 
 
+@pytest.mark.stack
 def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
     tmp_path: Path,
 ) -> None:
@@ -354,7 +391,7 @@ def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
     # there makes the first example pass.
     conf = CHECK_EXAMPLES + 'extensions.append("sphinx.ext.doctest")\n'
     root = write_project(tmp_path, {"spaces.rst": SPACES_RST}, conf=conf)
-    done = jaxcheck("update", str(root))
+    done = jaxcheck_here("update", str(root))
     assert done.returncode == 1, done.stderr
     why = refusals(done.stderr)["spaces.rst:6"]
     assert why.startswith("block 'spaces.rst:6': read again as update would write it"), why
@@ -365,7 +402,7 @@ def test_trailing_spaces_a_reader_drops_are_refused_and_the_rest_is_written(
     # The check says what sphinx.ext.doctest says: the first example fails, whatever it holds.
     (root / "spaces.rst").write_text(SPACES_RST.replace("   a\n", "   b  \n"))
     assert sphinx_doctest(root).returncode == 1
-    checked = jaxcheck("check", str(root))
+    checked = jaxcheck_here("check", str(root))
     assert checked.returncode == 1 and "spaces.rst:6: drift" in checked.stdout, checked.stdout
 
 
@@ -431,6 +468,6 @@ def test_extensions_given_on_the_command_line_read_back_too(tmp_path: Path) -> N
     # must still parse Markdown with them.
     root = write_project(tmp_path, {"index.md": "# P\n\n```{jaxcheck}\nprint(1 + 1)\n# 3\n```\n"})
     (root / "conf.py").write_text('extensions = ["sphinx_jaxcheck"]\n')
-    done = jaxcheck("update", str(root), "-D", "extensions=myst_parser,sphinx_jaxcheck")
+    done = jaxcheck_here("update", str(root), "-D", "extensions=myst_parser,sphinx_jaxcheck")
     assert done.returncode == 0, done.stderr
     assert (root / "index.md").read_text().endswith("print(1 + 1)\n# 2\n```\n")

@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from buildkit import jaxcheck, write_project
+from buildkit import jaxcheck_here, write_project
 
 UNSTABLE = """\
 # Unstable outputs
@@ -52,7 +52,7 @@ def test_outputs_that_cannot_be_proven_leave_the_page_byte_identical_with_a_reas
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"unstable.md": UNSTABLE})
-    result = jaxcheck("update", str(root))
+    result = jaxcheck_here("update", str(root))
     assert result.returncode == 1, result.stderr
     assert (root / "unstable.md").read_text() == UNSTABLE
     reasons = {
@@ -118,7 +118,7 @@ def test_tracebacks_are_written_as_doctest_expects_them_and_bare_continuations_s
     tmp_path: Path,
 ) -> None:
     root = write_project(tmp_path, {"tb_rst.rst": TRACEBACKS_RST, "tb_md.md": TRACEBACKS_MD})
-    result = jaxcheck("update", str(root))
+    result = jaxcheck_here("update", str(root))
     assert result.returncode == 0, result.stderr
     assert (root / "tb_rst.rst").read_text() == (
         TRACEBACKS_RST.replace(
@@ -130,7 +130,7 @@ def test_tracebacks_are_written_as_doctest_expects_them_and_bare_continuations_s
     assert (root / "tb_md.md").read_text() == TRACEBACKS_MD.replace(
         "ValueError: wrong", "ValueError: math domain error"
     )
-    again = jaxcheck("update", str(root))
+    again = jaxcheck_here("update", str(root))
     assert again.returncode == 0 and "0 expectation(s)" in again.stderr
 
 
@@ -140,7 +140,7 @@ def test_lines_that_end_in_spaces_are_rewritten_and_tabs_are_refused_by_name(
     spaces = "Spaces\n======\n\n.. jaxcheck::\n\n   >>> print('a ')  \n   a \n   >>> 1 + 1\n   3\n"
     tabs = "Tabs\n====\n\n.. jaxcheck::\n\n   >>> 1 + 1\t# two\n   3\n"
     root = write_project(tmp_path, {"spaces.rst": spaces, "tabs.rst": tabs})
-    result = jaxcheck("update", str(root))
+    result = jaxcheck_here("update", str(root))
     assert result.returncode == 1
     assert (root / "spaces.rst").read_text() == spaces.replace("   3\n", "   2\n")
     assert "tabs.rst:6: cannot update: block 'tabs[1]': line 6 holds tabs" in result.stderr
@@ -171,7 +171,7 @@ def test_symlinked_pages_are_written_through_and_outside_files_only_when_allowed
         "Index\n=====\n\n.. toctree::\n\n   near\n   far\n   included\n"
     )
 
-    refused = jaxcheck("update", str(root))
+    refused = jaxcheck_here("update", str(root))
     assert refused.returncode == 1
     assert (root / "near.md").is_symlink()
     assert (root / "real" / "near.md.txt").read_text() == "# Near\n\n" + STALE.replace("# 5", "# 4")
@@ -181,7 +181,7 @@ def test_symlinked_pages_are_written_through_and_outside_files_only_when_allowed
     assert (outside / "far.md").read_text() == "# Far\n\n" + STALE
     assert (outside / "part.rst.txt").read_text().endswith("# 10\n")
 
-    allowed = jaxcheck("update", str(root), "--allow-outside")
+    allowed = jaxcheck_here("update", str(root), "--allow-outside")
     assert allowed.returncode == 0, allowed.stderr
     assert (root / "far.md").is_symlink() and os.readlink(root / "far.md") == str(
         outside / "far.md"
@@ -210,7 +210,7 @@ def test_a_snippet_included_twice_is_edited_once_or_refused_naming_both_document
             "z.md": "# Z, read after the snippets\n\n" + STALE,
         },
     )
-    result = jaxcheck("update", str(root))
+    result = jaxcheck_here("update", str(root))
     assert result.returncode == 1, result.stderr
     assert (root / "snippets" / "same.rst.txt").read_text().endswith("   # 42\n")
     assert (root / "snippets" / "double.rst.txt").read_text() == snippet
