@@ -63,7 +63,8 @@ def read_documents(
                 timeout=settings.timeout,
                 digest=digest(data),
             )
-            shown = shown_objects(text.splitlines())
+            # Without the mkdocstrings plugin, MkDocs shows a ``:::`` line as it is.
+            shown = shown_objects(text.splitlines()) if project.mkdocstrings else []
             if shown:
                 read.shown[page.docname] = shown
         if blocks:

@@ -38,6 +38,8 @@ class MkDocsProject:
     # Where mkdocstrings finds the modules its ``:::`` lines name (its Python handler's
     # ``paths``; by default the folder of mkdocs.yml): the workers import from there too.
     python_path: tuple[Path, ...] = ()
+    # Whether ``plugins`` lists mkdocstrings: without it a ``:::`` line is plain text.
+    mkdocstrings: bool = False
 
     @property
     def root(self) -> Path:
@@ -84,10 +86,12 @@ def read_project(config: Path) -> MkDocsProject:
             f"configuration error: {where}: {said} {docs_value!r}, but {folder} is no folder; "
             "create it, or set docs_dir to the folder that holds the pages"
         )
-    python_path = _mkdocstrings_paths(values.get("plugins"), config.parent)
+    searched = _mkdocstrings_paths(values.get("plugins"), config.parent)
+    renders, python_path = searched is not None, searched or ()
     nav = values.get("nav")
     if nav is None:
-        return MkDocsProject(config, docs_dir, tuple(_every_page(docs_dir)), (), python_path)
+        pages_found = tuple(_every_page(docs_dir))
+        return MkDocsProject(config, docs_dir, pages_found, (), python_path, renders)
     pages, not_found = [], []
     for entry in dict.fromkeys(_nav_files(nav)):
         file = (docs_dir / entry).resolve()
@@ -95,12 +99,12 @@ def read_project(config: Path) -> MkDocsProject:
             pages.append(_page(docs_dir, file))
         elif not file.is_file():
             not_found.append(entry)
-    return MkDocsProject(config, docs_dir, tuple(pages), tuple(not_found), python_path)
+    return MkDocsProject(config, docs_dir, tuple(pages), tuple(not_found), python_path, renders)
 
 
-def _mkdocstrings_paths(plugins: Any, root: Path) -> tuple[Path, ...]:
+def _mkdocstrings_paths(plugins: Any, root: Path) -> tuple[Path, ...] | None:
     """The folders mkdocstrings' Python handler searches (relative to ``root``, the folder of
-    mkdocs.yml, which is the default); none when mkdocstrings is not used."""
+    mkdocs.yml, which is the default); None when mkdocstrings is not used."""
     entries = plugins if isinstance(plugins, list) else [plugins] if plugins else []
     for entry in entries:
         named = entry if isinstance(entry, dict) else {entry: None}
@@ -112,7 +116,7 @@ def _mkdocstrings_paths(plugins: Any, root: Path) -> tuple[Path, ...]:
         paths = handler.get("paths") if isinstance(handler, dict) else None
         given = [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else ["."]
         return tuple((root / path).resolve() for path in given)
-    return ()
+    return None
 
 
 def unchecked_entries(project: MkDocsProject) -> list[str]:

@@ -245,3 +245,14 @@ def test_filterwarnings_apply_to_the_examples_pytest_would_run_as_on_a_sphinx_pr
         ("docs/old.md", 6): "stale",
         ("docs/old.md", 10): "verified",
     }
+
+
+def test_without_the_mkdocstrings_plugin_a_name_line_is_text(tmp_path: Path) -> None:
+    """MkDocs shows a ``:::`` line as it is when mkdocstrings is not among the plugins: no
+    docstring of it is checked, and a name that cannot be imported is no finding."""
+    docstring_project(tmp_path)
+    (tmp_path / "mkdocs.yml").write_text("site_name: Demo\nplugins:\n  - search\n", "utf-8")
+    done = jaxcheck("check", ".", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["findings"] == [] and report["example_groups"] == [], done.stdout

@@ -107,3 +107,4 @@ def test_the_workers_import_from_mkdocstrings_paths(
 ) -> None:
     found = read_project(project(tmp_path, "site_name: X\n" + plugins, ("index.md",)))
     assert found.python_path == tuple((tmp_path / path).resolve() for path in expected)
+    assert found.mkdocstrings is ("mkdocstrings" in plugins)
