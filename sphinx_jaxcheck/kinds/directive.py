@@ -3,12 +3,8 @@ update rewrites those comments. It is what :class:`.scripts.ScriptRules` describ
 
 from __future__ import annotations
 
-from ..model import Directive
 from .scripts import ScriptRules
 
 
 class DirectiveRules(ScriptRules):
     """The rules of a ``jaxcheck`` block (see :class:`.protocol.Kind`)."""
-
-    def __init__(self, _kind: Directive) -> None:
-        pass  # its rules ask nothing of it

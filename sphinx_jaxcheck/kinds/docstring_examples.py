@@ -3,15 +3,11 @@
 
 from __future__ import annotations
 
-from ..model import DocstringExamples
 from .scripts import ScriptRules
 
 
 class DocstringExamplesRules(ScriptRules):
     """The rules of a docstring's examples (see :class:`.protocol.Kind`)."""
-
-    def __init__(self, _kind: DocstringExamples) -> None:
-        pass  # its rules ask nothing of it
 
     def judged_like_pytest(self, doctests_like: str | None) -> bool:
         return True

@@ -5,15 +5,11 @@ warning filters."""
 
 from __future__ import annotations
 
-from ..model import FileExamples
 from .scripts import ScriptRules
 
 
 class FileExamplesRules(ScriptRules):
     """The rules of a named text file's examples (see :class:`.protocol.Kind`)."""
-
-    def __init__(self, _kind: FileExamples) -> None:
-        pass  # its rules ask nothing of it
 
     def judged_like_pytest(self, doctests_like: str | None) -> bool:
         return True

@@ -4,12 +4,8 @@ label (:class:`..model.MarkdownFence`) names its page's file and line."""
 
 from __future__ import annotations
 
-from ..model import MarkdownFence
 from .scripts import ScriptRules
 
 
 class MarkdownFenceRules(ScriptRules):
     """The rules of a Markdown fence (see :class:`.protocol.Kind`)."""
-
-    def __init__(self, _kind: MarkdownFence) -> None:
-        pass  # its rules ask nothing of it

@@ -4,15 +4,11 @@ them; pytest runs them, so under its warning filters, only where they are judged
 
 from __future__ import annotations
 
-from ..model import PageExamples
 from .scripts import ScriptRules
 
 
 class PageExamplesRules(ScriptRules):
     """The rules of a page's ``>>>`` examples (see :class:`.protocol.Kind`)."""
-
-    def __init__(self, _kind: PageExamples) -> None:
-        pass  # its rules ask nothing of it
 
     def judged_like_pytest(self, doctests_like: str | None) -> bool:
         return doctests_like == "pytest"

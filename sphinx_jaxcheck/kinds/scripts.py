@@ -17,6 +17,9 @@ class ScriptRules:
 
     session_kind = SessionKind.SCRIPT
 
+    def __init__(self, _kind: object = None) -> None:
+        pass  # made from its block's kind, as every kind's rules are; these ask nothing of it
+
     def left_out(self, runtime: Runtime | None) -> str | None:
         return None
 
