@@ -83,6 +83,8 @@ class Checking:
         self.cache = OutcomeCache(self.folder) if settings.writes_cache else None
         self.runtime = Runtime(self.jax_version, running_platform(started.process_env()))
         self.workers = Workers(started)  # started on the first session that is not cached
+        # The digest of the split the last check ran a shard of (None: it ran every session).
+        self.split: str | None = None
 
     def read(self) -> Documents:
         """Every page's blocks, then those of the docstrings its ``:::`` lines render (the
@@ -128,7 +130,8 @@ class Checking:
         what they depended on. Under ``jaxcheck_shard``, only this shard's sessions run, of a
         split of those of ``blocks``; a check of every session remembers how long each took,
         for the next split."""
-        split = self.assignment(blocks)
+        split = self._assignment(blocks)
+        self.split = None if split is None else split_digest(split)
         try:
             report = check_documents(
                 _as_run(blocks, self.settings),
@@ -156,7 +159,7 @@ class Checking:
         """The shard this check runs (``jaxcheck check --shard K/N``); 1/1 when it runs all."""
         return Shard.parse(self.settings.shard or "1/1")
 
-    def assignment(self, blocks: Mapping[str, list[Block]]) -> dict[SessionKey, int] | None:
+    def _assignment(self, blocks: Mapping[str, list[Block]]) -> dict[SessionKey, int] | None:
         """The shard of every session of these pages, as every shard computes it from the
         same pages and remembered durations (None: the check is not sharded)."""
         if self.settings.shard is None:
@@ -251,13 +254,8 @@ def _checked(checking: Checking, update: str) -> Checked:
         doctests_like=DOCTESTS_LIKE,
         uncached=uncached,
     )
-    split = checking.assignment(documents.blocks)
     run = describe_run(
-        (b for b, _ in checked),
-        checking.fingerprint,
-        settings,
-        jax_version,
-        None if split is None else split_digest(split),
+        (b for b, _ in checked), checking.fingerprint, settings, jax_version, checking.split
     )
     described = build_report(
         checked,
